@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+// whalesim: a headless integration and simulation harness for real-time collaborative CRM apps.
+//
+// Dependencies point one way (docs/whats-here.md):
+//   WhaleOT ← WhaleProtocol ← WhaleSim ← WhalesimCLI
+//   SalesforceFake ← WhalesimLive ← WhalesimCLI
+// Only WhalesimLive opens sockets.
+import PackageDescription
+
+let package = Package(
+    name: "whalesim",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "whalesim", targets: ["WhalesimCLI"]),
+        .library(name: "WhaleOT", targets: ["WhaleOT"]),
+        .library(name: "WhaleProtocol", targets: ["WhaleProtocol"]),
+        .library(name: "WhaleSim", targets: ["WhaleSim"]),
+        .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
+        .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
+        .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
+        .target(name: "WhaleOT"),
+        // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
+        .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
+        // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
+        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", .product(name: "Yams", package: "Yams")]),
+        // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
+        .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The live ring: the only target that opens sockets.
+        .target(
+            name: "WhalesimLive",
+            dependencies: [
+                "SalesforceFake",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
+        .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
+        .executableTarget(
+            name: "WhalesimCLI",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
+        .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
+        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
+        .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
+        .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
+        .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+    ]
+)

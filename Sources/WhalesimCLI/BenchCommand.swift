@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `whalesim bench ...`: speed and memory benchmarks. Run them on a release build
+/// (`swift run -c release whalesim bench ot`); each prints its figures with the command that measured them.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure speed and memory (use a release build).",
+        subcommands: [BenchOTCommand.self]
+    )
+}

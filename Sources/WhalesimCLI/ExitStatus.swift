@@ -1,0 +1,30 @@
+import ArgumentParser
+
+/// The exit codes every `whalesim` command uses, so CI jobs can act on them.
+enum ExitStatus {
+    /// Everything checked passed.
+    static let pass = ExitCode(0)
+    /// A performance threshold was breached (e.g. `op_ack p99 < 50ms`).
+    static let thresholdBreached = ExitCode(1)
+    /// A correctness checker said `invalid`.
+    static let correctnessViolated = ExitCode(2)
+    /// A checker could not decide (`unknown`).
+    static let inconclusive = ExitCode(3)
+    /// Bad usage or a bad input file (sysexits' EX_USAGE, also ArgumentParser's).
+    static let badInput = ExitCode(64)
+}
+
+/// An error that ends the command with a clear message on stderr and exit code 64.
+struct BadInput: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+extension BadInput {
+    /// Prints the message to stderr and returns the exit code to throw.
+    func exit() -> ExitCode {
+        printError("whalesim: \(message)")
+        return ExitStatus.badInput
+    }
+}

@@ -1,0 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Writes one line to standard error (diagnostics never go to stdout, which carries JSON).
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// Reads all of standard input as UTF-8.
+func readStandardInput() throws -> String {
+    let data = FileHandle.standardInput.readDataToEndOfFile()
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw BadInput("standard input is not valid UTF-8")
+    }
+    return text
+}
