@@ -1,8 +1,15 @@
-/// The names of the switchable code faults, for validating scenario files.
+import WhaleProtocol
+
+/// The switchable code faults (``WhaleProtocol/Fault``) by name, for validating scenario files
+/// and `--fault` options.
 public enum FaultCatalog {
-    public static let names: [String] = [
-        "client-tie-priority", "utf8-length-units", "grapheme-length-units", "compose-sign-error",
-        "reconnect-drops-unacked", "server-drops-slow-client", "server-applies-resend-twice",
-        "remote-cursor-wrong-rule", "revision-reset-on-empty",
-    ]
+    public static var names: [String] { Fault.allCases.map(\.rawValue) }
+
+    /// `name  summary` lines, names first, for `whalesim simulate --list-faults`.
+    public static var listing: [String] {
+        let width = Fault.allCases.map(\.rawValue.count).max() ?? 0
+        return Fault.allCases.map { $0.rawValue.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+    }
 }
+
+import Foundation
