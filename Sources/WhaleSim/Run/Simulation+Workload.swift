@@ -55,14 +55,19 @@ extension Simulation {
         edit(c, at: lo, deleting: hi - lo, inserting: text)
     }
 
-    /// Backspace (or deletes the selection) most of the time, else a range somewhere.
+    /// Backspace (or deletes the selection) half the time, a word backwards (often more than
+    /// was just typed) a fifth of the time, else a range somewhere.
     mutating func deleteSomething(_ c: Int) {
         let n = sessions[c].document.count
         guard n > 0 else { return }
         let s = sessions[c].selection
-        if clientRandom[c].chance(0.7) {
-            let lo = min(min(s.anchor, s.head), n), hi = min(max(s.anchor, s.head), n)
+        let lo = min(min(s.anchor, s.head), n), hi = min(max(s.anchor, s.head), n)
+        let roll = clientRandom[c].int(in: 0...9)
+        if roll < 5 {
             if hi > lo { edit(c, at: lo, deleting: hi - lo, inserting: "") } else if lo > 0 { edit(c, at: lo - 1, deleting: 1, inserting: "") }
+        } else if roll < 7, lo > 0 {
+            let k = min(lo, clientRandom[c].int(in: 2...8))
+            edit(c, at: lo - k, deleting: k + (hi - lo), inserting: "")
         } else {
             let at = clientRandom[c].int(in: 0...(n - 1))
             edit(c, at: at, deleting: min(n - at, clientRandom[c].int(in: 1...8)), inserting: "")

@@ -48,7 +48,7 @@ extension BuiltinScenarios {
             ticks: {safety: 200000, liveness-budget: 30000}
             network:
               delay: {distribution: exponential, mean: 15, max: 300}
-              queue-bound: 24
+              queue-bound: 8
             think-time: {distribution: exponential, mean: 20, max: 400}
             mix:
               typing-burst: 40

@@ -26,7 +26,7 @@ public enum Shrinker {
 
     /// `base` is the scenario before overrides; `overrides` and `seed` reproduce the failure.
     public static func shrink(scenario base: Scenario, overrides: ScenarioOverrides, seed: UInt64, checker: CheckerName,
-                              seedsPerCandidate: Int = 6, maxRuns: Int = 400) -> Outcome {
+                              seedsPerCandidate: Int = 10, maxRuns: Int = 500) -> Outcome {
         var best = overrides
         var bestSeed = seed
         var bestResult = Simulation.run(overrides.apply(to: base), seed: seed)
