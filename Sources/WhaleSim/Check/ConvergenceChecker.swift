@@ -4,6 +4,11 @@ import WhaleOT
 /// server's text equals a replay of its history from the initial text.
 public enum ConvergenceChecker {
     public static func check(_ history: History) -> CheckResult {
+        check(history, log: AppliedLog.final(history))
+    }
+
+    /// The check with the server log already rebuilt (``Checkers/run(_:on:)`` builds it once).
+    static func check(_ history: History, log: AppliedLog) -> CheckResult {
         var evidence = Evidence()
         var serverText: [Int: String] = [:]
         var serverRevision: [Int: Int] = [:]
@@ -22,7 +27,6 @@ public enum ConvergenceChecker {
             evidence.unknown("the run recorded no final state (it did not reach the liveness phase)")
             return evidence.result(.convergence)
         }
-        let log = AppliedLog.final(history)
         for d in history.documentNames.indices {
             var replay = TextDocument(history.initialTexts[d])
             for (i, e) in log.live[d].enumerated() {

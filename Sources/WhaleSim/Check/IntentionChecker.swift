@@ -11,6 +11,11 @@ import WhaleOT
 ///   and none was rejected. Protocol 1 loses unacknowledged edits on reconnect by design.
 public enum IntentionChecker {
     public static func check(_ history: History) -> CheckResult {
+        check(history, log: AppliedLog.final(history))
+    }
+
+    /// The check with the server log already rebuilt (``Checkers/run(_:on:)`` builds it once).
+    static func check(_ history: History, log: AppliedLog) -> CheckResult {
         var evidence = Evidence()
         var sent: [String: (client: Int, op: Operation, time: SimTime)] = [:]
         var invokedOrder: [(id: String, client: Int, time: SimTime)] = []
@@ -35,7 +40,6 @@ public enum IntentionChecker {
             default: break
             }
         }
-        let log = AppliedLog.final(history)
         var appliedAt: [String: Int] = [:]
         for d in history.documentNames.indices {
             var shadow = ShadowText(initial: history.initialTexts[d])

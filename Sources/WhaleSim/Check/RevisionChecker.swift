@@ -4,6 +4,11 @@
 /// at the end each server document's revision equals its history count.
 public enum RevisionChecker {
     public static func check(_ history: History) -> CheckResult {
+        check(history, log: AppliedLog.final(history))
+    }
+
+    /// The check with the server log already rebuilt (``Checkers/run(_:on:)`` builds it once).
+    static func check(_ history: History, log: AppliedLog) -> CheckResult {
         var evidence = Evidence()
         var revision: [Int: Int] = [:]
         var invokeIndex: [String: Int] = [:]
@@ -43,7 +48,7 @@ public enum RevisionChecker {
             default: break
             }
         }
-        for line in AppliedLog.final(history).anomalies { evidence.invalid(line) }
+        for line in log.anomalies { evidence.invalid(line) }
         return evidence.result(.revisions)
     }
 }

@@ -1,7 +1,9 @@
 import WhaleOT
 
 /// 64-bit FNV-1a, fed field by field with type tags and lengths so that different event
-/// sequences cannot serialize to the same bytes. Used for the history hash (stable across
+/// sequences cannot serialize to the same bytes. Integers go in as one 64-bit word each
+/// (FNV-1a's xor-multiply step on words rather than bytes: eight times fewer steps on the
+/// simulated path); text goes in byte by byte. Used for the history hash (stable across
 /// processes and platforms, unlike `Hasher`, which is seeded per process).
 struct FNV1a: Sendable {
     private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -11,8 +13,7 @@ struct FNV1a: Sendable {
     }
 
     @inline(__always) mutating func feed(_ value: Int) {
-        var v = UInt64(bitPattern: Int64(value))
-        for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: v)); v >>= 8 }
+        state = (state ^ UInt64(bitPattern: Int64(value))) &* 0x0000_0100_0000_01B3
     }
 
     @inline(__always) mutating func feed(_ text: String) {

@@ -10,7 +10,9 @@ enum SimEvent: Sendable {
     /// Nemesis number `index` strikes.
     case strike(nemesis: Int)
     /// The effect of a strike ends.
-    case endPartition(clients: [Int])
+    /// Partition number `index` (in `Simulation.partitions`) heals. Payloads stay trivial so
+    /// the event heap moves plain values (no reference counting on the hot path).
+    case endPartition(index: Int)
     case endSlow(client: Int)
     case restartServer
 

@@ -22,6 +22,7 @@ extension Simulation {
         case .editApplied(let opId, let op):
             if lastInvoked[c] != opId {
                 lastInvoked[c] = opId
+                counts.invoked += 1
                 record(.invoke(client: c, opId: opId, op: op, baseRevision: sessions[c].revision))
             }
         case .acknowledged(let opId, let revision):
@@ -30,7 +31,10 @@ extension Simulation {
         case .remoteApplied, .joined:
             break // revisions are recorded by clientHandle
         case .opsDropped(let opIds, let reason):
-            for id in opIds { record(.failed(client: c, opId: id, code: "dropped: \(reason)")) }
+            for id in opIds {
+                counts.failed += 1
+                record(.failed(client: c, opId: id, code: "dropped: \(reason)"))
+            }
         case .failed(let message):
             record(.error(client: c, code: "client", message: message))
         }

@@ -30,7 +30,8 @@ extension Simulation {
             cut.sort()
             for c in cut { network.partition(c) }
             record(.note("partition cuts off \(cut.map { clientIds[$0].rawValue }.joined(separator: ","))"))
-            queue.schedule(.endPartition(clients: cut), at: clock.now + spec.duration)
+            partitions.append(cut)
+            queue.schedule(.endPartition(index: partitions.count - 1), at: clock.now + spec.duration)
         case .serverRestart:
             crashServer(restartAfter: spec.duration)
         case .slowClient:

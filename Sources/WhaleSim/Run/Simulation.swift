@@ -39,6 +39,8 @@ public struct Simulation {
     var lastInvoked: [String?]
     var editsLeft: Int
     var counts = SimulationResult.Counts()
+    /// The clients each partition cut off, by strike order.
+    var partitions: [[Int]] = []
     var healed = false
 
     /// Runs `scenario` (with its faults) from `seed` and checks the history.
@@ -47,6 +49,7 @@ public struct Simulation {
         sim.runPhases()
         let results = Checkers.run(scenario.checkers, on: sim.history)
         sim.counts.historyEvents = sim.history.entries.count
+        sim.counts.unknown = max(0, sim.counts.invoked - sim.counts.acknowledged - sim.counts.failed)
         return SimulationResult(scenario: scenario, seed: seed, faults: sim.faults.faults, history: sim.history, results: results, counts: sim.counts)
     }
 
@@ -130,7 +133,7 @@ public struct Simulation {
         case .deliver(let delivery): deliver(delivery)
         case .connect(let c): connect(c)
         case .strike(let n): strike(n)
-        case .endPartition(let clients): endPartition(clients)
+        case .endPartition(let index): endPartition(partitions[index])
         case .endSlow(let c): network.setSlowFactor(c, 1); record(.note("\(clientIds[c]) link back to normal speed"))
         case .restartServer: restartServer()
         }

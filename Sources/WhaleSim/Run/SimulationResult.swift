@@ -13,7 +13,12 @@ public struct SimulationResult: Sendable {
     public struct Counts: Hashable, Sendable, Codable {
         public var edits = 0
         public var actions = 0
+        /// Ops the clients created (an op may carry several composed edits).
+        public var invoked = 0
+        /// Op outcomes (Jepsen's ok / fail / info): acknowledged, dropped or refused, neither.
         public var acknowledged = 0
+        public var failed = 0
+        public var unknown = 0
         public var messages = 0
         public var dropped = 0
         public var disconnects = 0
