@@ -1,0 +1,84 @@
+import Testing
+import WhaleOT
+
+/// Checks TP1 on `doc` and returns the converged text.
+@discardableResult
+func converge(_ doc: String, _ a: Operation, _ b: Operation) throws -> String {
+    let (aPrime, bPrime) = try Operation.transform(a, b)
+    let viaA = try bPrime.apply(to: a.apply(to: doc))
+    let viaB = try aPrime.apply(to: b.apply(to: doc))
+    #expect(viaA == viaB, "TP1 broken on \(doc.debugDescription): a=\(a) b=\(b) a'=\(aPrime) b'=\(bPrime)")
+    return viaA
+}
+
+@Suite("transform")
+struct TransformTests {
+    @Test func concurrentInsertsAtOnePositionPutTheFirstOperationLeft() throws {
+        #expect(try converge("ab", op(1, "X", 1), op(1, "Y", 1)) == "aXYb")
+        #expect(try converge("ab", op(1, "Y", 1), op(1, "X", 1)) == "aYXb")
+        // At the start and at the end.
+        #expect(try converge("ab", op("X", 2), op("Y", 2)) == "XYab")
+        #expect(try converge("ab", op(2, "X"), op(2, "Y")) == "abXY")
+        #expect(try converge("", op("X"), op("Y")) == "XY")
+    }
+
+    @Test func tieResultsAreExactOperations() throws {
+        let (aPrime, bPrime) = try Operation.transform(op(1, "X", 1), op(1, "Y", 1))
+        #expect(aPrime == op(1, "X", 2))
+        #expect(bPrime == op(2, "Y", 1))
+    }
+
+    @Test func insertsAtDifferentPositions() throws {
+        #expect(try converge("abc", op(1, "X", 2), op(2, "Y", 1)) == "aXbYc")
+        #expect(try converge("abc", op(2, "Y", 1), op(1, "X", 2)) == "aXbYc")
+    }
+
+    @Test func insertInsideADeletedRangeSurvivesAtTheDeletionPoint() throws {
+        // b deletes "bcd"; a inserts X between c and d.
+        #expect(try converge("abcde", op(3, "X", 2), op(1, -3, 1)) == "aXe")
+        #expect(try converge("abcde", op(1, -3, 1), op(3, "X", 2)) == "aXe")
+    }
+
+    @Test func insertAtTheEdgesOfADeletedRangeSurvives() throws {
+        // At the start edge (position 1) and at the end edge (position 4) of the deleted "bcd".
+        #expect(try converge("abcde", op(1, "X", 4), op(1, -3, 1)) == "aXe")
+        #expect(try converge("abcde", op(4, "X", 1), op(1, -3, 1)) == "aXe")
+        #expect(try converge("abcde", op(1, -3, 1), op(1, "X", 4)) == "aXe")
+        #expect(try converge("abcde", op(1, -3, 1), op(4, "X", 1)) == "aXe")
+    }
+
+    @Test func overlappingDeletesHappenOnce() throws {
+        #expect(try converge("abcdef", op(1, -3, 2), op(2, -3, 1)) == "af")
+        #expect(try converge("abcdef", op(2, -3, 1), op(1, -3, 2)) == "af")
+        // One contains the other.
+        #expect(try converge("abcdef", op(1, -4, 1), op(2, -1, 3)) == "af")
+        // Adjacent, not overlapping.
+        #expect(try converge("abcdef", op(1, -2, 3), op(3, -2, 1)) == "af")
+    }
+
+    @Test func identicalDeletesHappenOnce() throws {
+        let (aPrime, bPrime) = try Operation.transform(op(1, -2, 1), op(1, -2, 1))
+        #expect(aPrime == op(2))
+        #expect(bPrime == op(2))
+        #expect(try converge("abcd", op(1, -2, 1), op(1, -2, 1)) == "ad")
+    }
+
+    @Test func replaceAgainstReplace() throws {
+        // Both select overlapping text and type over it: both inserts survive, in the order of
+        // their positions (X at 1 is before Y at 2), whichever side has tie priority.
+        #expect(try converge("abcdef", op(1, "X", -3, 2), op(2, "Y", -3, 1)) == "aXYf")
+        #expect(try converge("abcdef", op(2, "Y", -3, 1), op(1, "X", -3, 2)) == "aXYf")
+        // Same selection typed over by both: a tie, a's text first.
+        #expect(try converge("abcdef", op(1, "X", -3, 2), op(1, "Y", -3, 2)) == "aXYef")
+        #expect(try converge("abcdef", op(1, "Y", -3, 2), op(1, "X", -3, 2)) == "aYXef")
+    }
+
+    @Test func nonASCIIPositionsCountScalars() throws {
+        #expect(try converge("e\u{301}👍中", op(2, "X", 2), op(1, -2, 1)) == "eX中")
+        #expect(try converge("👩‍💻", op(1, -1, 1), op(2, "!", 1)) == "👩!💻")
+    }
+
+    @Test func rejectsOperationsOnDifferentDocuments() {
+        #expect(throws: OTError.self) { try Operation.transform(op(3), op(2)) }
+    }
+}
