@@ -33,6 +33,9 @@ public struct TextDocument: Sendable {
     /// Length in Unicode scalars.
     @inlinable public var count: Int { storage.count - (gapEnd - gapStart) }
 
+    /// Bytes held by the storage buffer, gap included (what `whalesim bench ot` reports).
+    public var storageBytes: Int { storage.capacity * MemoryLayout<UInt32>.stride }
+
     /// The whole text.
     public var text: String {
         var scalars = String.UnicodeScalarView()
