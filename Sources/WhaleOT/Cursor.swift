@@ -5,7 +5,9 @@
 public enum CursorRule: String, Sendable, CaseIterable, Codable {
     /// ot.js `Selection.Range.transform`: any cursor at an insert point moves after the insert.
     case otjs
-    /// PROTOCOL.md §3 for remote cursors: a cursor stays before text inserted at it.
+    /// PROTOCOL.md §3 for remote cursors: a cursor stays before text inserted at it, also when
+    /// it was inside a range that the insert replaced (it goes to the deletion start, before the
+    /// new text).
     case remote
     /// The author's own cursor: it moves after the author's own insert (how typing works).
     case own

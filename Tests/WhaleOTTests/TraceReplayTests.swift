@@ -18,8 +18,9 @@ struct TraceReplayTests {
 
     /// The same replay through Operations (one per patch) and TextDocument.apply; every third
     /// edit is composed with the next one and the pair applied at once, so compose runs on real
-    /// data too. The two smaller traces keep test time short; the bench replays automerge-paper.
-    @Test(arguments: ["sveltecomponent", "friendsforever_flat"])
+    /// data too. The three smaller traces (rustcode has non-ASCII edits) keep test time short;
+    /// `whalesim bench ot` replays automerge-paper.
+    @Test(arguments: ["sveltecomponent", "friendsforever_flat", "rustcode"])
     func replayThroughOperationsGivesEndContent(name: String) throws {
         let trace = try EditingTrace.load(name: name)
         var doc = TextDocument(trace.startContent)
