@@ -52,7 +52,7 @@ struct BenchJSONCommand: ParsableCommand {
             }
             let perSecond = Double(iterations) / timing.median
             rates.append((name, perSecond))
-            print("  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(timing.rate(iterations))  \(timing.milliseconds) per \(iterations)")
+            print("  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(timing.rate(iterations))")
         }
         let base = rates[0].1
         for (name, rate) in rates.dropFirst() {

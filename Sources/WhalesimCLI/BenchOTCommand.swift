@@ -54,9 +54,11 @@ struct BenchOTCommand: ParsableCommand {
         wrong += replay.wrongText
         if replay.gapBuffer.median > 0.100 { missed.append("trace replay") }
 
-        let random = BenchOTRandomEdits(runs: runs, seed: seed)
-        print(random.report)
-        wrong += random.wrongText
+        for length in [100_000, 1_000_000] {
+            let random = BenchOTRandomEdits(runs: runs, seed: seed, documentLength: length)
+            print(random.report)
+            wrong += random.wrongText
+        }
 
         let transforms = BenchOTTransform(runs: runs, seed: seed)
         print(transforms.report)

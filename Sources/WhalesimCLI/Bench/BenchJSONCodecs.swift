@@ -62,13 +62,16 @@ final class BenchJSONCodable: BenchJSONCodec {
     }
 }
 
-/// (c) json-c through the `CJSONC` system library target.
-struct BenchJSONC: BenchJSONCodec {
+/// (c) json-c through the `CJSONC` system library target. One tokener is reused (reset per
+/// message), as a connection's codec would.
+final class BenchJSONC: BenchJSONCodec {
+    private let tokener = json_tokener_new()
+    deinit { json_tokener_free(tokener) }
+
     func roundTrip(_ message: Data) throws -> Data {
+        json_tokener_reset(tokener)
         let root: OpaquePointer? = message.withUnsafeBytes { raw in
-            let tokener = json_tokener_new()
-            defer { json_tokener_free(tokener) }
-            return json_tokener_parse_ex(tokener, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+            json_tokener_parse_ex(tokener, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
         }
         guard let root else { throw BenchJSONError(what: "not JSON") }
         defer { json_object_put(root) }

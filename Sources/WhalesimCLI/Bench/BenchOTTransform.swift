@@ -32,25 +32,3 @@ struct BenchOTTransform {
             """
     }
 }
-
-/// Resident memory of a 1,000,000-scalar TextDocument (VmRSS delta) and its storage's bytes.
-struct BenchOTMemory {
-    var rssDeltaBytes: Int
-    var report: String
-
-    static func measure() -> BenchOTMemory {
-        var rng = SplitMix64(seed: 3)
-        let text = RandomOperation.text(scalars: 1_000_000, using: &rng)
-        let before = residentBytes() ?? 0
-        let doc = TextDocument(text)
-        let after = residentBytes() ?? 0
-        let delta = after - before
-        let mb = { (bytes: Int) in BenchTiming.format(Double(bytes) / 1_048_576) }
-        let report = """
-            memory of a \(doc.count)-scalar TextDocument (mixed ASCII/non-ASCII text):
-              VmRSS delta \(mb(delta)) MB, storage \(doc.storageBytes) bytes (\(mb(doc.storageBytes)) MB)   target ≤ 16 MB: \(delta <= 16 * 1_048_576 ? "met" : "MISSED")
-            """
-        withExtendedLifetime(doc) {}
-        return BenchOTMemory(rssDeltaBytes: delta, report: report)
-    }
-}

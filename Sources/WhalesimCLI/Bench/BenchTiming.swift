@@ -37,10 +37,12 @@ struct BenchTiming {
         "CPU median \(Self.format(median * 1000)) ms (min \(Self.format(min * 1000)), max \(Self.format(max * 1000))); wall median \(Self.format(wallMedian * 1000)) ms"
     }
 
-    /// Operations per second for `count` operations per run: `median 3.41 M/s (min 3.30, max 3.52)`.
+    /// Operations per second for `count` operations per run: `CPU median 3.41 M/s (min 3.30, max 3.52); wall …`.
     func rate(_ count: Int) -> String {
-        let perSecond = { (s: Double) in Double(count) / s / 1e6 }
-        return "CPU median \(Self.format(perSecond(median))) M/s (min \(Self.format(perSecond(max))), max \(Self.format(perSecond(min)))); wall median \(Self.format(perSecond(wallMedian))) M/s"
+        let perSecond = { (s: Double) in Double(count) / s }
+        let (scale, unit) = perSecond(median) >= 1e6 ? (1e6, "M/s") : (1e3, "k/s")
+        let f = { (s: Double) in Self.format(perSecond(s) / scale) }
+        return "CPU median \(f(median)) \(unit) (min \(f(max)), max \(f(min))); wall median \(f(wallMedian)) \(unit)"
     }
 
     static func format(_ value: Double) -> String {
