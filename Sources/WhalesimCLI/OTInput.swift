@@ -20,16 +20,16 @@ enum OTInput {
         }
     }
 
-    /// Parses raw input bytes, naming the first problem: not UTF-8, a lone surrogate escape,
-    /// not JSON.
+    /// Parses raw input bytes, naming the first problem: not UTF-8 or a lone surrogate escape
+    /// (ill-formed Unicode), not JSON.
     static func parse(_ data: Data) throws -> JSONValue {
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw BadInput("input is not valid UTF-8")
+        do {
+            try JSONUnicode.validate(data)
+        } catch {
+            throw BadInput("\(error)")
         }
+        let text = String(decoding: data, as: UTF8.self)
         if text.allSatisfy(\.isWhitespace) { throw BadInput("input is empty (expected one JSON object)") }
-        if let surrogate = loneSurrogateEscape(in: text) {
-            throw BadInput("ill-formed Unicode: lone surrogate escape \\u\(surrogate) in the input")
-        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
         } catch let DecodingError.dataCorrupted(context) {
@@ -42,29 +42,6 @@ enum OTInput {
         } catch {
             throw BadInput("input is not valid JSON: \(oneLine("\(error)"))")
         }
-    }
-
-    /// The first `\uXXXX` escape that is half a surrogate pair without its other half.
-    static func loneSurrogateEscape(in text: String) -> String? {
-        let bytes = Array(text.utf8)
-        func hex(at i: Int) -> UInt32? {
-            guard i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else { return nil }
-            return UInt32(String(decoding: bytes[(i + 2)..<(i + 6)], as: UTF8.self), radix: 16)
-        }
-        var i = 0
-        while i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "\\"), i + 1 < bytes.count else { i += 1; continue }
-            guard let unit = hex(at: i) else { i += 2; continue }  // another escape, e.g. \\ or \n
-            let spelled = String(decoding: bytes[(i + 2)..<(i + 6)], as: UTF8.self)
-            if (0xDC00...0xDFFF).contains(unit) { return spelled }
-            if (0xD800...0xDBFF).contains(unit) {
-                guard let low = hex(at: i + 6), (0xDC00...0xDFFF).contains(low) else { return spelled }
-                i += 12
-                continue
-            }
-            i += 6
-        }
-        return nil
     }
 
     /// Applies a decoded operation (already checked to span `doc`).

@@ -90,7 +90,7 @@ struct OTCommandTests {
     @Test(arguments: [
         ("apply", "not json", "input is not valid JSON"),
         ("apply", "", "input is empty"),
-        ("apply", #"{"doc":"\ud800","op":[1]}"#, #"ill-formed Unicode: lone surrogate escape \ud800"#),
+        ("apply", #"{"doc":"\ud800","op":[1]}"#, #"ill-formed Unicode: lone surrogate escape \ud800 at byte 8"#),
         ("apply", #"{"doc":"\udc00x","op":[2]}"#, #"lone surrogate escape \udc00"#),
         ("apply", #"[1, 2]"#, "input must be a JSON object with keys doc, op, got an array"),
         ("apply", #"{"doc":"ab"}"#, #"missing key "op" in the input (expected doc, op)"#),
@@ -128,7 +128,7 @@ struct OTCommandTests {
     @Test func invalidUTF8Exits64() throws {
         let run = try WhalesimRun.run(["ot", "apply"], stdin: Data([0x7B, 0x22, 0xFF, 0x22, 0x7D]))
         #expect(run.status == 64)
-        #expect(run.stderr == "whalesim: ot apply: input is not valid UTF-8\n")
+        #expect(run.stderr == "whalesim: ot apply: ill-formed Unicode: invalid UTF-8 at byte 2\n")
     }
 
     @Test(arguments: ["apply", "compose", "transform", "cursor"])
