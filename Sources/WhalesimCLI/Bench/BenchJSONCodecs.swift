@@ -1,5 +1,6 @@
 import CJSONC
 import Foundation
+import WhaleOT
 
 /// The hot path of the protocol codec: decode a client's `docChange`, encode the server's
 /// `docChangeReturnOps` reply (PROTOCOL.md §2–§3).
@@ -62,13 +63,16 @@ final class BenchJSONCodable: BenchJSONCodec {
     }
 }
 
-/// (c) json-c through the `CJSONC` system library target. One tokener is reused (reset per
-/// message), as a connection's codec would.
+/// (c) json-c through the `CJSONC` system library target, after `JSONUnicode.validate`. One
+/// tokener is reused (reset per message), as a connection's codec would.
 final class BenchJSONC: BenchJSONCodec {
     private let tokener = json_tokener_new()
     deinit { json_tokener_free(tokener) }
 
     func roundTrip(_ message: Data) throws -> Data {
+        // json-c would turn a lone surrogate escape into U+FFFD and pass invalid UTF-8 through;
+        // Foundation's codecs reject both, so for a fair comparison this one checks first too.
+        try JSONUnicode.validate(message)
         json_tokener_reset(tokener)
         let root: OpaquePointer? = message.withUnsafeBytes { raw in
             json_tokener_parse_ex(tokener, raw.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(raw.count))
