@@ -10,7 +10,8 @@ struct OTApplyCommand: ParsableCommand {
             Example:
               echo '{"doc":"hello orld","op":[6,"w",4]}' | whalesim ot apply
               {"doc":"hello world"}
-              echo '{"doc":"hello orld","op":{"n":[6,0,4],"s":["","w",""]}}' | whalesim ot apply
+              echo '{"doc":"hello orld","op":{"n":[6,0,4],"s":["","w",""]}}' \\
+                | whalesim ot apply
               {"doc":"hello world"}
             """
     )

@@ -15,10 +15,12 @@ struct OTCursorCommand: ParsableCommand {
             A cursor inside a deleted range goes to the deletion start; selections keep their direction.
 
             Example:
-              echo '{"doc":"abc","op":[1,"XY",2],"cursor":1,"rule":"remote"}' | whalesim ot cursor
+              echo '{"doc":"abc","op":[1,"XY",2],"cursor":1,"rule":"remote"}' \\
+                | whalesim ot cursor
               {"cursor":1}
-              echo '{"doc":"abc","op":[1,"XY",2],"cursor":{"anchor":3,"head":1},"rule":"own"}' | whalesim ot cursor
-              {"cursor":{"anchor":5,"head":3}}
+            A backward selection, stdin then stdout:
+              {"doc":"ab","op":["X",2],"cursor":{"anchor":2,"head":0},"rule":"own"}
+              {"cursor":{"anchor":3,"head":1}}
             """
     )
 
