@@ -126,6 +126,17 @@ struct PropertyTests {
         }
     }
 
+    @Test func composeIsAssociative() {
+        forEachSeed(cases: Self.cases, seed: 0x700B) { rng in
+            let a = RandomOperation.operation(baseLength: Int.random(in: 0...20, using: &rng), using: &rng)
+            let b = RandomOperation.operation(baseLength: a.targetLength, using: &rng)
+            let c = RandomOperation.operation(baseLength: b.targetLength, using: &rng)
+            let left = try Operation.compose(Operation.compose(a, b), c)
+            let right = try Operation.compose(a, Operation.compose(b, c))
+            return left == right ? nil : "a=\(a) b=\(b) c=\(c): (ab)c=\(left) a(bc)=\(right)"
+        }
+    }
+
     @Test func textDocumentApplyEqualsOperationApply() {
         forEachSeed(cases: Self.cases, seed: 0x7009) { rng in
             var text = RandomOperation.document(using: &rng)

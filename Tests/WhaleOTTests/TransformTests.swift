@@ -78,6 +78,23 @@ struct TransformTests {
         #expect(try converge("👩‍💻", op(1, -1, 1), op(2, "!", 1)) == "👩!💻")
     }
 
+    /// Known and shared with ot.js: transforming against compose(b1, b2) can order concurrent
+    /// inserts differently from transforming against b1 then b2, because the canonical form
+    /// moves an insert typed at the end of a deleted range to its start. Each grouping still
+    /// converges (TP1), which is all the protocol relies on; a checker must not expect the
+    /// server's one-op-at-a-time result from a client that transforms against its composed buffer.
+    @Test func groupingCanChangeTheOrderOfConcurrentInserts() throws {
+        // b1 deletes "a", then b2 types "Y" where it was; concurrently a inserts X between a and b.
+        let a = op(1, "X", 1), b1 = op(-1, 1), b2 = op("Y", 1)
+        let b1b2 = try Operation.compose(b1, b2)
+        #expect(b1b2 == op("Y", -1, 1))
+        let stepwise = try Operation.transform(Operation.transform(a, b1).aPrime, b2).aPrime
+        let composed = try Operation.transform(a, b1b2).aPrime
+        #expect(try stepwise.apply(to: "Yb") == "XYb")
+        #expect(try composed.apply(to: "Yb") == "YXb")
+        #expect(try converge("ab", a, b1b2) == "YXb")
+    }
+
     @Test func rejectsOperationsOnDifferentDocuments() {
         #expect(throws: OTError.self) { try Operation.transform(op(3), op(2)) }
     }
