@@ -36,6 +36,25 @@ struct TextUnitTests {
         #expect(try "中文".convertOffset(6, from: .utf8, to: .scalar) == 2)
     }
 
+    /// Every offset of "a👍b" in every unit, converted to every unit: offsets inside a unit
+    /// (inside the emoji's 4 UTF-8 bytes or 2 UTF-16 units) round down to the whole units before.
+    @Test(arguments: [
+        (TextUnit.utf8, TextUnit.scalar, [0, 1, 1, 1, 1, 2, 3]),
+        (.utf8, .utf16, [0, 1, 1, 1, 1, 3, 4]),
+        (.utf8, .grapheme, [0, 1, 1, 1, 1, 2, 3]),
+        (.utf16, .scalar, [0, 1, 1, 2, 3]),
+        (.utf16, .utf8, [0, 1, 1, 5, 6]),
+        (.utf16, .grapheme, [0, 1, 1, 2, 3]),
+        (.scalar, .utf8, [0, 1, 5, 6]),
+        (.scalar, .utf16, [0, 1, 3, 4]),
+        (.grapheme, .utf16, [0, 1, 3, 4]),
+    ])
+    func everyOffsetRoundsDown(from: TextUnit, to: TextUnit, expected: [Int]) throws {
+        let text = "a👍b"
+        let converted = try (0...from.length(of: text)).map { try text.convertOffset($0, from: from, to: to) }
+        #expect(converted == expected)
+    }
+
     @Test func endOfTextAndOutOfBounds() throws {
         for unit in TextUnit.allCases {
             #expect(try "a👍".convertOffset(unit.length(of: "a👍"), from: unit, to: .scalar) == 2)
