@@ -102,6 +102,10 @@ struct SimulateCommand: AsyncParsableCommand {
         if let documents, !(1...10_000).contains(documents) { problems.append("--documents \(documents): expected 1...10000") }
         if let ops, ops < 0 { problems.append("--ops \(ops): expected 0 or more") }
         if let delayMax, delayMax < 0 { problems.append("--delay-max \(delayMax): expected 0 or more") }
+        let clientCount = clients ?? base.clients
+        if let documents, clientCount >= 1, documents > clientCount {
+            problems.append("--documents \(documents): more documents than the \(clientCount) clients (every document needs a client)")
+        }
         if let seeds, !(1...1_000_000).contains(seeds) { problems.append("--seeds \(seeds): expected 1...1000000") }
         guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n  ")) }
         return SimulationPlan(

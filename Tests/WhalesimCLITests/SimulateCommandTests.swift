@@ -104,6 +104,12 @@ import Testing
         #expect(options.status == 64)
         #expect(options.stderr.contains("--fault nope: unknown fault"))
         #expect(options.stderr.contains("--clients 0: expected 1...10000"))
+        let documents = try whalesim(["simulate", "--clients", "2", "--documents", "3"])
+        #expect(documents.status == 64)
+        #expect(documents.stderr.contains("--documents 3: more documents than the 2 clients"))
+        let seeds = try whalesim(["simulate", "--seeds", "0"])
+        #expect(seeds.status == 64)
+        #expect(try whalesim(["simulate", "--without-nemesis", "flood"]).status == 64)
     }
 
     @Test func aScenarioFileLoadsFromItsPath() throws {
