@@ -49,6 +49,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Cap every network delay at this many ticks.")
     var delayMax: Int?
 
+    @Option(help: "Override the bound on a link's queue past which the client counts as slow.")
+    var queueBound: Int?
+
     @Option(name: .customLong("without-nemesis"), help: "Drop the scenario's nemeses of this kind (repeatable).")
     var withoutNemeses: [String] = []
 
@@ -87,7 +90,7 @@ struct SimulateCommand: AsyncParsableCommand {
             throw BadInput("\(ref): mode live is not available yet (only simulate)")
         }
         var problems: [String] = []
-        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax)
+        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound)
         for name in faults {
             if let fault = Fault(rawValue: name) { overrides.faults.append(fault) } else {
                 problems.append("--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
@@ -101,6 +104,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if let clients, !(1...10_000).contains(clients) { problems.append("--clients \(clients): expected 1...10000") }
         if let documents, !(1...10_000).contains(documents) { problems.append("--documents \(documents): expected 1...10000") }
         if let ops, ops < 0 { problems.append("--ops \(ops): expected 0 or more") }
+        if let queueBound, !(1...1_000_000).contains(queueBound) { problems.append("--queue-bound \(queueBound): expected 1...1000000") }
         if let delayMax, delayMax < 0 { problems.append("--delay-max \(delayMax): expected 0 or more") }
         let clientCount = clients ?? base.clients
         if let documents, clientCount >= 1, documents > clientCount {

@@ -21,9 +21,8 @@ import WhaleProtocol
         Case(fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention], maxClients: 3, maxOps: 10),
         Case(fault: .composeSignError, scenario: "convergence-smoke", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
         Case(fault: .reconnectDropsUnacked, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
-        // Needs sustained traffic to fill a link queue past the bound: it shrinks to fewer ops and
-        // no nemeses, but not below three clients or ten ops (see docs/whats-here.md).
-        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 4, maxOps: 120),
+        // Needs a full link queue: it shrinks once the shrinker lowers the bound (--queue-bound 2).
+        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 3, maxOps: 10),
         Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
         Case(fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3, maxOps: 10),
         Case(fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions], maxClients: 3, maxOps: 10),

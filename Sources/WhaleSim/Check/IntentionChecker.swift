@@ -8,7 +8,8 @@ import WhaleOT
 /// - every acknowledged op is in the server's final history (else its edit was lost);
 /// - the server's final text is exactly the shadow's (nothing appears that nobody typed);
 /// - protocol 2, after healing: every invoked op was acknowledged (none silently dropped),
-///   and none was rejected. Protocol 1 loses unacknowledged edits on reconnect by design.
+///   and none was abandoned (refused by the server, or dropped by its client).
+///   Protocol 1 loses unacknowledged edits on reconnect by design.
 public enum IntentionChecker {
     public static func check(_ history: History) -> CheckResult {
         check(history, log: AppliedLog.final(history))
@@ -74,7 +75,7 @@ public enum IntentionChecker {
         }
         if history.protocolVersion >= 2 {
             for (id, code) in failed.sorted(by: { $0.key < $1.key }) {
-                evidence.invalid("\(id) was rejected by the server (\(code)): the user's edit was lost")
+                evidence.invalid("\(id) was abandoned (\(code)): the user's edit was lost")
             }
             if quiescent {
                 for op in invokedOrder where acked[op.id] == nil && failed[op.id] == nil {

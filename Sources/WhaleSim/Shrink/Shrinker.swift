@@ -1,7 +1,7 @@
 import WhaleProtocol
 
-/// Shrinks a failing run: re-runs the deterministic simulation with fewer clients, one
-/// document, fewer ops, no nemeses and shorter delays, keeping each reduction that still makes
+/// Shrinks a failing run: re-runs the deterministic simulation with a smaller queue bound,
+/// fewer clients, one document, fewer ops, no nemeses and shorter delays, keeping each reduction that still makes
 /// the same checker say `invalid`. A reduction is tried with a few neighbouring seeds too
 /// (shrinking changes the random streams, so the same bug may need another seed to show).
 ///
@@ -51,6 +51,9 @@ public enum Shrinker {
 
         var current: Scenario { best.apply(to: base) }
         for _ in 0..<2 {
+            // A smaller link queue bound: backpressure (and what a fault does with it) needs
+            // less traffic, so fewer clients and ops can show it. Kept only if it still fails.
+            if current.queueBound > 2 { var c = best; c.queueBound = 2; _ = attempt(c) }
             // Fewer clients (smallest first), then one document.
             for n in [1, 2, 3] where n < current.clients {
                 var c = best; c.clients = n
