@@ -50,10 +50,13 @@ public enum Shrinker {
         }
 
         var current: Scenario { best.apply(to: base) }
-        for _ in 0..<2 {
-            // A smaller link queue bound: backpressure (and what a fault does with it) needs
-            // less traffic, so fewer clients and ops can show it. Kept only if it still fails.
-            if current.queueBound > 2 { var c = best; c.queueBound = 2; _ = attempt(c) }
+        for pass in 0..<3 {
+            // Still big after a pass: a smaller link queue bound lets backpressure (and what a
+            // fault does with it) show with less traffic, so fewer clients and ops can fail.
+            if pass > 0, current.clients > 3 || current.ops > 10, current.queueBound > 2 {
+                var c = best; c.queueBound = 2
+                _ = attempt(c)
+            }
             // Fewer clients (smallest first), then one document.
             for n in [1, 2, 3] where n < current.clients {
                 var c = best; c.clients = n
@@ -76,6 +79,8 @@ public enum Shrinker {
                 if attempt(c) { break }
             }
         }
+        // Drop the queue bound override again if the small failure does not need it.
+        if best.queueBound != nil { var c = best; c.queueBound = nil; _ = attempt(c) }
         return Outcome(overrides: best, seed: bestSeed, result: bestResult, runs: runs)
     }
 }
