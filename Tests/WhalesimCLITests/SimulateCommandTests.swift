@@ -110,6 +110,7 @@ import Testing
         let seeds = try whalesim(["simulate", "--seeds", "0"])
         #expect(seeds.status == 64)
         #expect(try whalesim(["simulate", "--without-nemesis", "flood"]).status == 64)
+        #expect(try whalesim(["simulate", "--queue-bound", "0"]).status == 64)
     }
 
     @Test func aScenarioFileLoadsFromItsPath() throws {
