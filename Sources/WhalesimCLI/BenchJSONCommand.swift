@@ -10,7 +10,7 @@ import Foundation
 struct BenchJSONCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "json",
-        abstract: "docChange decode + docChangeReturnOps encode: JSONSerialization vs Codable vs json-c.",
+        abstract: "docChange decode + docChangeReturnOps encode: JSONSerialization, Codable, json-c, WireCodec.",
         discussion: """
             Example:
               swift run -c release whalesim bench json --iterations 100000
@@ -31,6 +31,7 @@ struct BenchJSONCommand: ParsableCommand {
             ("Foundation JSONSerialization", BenchJSONSerialization()),
             ("JSONDecoder/JSONEncoder (Codable)", BenchJSONCodable()),
             ("json-c", BenchJSONC()),
+            ("WhaleProtocol.WireCodec (WireJSON)", BenchJSONWireCodec()),
         ]
         // Same answer from every codec before anything is timed.
         let expected = try BenchJSONMessage.canonical(BenchJSONSerialization().roundTrip(input))
@@ -59,5 +60,6 @@ struct BenchJSONCommand: ParsableCommand {
             print("  \(name) / JSONSerialization: \(BenchTiming.format(rate / base))×")
         }
         print("  json-c / Codable: \(BenchTiming.format(rates[2].1 / rates[1].1))×")
+        print("  json-c / WireCodec: \(BenchTiming.format(rates[2].1 / rates[3].1))×")
     }
 }

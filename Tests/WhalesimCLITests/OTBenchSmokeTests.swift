@@ -10,7 +10,7 @@ struct OTBenchSmokeTests {
     @Test func benchJSONCodecsAgree() throws {
         let run = try WhalesimRun.run(["bench", "json", "--runs", "1", "--iterations", "50"], stdin: Data())
         #expect(run.status == 0, "\(run.stderr)")
-        for codec in ["Foundation JSONSerialization", "JSONDecoder/JSONEncoder (Codable)", "json-c"] {
+        for codec in ["Foundation JSONSerialization", "JSONDecoder/JSONEncoder (Codable)", "json-c", "WhaleProtocol.WireCodec (WireJSON)"] {
             #expect(run.stdout.contains(codec))
         }
         #expect(run.stdout.contains(#"reply:   {"senderId":"srv-1","messageId":"c1:17","type":"docChangeReturnOps""#))

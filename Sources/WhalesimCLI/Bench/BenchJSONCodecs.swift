@@ -1,9 +1,11 @@
 import CJSONC
 import Foundation
 import WhaleOT
+import WhaleProtocol
 
 /// The hot path of the protocol codec: decode a client's `docChange`, encode the server's
-/// `docChangeReturnOps` reply (PROTOCOL.md §2–§3).
+/// `docChangeReturnOps` reply (PROTOCOL.md §2–§3). Every codec turns `n`/`s` into a validated
+/// canonical `Operation` and encodes the reply from it, as the server does.
 enum BenchJSONMessage {
     static let docChange = #"{"messageId":"c1:17","type":"docChange","data":{"resourceId":"acc-42","rev":120,"n":[6,0,4],"s":["","w",""],"opId":"c1:17"}}"#
     static let senderId = "srv-1"
@@ -32,9 +34,10 @@ struct BenchJSONSerialization: BenchJSONCodec {
               data["opId"] as? String != nil
         else { throw BenchJSONError(what: "not a docChange") }
         _ = rev
+        let wire = try WireOperation(n: n, s: s).operation().wire
         let reply: [String: Any] = [
             "senderId": BenchJSONMessage.senderId, "messageId": messageId, "type": "docChangeReturnOps",
-            "data": ["resourceId": resourceId, "n": n, "s": s],
+            "data": ["resourceId": resourceId, "n": wire.n, "s": wire.s],
         ]
         return try JSONSerialization.data(withJSONObject: reply)
     }
@@ -56,9 +59,10 @@ final class BenchJSONCodable: BenchJSONCodec {
     func roundTrip(_ message: Data) throws -> Data {
         let change = try decoder.decode(DocChange.self, from: message)
         guard change.type == "docChange" else { throw BenchJSONError(what: "not a docChange") }
+        let wire = try WireOperation(n: change.data.n, s: change.data.s).operation().wire
         let reply = ReturnOps(
             senderId: BenchJSONMessage.senderId, messageId: change.messageId, type: "docChangeReturnOps",
-            data: .init(resourceId: change.data.resourceId, n: change.data.n, s: change.data.s))
+            data: .init(resourceId: change.data.resourceId, n: wire.n, s: wire.s))
         return try encoder.encode(reply)
     }
 }
@@ -102,6 +106,7 @@ final class BenchJSONC: BenchJSONCodec {
             ns.append(Int(json_object_get_int64(ni)))
             ss.append(text)
         }
+        let wire = try WireOperation(n: ns, s: ss).operation().wire
         // Encode the reply from the decoded Swift values, as the protocol codec would.
         let reply = json_object_new_object()
         defer { json_object_put(reply) }
@@ -110,9 +115,9 @@ final class BenchJSONC: BenchJSONCodec {
         json_object_object_add(reply, "type", json_object_new_string("docChangeReturnOps"))
         let payload = json_object_new_object()
         json_object_object_add(payload, "resourceId", json_object_new_string(resourceId))
-        let nArray = json_object_new_array_ext(Int32(ns.count)), sArray = json_object_new_array_ext(Int32(ss.count))
-        for value in ns { json_object_array_add(nArray, json_object_new_int64(Int64(value))) }
-        for value in ss { json_object_array_add(sArray, json_object_new_string(value)) }
+        let nArray = json_object_new_array_ext(Int32(wire.n.count)), sArray = json_object_new_array_ext(Int32(wire.s.count))
+        for value in wire.n { json_object_array_add(nArray, json_object_new_int64(Int64(value))) }
+        for value in wire.s { json_object_array_add(sArray, json_object_new_string(value)) }
         json_object_object_add(payload, "n", nArray)
         json_object_object_add(payload, "s", sArray)
         json_object_object_add(reply, "data", payload)
@@ -121,5 +126,18 @@ final class BenchJSONC: BenchJSONCodec {
             throw BenchJSONError(what: "json-c could not encode")
         }
         return Data(bytes: text, count: length)
+    }
+}
+
+/// (d) The lead's `WhaleProtocol.WireCodec`: its own strict JSON parser (`WireJSON`, which checks
+/// UTF-8 and surrogates itself) straight into typed messages.
+struct BenchJSONWireCodec: BenchJSONCodec {
+    func roundTrip(_ message: Data) throws -> Data {
+        let envelope = try WireCodec.decodeClient(message)
+        guard case .docChange(let change) = envelope.message else { throw BenchJSONError(what: "not a docChange") }
+        let reply = ServerEnvelope(
+            senderId: BenchJSONMessage.senderId, messageId: envelope.messageId,
+            message: .docChangeReturnOps(resourceId: change.resourceId, op: change.op, opId: nil))
+        return Data(WireCodec.encode(reply).utf8)
     }
 }
