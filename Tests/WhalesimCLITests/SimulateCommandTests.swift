@@ -72,6 +72,15 @@ import Testing
         #expect(replay.status == 2)
     }
 
+    @Test func manySeedsReportTheLowestFailingSeed() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "same-position-storm", "--seeds", "3", "--seed", "10", "--fault", "client-tie-priority", "--no-shrink", "--report-dir", reports.path])
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("3 seeds: 0 valid, 3 invalid, 0 unknown; details for seed 10"))
+        #expect(!run.stdout.contains("shrunk ("))
+    }
+
     @Test func listFaultsPrintsNamesFirst() throws {
         let run = try whalesim(["simulate", "--list-faults"])
         #expect(run.status == 0)
