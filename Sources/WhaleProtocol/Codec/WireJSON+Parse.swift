@@ -119,6 +119,15 @@ struct WireJSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw error("expected a digit in the exponent") }
         }
+        if isInteger, index - start <= 18 {
+            // Up to 18 digits fit an Int exactly: no String round trip on the hot path.
+            var value = 0
+            var position = start
+            let negative = bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            while position < index { value = value * 10 + Int(bytes[position] &- 0x30); position += 1 }
+            return .int(negative ? -value : value)
+        }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return .int(value) }
         guard let value = Double(text) else { throw WireJSONError(offset: start, reason: "number out of range") }
@@ -127,7 +136,7 @@ struct WireJSONParser {
 
     mutating func string() throws(WireJSONError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        var scalars = ""
         var runStart = index
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
@@ -135,13 +144,13 @@ struct WireJSONParser {
             if byte == UInt8(ascii: "\"") {
                 try appendRun(runStart..<index, to: &scalars)
                 index += 1
-                return String(scalars)
+                return scalars
             }
             if byte < 0x20 { throw error("control character in a string") }
             if byte == UInt8(ascii: "\\") {
                 try appendRun(runStart..<index, to: &scalars)
                 index += 1
-                scalars.append(try escape())
+                scalars.unicodeScalars.append(try escape())
                 runStart = index
                 continue
             }
@@ -149,17 +158,13 @@ struct WireJSONParser {
         }
     }
 
-    func appendRun(_ range: Range<Int>, to scalars: inout String.UnicodeScalarView) throws(WireJSONError) {
+    /// Appends a run of raw string bytes, validating them as UTF-8 in one go.
+    func appendRun(_ range: Range<Int>, to text: inout String) throws(WireJSONError) {
         guard !range.isEmpty else { return }
-        var iterator = bytes[range].makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: return
-            case .error: throw WireJSONError(offset: range.lowerBound, reason: "ill-formed UTF-8 in a string")
-            }
+        guard let run = String(validating: bytes[range], as: UTF8.self) else {
+            throw WireJSONError(offset: range.lowerBound, reason: "ill-formed UTF-8 in a string")
         }
+        text += run
     }
 
     mutating func escape() throws(WireJSONError) -> Unicode.Scalar {
