@@ -20,6 +20,9 @@ extension Org {
             values[position] = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
             given.insert(position)
         }
+        if let owner = schema.layout.position(of: "OwnerId"), values[owner].isNull, let user = defaultOwnerId {
+            values[owner] = .string(user)  // Salesforce makes the calling user the owner
+        }
         try Org.applyDefaults(schema: schema, values: &values, now: settings.now)
         let missing = schema.fields.enumerated().filter { i, f in
             !f.nillable && f.createable && !f.calculated && f.type != .boolean && values[i].isNull
@@ -37,6 +40,13 @@ extension Org {
             s.tables[t].append(SObjectRecord(type: schema.name, id: id, values: values, layout: schema.layout))
             return id
         }
+    }
+
+    /// The owner of records created without `OwnerId`: the first login principal's user, else the
+    /// first active User.
+    var defaultOwnerId: String? {
+        credentials.first?.userId
+            ?? records(of: "User").first { $0["IsActive"]?.boolValue ?? true }?.id
     }
 
     /// Changes fields of a live record (PATCH); derived fields are recomputed.
