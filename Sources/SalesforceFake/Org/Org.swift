@@ -17,7 +17,7 @@ public final class Org: Sendable {
     let schemaIndexByPrefix: [String: Int]
     let state: Locked<OrgState>
     /// Parsed and resolved queries by their text (a small LRU; see docs/decisions.md).
-    let queryCache = Locked(QueryCache(capacity: 4096))
+    let queryCache = Locked(QueryCache(capacity: 1024))
 
     public init(settings: OrgSettings, schemas: [ObjectSchema], credentials: [Credential] = []) {
         self.settings = settings

@@ -11,9 +11,17 @@ public enum SOQL {
     public static func execute(_ query: String, in org: Org, apiVersion: String, includeDeleted: Bool)
         throws(SalesforceError) -> SOQLResult
     {
+        try execute(query, in: org, apiVersion: apiVersion, includeDeleted: includeDeleted, useIndexes: true)
+    }
+
+    /// `useIndexes: false` forces full scans (the benchmark's baseline).
+    static func execute(_ query: String, in org: Org, apiVersion: String, includeDeleted: Bool, useIndexes: Bool)
+        throws(SalesforceError) -> SOQLResult
+    {
         let plan = try org.compiledQuery(query)
-        return try Evaluator(org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
-            .run(plan)
+        var evaluator = Evaluator(org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
+        evaluator.useIndexes = useIndexes
+        return try evaluator.run(plan)
     }
 }
 

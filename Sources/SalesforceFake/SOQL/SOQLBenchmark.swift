@@ -39,15 +39,18 @@ public enum SOQLBenchmark {
     }
 
     /// Runs every query once (serializing each result, as the API would) and times the whole batch.
-    public static func run(org: Org, queries: [String], apiVersion: String = "59.0") throws(SalesforceError) -> Result {
+    /// `useIndexes: false` scans every row (the baseline the indexes are measured against).
+    public static func run(org: Org, queries: [String], apiVersion: String = "59.0", useIndexes: Bool = true)
+        throws(SalesforceError) -> Result
+    {
         let clock = ContinuousClock()
         var rows = 0
         var bytes = 0
         let start = clock.now
         for q in queries {
-            let result = try SOQL.execute(q, in: org, apiVersion: apiVersion, includeDeleted: false)
+            let result = try SOQL.execute(q, in: org, apiVersion: apiVersion, includeDeleted: false, useIndexes: useIndexes)
             rows += result.records.count
-            bytes += JSONValue.array(result.records).serialized().utf8.count
+            bytes += JSONValue.array(result.records).serializedBytes().count
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

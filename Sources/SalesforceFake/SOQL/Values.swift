@@ -16,6 +16,19 @@ enum Values {
         }
     }
 
+    /// Whether `value` starts with (or, `whole`, equals) `lowered` ignoring ASCII case; nil when
+    /// either string is not ASCII (the caller then lower-cases properly).
+    static func asciiFoldedPrefix(_ value: String, _ lowered: String, whole: Bool) -> Bool? {
+        var vi = value.utf8.makeIterator()
+        for y in lowered.utf8 {
+            guard y < 0x80, let x = vi.next(), x < 0x80 else { return nil }
+            let fx = x >= 0x41 && x <= 0x5A ? x | 0x20 : x
+            if fx != y { return value.utf8.allSatisfy { $0 < 0x80 } ? false : nil }
+        }
+        guard whole else { return true }
+        return vi.next() == nil
+    }
+
     /// The normalized key used by IN lists, grouping, COUNT_DISTINCT and equality indexes.
     static func key(_ value: JSONValue) -> String? { EqualityIndex.key(value) }
 
@@ -109,6 +122,12 @@ struct LikePattern: Sendable {
     }
 
     func matches(_ value: String) -> Bool {
+        // ASCII fast paths without allocating a lower-cased copy.
+        switch shape {
+        case .exact(let t): if let r = Values.asciiFoldedPrefix(value, t, whole: true) { return r }
+        case .prefix(let t): if let r = Values.asciiFoldedPrefix(value, t, whole: false) { return r }
+        default: break
+        }
         let lower = value.lowercased()
         switch shape {
         case .exact(let t): return lower == t
