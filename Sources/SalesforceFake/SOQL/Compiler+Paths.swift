@@ -38,9 +38,11 @@ extension Compiler {
             if ref.referenceTo.count > 1 {
                 polymorphicTargets = ref.referenceTo.compactMap { org.schema(named: $0) }
                 polymorphic.append(true)
-            } else {
-                schema = org.schema(named: ref.referenceTo[0])!
+            } else if let target = org.schema(named: ref.referenceTo[0]) {
+                schema = target
                 polymorphic.append(false)
+            } else {
+                throw located(.invalidType("sObject type '\(ref.referenceTo[0])' is not supported."), at: segment.offset)
             }
         }
         let last = segments[segments.count - 1]
