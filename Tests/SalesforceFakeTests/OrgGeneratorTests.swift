@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SalesforceFake
 
@@ -81,5 +82,24 @@ import Testing
         #expect(contacts.totalSize == org.records(of: "Contact").filter { $0["AccountId"]?.stringValue == account.id }.count)
         let acme = try query("SELECT id, company from Lead WHERE Company LIKE '%Acme%'", org: org)
         #expect(acme.totalSize == org.records(of: "Lead").filter { $0["Company"]!.stringValue!.contains("Acme") }.count)
+    }
+}
+
+@Suite struct OrgSaveTests {
+    /// save → load gives back the same settings, schemas, records and credentials.
+    @Test func savedOrgLoadsBackIdentical() throws {
+        let org = try OrgGenerator.generate(seed: 21, accounts: 200, template: FixtureSupport.shared)
+        try org.delete(type: "Account", id: org.records(of: "Account")[3].id)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("soql-save-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try org.save(to: dir)
+        let loaded = try Org.load(directory: dir)
+        #expect(loaded.settings == org.settings)
+        #expect(loaded.schemas == org.schemas)
+        #expect(loaded.credentials == org.credentials)
+        for schema in org.schemas {
+            #expect(loaded.records(of: schema.name).map(\.values) == org.records(of: schema.name).map(\.values), "\(schema.name)")
+        }
+        #expect(try query("SELECT COUNT() FROM Account", org: loaded).totalSize == 199)
     }
 }
