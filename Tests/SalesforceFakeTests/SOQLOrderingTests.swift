@@ -42,3 +42,18 @@ import Testing
         #expect(try names("SELECT Name FROM User ORDER BY IsActive, Name") == ["Ivan Idle", "Ada Admin", "Rita Rep", "Sam Seller"])
     }
 }
+
+@Suite struct SOQLTopKTests {
+    /// With LIMIT the engine keeps only the best rows instead of sorting everything; the answer
+    /// must equal the full sort's window, ties and nulls included.
+    @Test func limitedSortEqualsFullSortWindow() throws {
+        let org = try OrgGenerator.generate(seed: 13, accounts: 3000, template: FixtureSupport.shared)
+        for order in ["Type, Name DESC", "Rating DESC NULLS FIRST, AnnualRevenue", "BillingState NULLS LAST, CreatedDate DESC, Id"] {
+            let full = try query("SELECT Id FROM Account ORDER BY \(order)", org: org).strings("Id")
+            for (limit, offset) in [(1, 0), (50, 10), (200, 0), (7, 700)] {
+                let window = try query("SELECT Id FROM Account ORDER BY \(order) LIMIT \(limit) OFFSET \(offset)", org: org).strings("Id")
+                #expect(window == Array(full[offset..<(offset + limit)]), "ORDER BY \(order) LIMIT \(limit) OFFSET \(offset)")
+            }
+        }
+    }
+}

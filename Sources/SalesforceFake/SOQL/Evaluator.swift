@@ -29,7 +29,10 @@ struct Evaluator {
             let records = Aggregation(ctx: ctx, plan: aggregate).rows(rows, offset: plan.offset, limit: plan.limit)
             return SOQLResult(totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: true)
         case .records(let columns):
-            if !plan.order.isEmpty { rows = Ordering.sort(rows, by: plan.order, ctx: ctx) }
+            if !plan.order.isEmpty {
+                let keep = plan.limit.map { $0 + (plan.offset ?? 0) }
+                rows = Ordering.sort(rows, by: plan.order, keep: keep, ctx: ctx)
+            }
             let slice = Evaluator.window(rows.count, offset: plan.offset, limit: plan.limit)
             var records: [JSONValue] = []
             records.reserveCapacity(slice.count)
