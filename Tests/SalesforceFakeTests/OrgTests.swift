@@ -109,7 +109,11 @@ import Testing
         #expect(throws: SalesforceError.requiredFieldMissing(["LastName"])) {
             try org.update(type: "Contact", id: F.contact(1), fields: [("LastName", .null)])
         }
-        #expect(throws: SalesforceError.self) { try org.update(type: "Contact", id: F.account(1), fields: []) }
+        #expect(throws: SalesforceError.notFound()) { try org.update(type: "Contact", id: F.account(1), fields: []) }
+        #expect(throws: SalesforceError.notFound("Provided external ID field does not exist or is not accessible: nope")) {
+            try org.update(type: "Contact", id: "nope", fields: [])
+        }
+        #expect(throws: SalesforceError.unsupportedType("Widget")) { try org.update(type: "Widget", id: F.account(1), fields: []) }
         #expect(throws: SalesforceError.self) { try org.update(type: "Contact", id: F.contact(1), fields: [("Id", "x")]) }
     }
 
