@@ -103,3 +103,18 @@ import Testing
         #expect(try query("SELECT COUNT() FROM Account", org: loaded).totalSize == 199)
     }
 }
+
+@Suite struct SOQLIdLookupTests {
+    /// On big tables `Id = ...` / `Id IN (...)` go through the id map; answers match a scan and
+    /// no equality index over every id is built.
+    @Test func idConditionsUseTheIdMap() throws {
+        let org = try OrgGenerator.generate(seed: 17, accounts: 1500, template: FixtureSupport.shared)
+        let ids = org.records(of: "Account").map(\.id)
+        let picked = [ids[1400], ids[3], String(ids[700].prefix(15))]
+        let r = try query("SELECT Id FROM Account WHERE Id IN ('\(picked.joined(separator: "','"))') AND Name != null", org: org)
+        #expect(r.strings("Id") == [ids[3], ids[700], ids[1400]])
+        #expect(try query("SELECT Id FROM Account WHERE Id = '\(ids[9])' OR Id = '\(ids[8])'", org: org).strings("Id") == [ids[8], ids[9]])
+        #expect(try query("SELECT Id FROM Account WHERE Id = '001000000000000AAA'", org: org).totalSize == 0)
+        #expect(org.state.withLock { $0.tables[org.schemaIndexByName["account"]!].indexes[0] } == nil)
+    }
+}

@@ -73,6 +73,11 @@ struct Evaluator {
     /// since the full filter runs on every candidate anyway. nil: scan instead.
     func candidates(_ plan: Plan, table t: Int) -> [Int32]? {
         guard !plan.indexHints.isEmpty else { return nil }
+        // `Id = '...'` / `Id IN (...)`: the id map answers directly, no index over every id.
+        if let ids = plan.indexHints.first(where: { $0.position == 0 }) {
+            let table = ctx.state.tables[t]
+            return Array(Set(ids.keys.compactMap { key in ids.exactIds[key].flatMap { table.rowById[$0] } })).map(Int32.init).sorted()
+        }
         var lists: [[[Int32]]] = plan.indexHints.map { hint in
             let index = ctx.index(table: t, position: hint.position)
             var seen: Set<String> = []
