@@ -34,14 +34,21 @@ import Testing
         #expect(org.record(id: F.contact(1))?["CreatedDate"] == "2024-06-14T17:00:00.000+0000")
     }
 
-    @Test func caseSafeIds() {
+    @Test func caseSafeIds() throws {
         #expect(SalesforceId.to18("001A0000006Vm9r") == "001A0000006Vm9rIAC")
         #expect(SalesforceId.to18("001A0000006Vm9rIAC") == "001A0000006Vm9rIAC")
         #expect(SalesforceId.to18("001A0000006Vm9riac") == "001A0000006Vm9rIAC")
-        #expect(SalesforceId.to18("001A0000006Vm9rAAA") == nil)
+        // 18-character ids are case-insensitive: the suffix restores the case.
+        #expect(SalesforceId.to18("001a0000006vm9riac") == "001A0000006Vm9rIAC")
+        #expect(SalesforceId.to18("001A0000006VM9RIAC") == "001A0000006Vm9rIAC")
+        #expect(SalesforceId.to18("001A0000006Vm9rAAA") == "001a0000006vm9rAAA")
+        #expect(SalesforceId.to18("001A0000006Vm9r9AA") == nil)  // '9' is no suffix character
+        #expect(SalesforceId.to18("00100000000000011A") == nil)  // a digit flagged upper case
         #expect(SalesforceId.to18("short") == nil)
         #expect(SalesforceId.to18("001A0000006Vm9-") == nil)
         #expect(F.shared.record(id: String(F.account(3).prefix(15)))?["Name"] == "Initech")
+        #expect(F.shared.record(id: F.account(3).lowercased())?["Name"] == "Initech")
+        #expect(try query("SELECT Name FROM Account WHERE Id = '\(F.account(3).uppercased())'").strings("Name") == ["Initech"])
     }
 
     @Test func insertGivesADeterministicIdAndDefaults() throws {
