@@ -46,3 +46,19 @@ import Testing
         #expect(cache.count == 2)
     }
 }
+
+@Suite struct OrgConcurrentUpdateTests {
+    /// Two writers changing different fields of one record concurrently both keep their change.
+    @Test func concurrentUpdatesOfOneRecordKeepEveryField() async throws {
+        let org = try FixtureSupport.smallOrg()
+        let id = FixtureSupport.contact(1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Title", .string("T\(i)"))]) } }
+            group.addTask { for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Phone", .string("P\(i)"))]) } }
+            try await group.waitForAll()
+        }
+        let record = try org.record(type: "Contact", id: id)
+        #expect(record["Title"] == "T199")
+        #expect(record["Phone"] == "P199")
+    }
+}
