@@ -73,6 +73,14 @@ import Testing
         #expect(r.records[1]["Who"]?["Type"] == "Lead")
         #expect(r.records[1]["What"] == .null)
         #expect(r.records[2]["Who"] == .null)
+        // Only the Name pseudo-object's fields are reachable; a target without one reads null.
+        let fields = try query("SELECT What.Id, Who.Email, Who.Alias FROM Task WHERE Subject = 'Call Alice about renewal'")
+        #expect(fields.records[0]["What"]?["Id"] == .string(F.account(1)))
+        #expect(fields.records[0]["Who"]?["Email"] == "heidi.evans@example.com")
+        #expect(fields.records[0]["Who"]?["Alias"] == .null)
+        let error = queryError("SELECT What.Industry FROM Task")
+        #expect(error?.errorCode == "INVALID_FIELD")
+        #expect(headline(error)?.hasPrefix("No such column 'Industry' on entity 'Name'.") == true)
     }
 
     @Test func fieldsFunctions() throws {

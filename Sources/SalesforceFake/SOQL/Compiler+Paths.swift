@@ -54,9 +54,13 @@ extension Compiler {
                     accessor: FieldAccessor(hops: hops, final: .typeName, field: field), relationships: relationships,
                     polymorphic: polymorphic, fieldName: "Type", canonical: canonicalPrefix + "Type")
             }
-            guard let field = targets.lazy.compactMap({ $0.field(named: last.text) }).first else {
+            // Polymorphic lookups reach the target through Salesforce's "Name" pseudo-object:
+            // only its fields can be read; a target lacking one reads null.
+            guard let nameField = Compiler.nameObjectFields.first(where: { $0.lowercased() == last.text.lowercased() }) else {
                 throw located(.invalidField(noSuchColumn(last.text, entity: "Name")), at: last.offset)
             }
+            let field = targets.lazy.compactMap({ $0.field(named: nameField) }).first
+                ?? FieldSchema(name: nameField, type: nameField == "IsActive" ? .boolean : .string, createable: false, updateable: false)
             return ResolvedPath(
                 accessor: FieldAccessor(hops: hops, final: .name(field.name), field: field),
                 relationships: relationships, polymorphic: polymorphic, fieldName: field.name,
@@ -70,6 +74,12 @@ extension Compiler {
             accessor: FieldAccessor(hops: hops, final: .position(position), field: field), relationships: relationships,
             polymorphic: polymorphic, fieldName: field.name, canonical: canonicalPrefix + field.name)
     }
+
+    /// Fields of the "Name" pseudo-object (polymorphic `Who`, `What`, `Owner` targets).
+    static let nameObjectFields = [
+        "Id", "Name", "Type", "FirstName", "LastName", "Alias", "Email", "Title", "IsActive", "Phone", "UserRoleId",
+        "ProfileId",
+    ]
 
     func noSuchColumn(_ name: String, entity: String) -> String {
         "No such column '\(name)' on entity '\(entity)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names."
