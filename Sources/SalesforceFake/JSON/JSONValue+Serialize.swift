@@ -49,6 +49,12 @@ extension JSONValue {
 
     static func writeEscaped(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
+        // Most strings need no escape: copy them in one go.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(0x22)
+            return
+        }
         for b in s.utf8 {
             switch b {
             case 0x22: out.append(0x5C); out.append(0x22)
