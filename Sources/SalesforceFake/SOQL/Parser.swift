@@ -9,7 +9,7 @@ struct Parser {
     static let reserved: Set<String> = [
         "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "LIMIT", "OFFSET", "ORDER", "GROUP", "BY", "HAVING", "IN",
         "LIKE", "INCLUDES", "EXCLUDES", "NULL", "TRUE", "FALSE", "ASC", "DESC", "NULLS", "WITH", "USING", "FOR",
-        "TYPEOF", "WHEN", "THEN", "ELSE", "END", "ROLLUP", "CUBE",
+        "TYPEOF", "WHEN", "THEN", "ELSE", "END", "ROLLUP", "CUBE", "UPDATE",
     ]
 
     init(query: String) throws(SalesforceError) {
