@@ -30,10 +30,16 @@ struct Table: Sendable {
     }
 }
 
-/// Rows grouped by the normalized value of one field (strings lower-cased), each list ascending.
+/// Rows grouped by the normalized value of one field (strings lower-cased), each list ascending,
+/// plus the reverse column (row → key number) so a short candidate list is checked against
+/// another field with one array read per row instead of a search.
 /// Serves AND-ed `field = 'literal'` predicates on big objects without scanning every row.
 struct EqualityIndex: Sendable {
     var rowsByKey: [String: [Int32]] = [:]
+    /// Key number of each normalized value.
+    var keyNumbers: [String: Int32] = [:]
+    /// Key number of every row's value, -1 for null (same length as the table).
+    var keyOfRow: [Int32] = []
 
     /// The key a value is indexed under; nil for null (null rows are never in the index).
     static func key(_ value: JSONValue) -> String? {
@@ -50,13 +56,27 @@ struct EqualityIndex: Sendable {
     init() {}
 
     init(rows: [SObjectRecord], position: Int) {
+        keyOfRow.reserveCapacity(rows.count)
         for (row, record) in rows.enumerated() {
-            if let key = EqualityIndex.key(record.values[position]) { rowsByKey[key, default: []].append(Int32(row)) }
+            keyOfRow.append(-1)
+            add(row: row, value: record.values[position])
         }
     }
 
+    private mutating func number(_ key: String) -> Int32 {
+        if let n = keyNumbers[key] { return n }
+        let n = Int32(keyNumbers.count)
+        keyNumbers[key] = n
+        return n
+    }
+
     mutating func add(row: Int, value: JSONValue) {
-        guard let key = EqualityIndex.key(value) else { return }
+        while keyOfRow.count <= row { keyOfRow.append(-1) }
+        guard let key = EqualityIndex.key(value) else {
+            keyOfRow[row] = -1
+            return
+        }
+        keyOfRow[row] = number(key)
         let r = Int32(row)
         if let last = rowsByKey[key]?.last, last > r {
             var list = rowsByKey[key]!
@@ -68,6 +88,7 @@ struct EqualityIndex: Sendable {
     }
 
     mutating func remove(row: Int, value: JSONValue) {
+        if row < keyOfRow.count { keyOfRow[row] = -1 }
         guard let key = EqualityIndex.key(value), var list = rowsByKey[key] else { return }
         list.removeAll { $0 == Int32(row) }
         rowsByKey[key] = list
