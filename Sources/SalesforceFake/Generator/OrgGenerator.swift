@@ -22,14 +22,11 @@ public enum OrgGenerator {
     /// like `Fixtures/salesforce/small`; fields the template lacks are skipped).
     public static func generate(seed: UInt64, accounts: Int, template: Org, shape: Shape = Shape()) throws(FixtureError) -> Org {
         let org = Org(settings: template.settings, schemas: template.schemas, credentials: template.credentials)
-        // The template's users stay (they are the login principals).
-        for schema in template.schemas where schema.name == "User" {
-            let t = org.schemaIndexByName["user"]!
+        // The template's users stay: they are the login principals.
+        if let t = org.schemaIndexByName["user"] {
             org.appendBatch(type: t, rows: template.records(of: "User").map { ($0.id, $0.values) })
-            _ = schema
         }
-        var rng = SeededGenerator(seed: seed)
-        var builder = RecordBuilder(org: org, rng: rng)
+        var builder = RecordBuilder(org: org, rng: SeededGenerator(seed: seed))
         let userCount = max(shape.minimumUsers, Int(Double(accounts) * shape.usersPerThousandAccounts / 1000))
         let users = try builder.users(userCount)
         let owners = template.records(of: "User").filter { $0["IsActive"]?.boolValue ?? true }.map(\.id) + users
@@ -37,8 +34,6 @@ public enum OrgGenerator {
         try builder.contacts(accountIds: accountIds, maxPerAccount: shape.contactsPerAccountMax)
         try builder.leads(Int(Double(accounts) * shape.leadsPerAccount), owners: owners)
         try builder.tasks(Int(Double(accounts) * shape.tasksPerAccount), accountIds: accountIds, owners: owners)
-        rng = builder.rng
-        _ = rng
         return org
     }
 

@@ -14,6 +14,8 @@ public enum SOQLBenchmark {
         public var queries: Int
         public var seconds: Double
         public var rowsReturned: Int
+        /// JSON bytes the results serialized to (the serialization is part of the timing).
+        public var bytesSerialized: Int = 0
         public var queriesPerSecond: Double { Double(queries) / seconds }
         public var microsecondsPerQuery: Double { seconds * 1e6 / Double(queries) }
     }
@@ -54,7 +56,6 @@ public enum SOQLBenchmark {
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        _ = bytes
-        return Result(queries: queries.count, seconds: seconds, rowsReturned: rows)
+        return Result(queries: queries.count, seconds: seconds, rowsReturned: rows, bytesSerialized: bytes)
     }
 }
