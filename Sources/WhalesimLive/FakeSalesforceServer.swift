@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import NIOCore
+import SalesforceFake
+
+/// The fake Salesforce on real sockets: plain HTTP on one port (curl, the benchmark) and HTTPS on
+/// another (simple-salesforce always builds `https://` URLs), both serving one `FakeSalesforce`.
+///
+/// ```swift
+/// let server = try await FakeSalesforceServer.start(org: org)
+/// print(server.httpURL, server.httpsURL, server.caFile.path)   // http://127.0.0.1:41234 …
+/// await server.stop()
+/// ```
+public final class FakeSalesforceServer: Sendable {
+    /// The handler behind both listeners (sessions, request log, controls such as `expireSession`).
+    public let fake: FakeSalesforce
+    /// `http://127.0.0.1:PORT`
+    public let httpURL: String
+    /// `https://127.0.0.1:PORT`
+    public let httpsURL: String
+    public let httpPort: Int
+    public let httpsPort: Int
+    /// The CA certificate (PEM) that signed the HTTPS certificate.
+    public let caFile: URL
+    private let tasks: [Task<Void, any Error>]
+
+    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, tasks: [Task<Void, any Error>]) {
+        self.fake = fake
+        self.httpPort = httpPort
+        self.httpsPort = httpsPort
+        self.httpURL = "http://\(host):\(httpPort)"
+        self.httpsURL = "https://\(host):\(httpsPort)"
+        self.caFile = caFile
+        self.tasks = tasks
+    }
+
+    /// Starts both listeners and returns once they are bound. Port 0 picks a free port.
+    /// `caFile` nil writes the CA to a fresh temporary directory.
+    public static func start(org: Org, config: FakeSalesforceConfig = FakeSalesforceConfig(),
+                             connectedApps: [ConnectedApp] = ConnectedApp.defaults,
+                             host: String = "127.0.0.1", httpPort: Int = 0, httpsPort: Int = 0,
+                             caFile: URL? = nil) async throws -> FakeSalesforceServer {
+        let fake = FakeSalesforce(org: org, config: config, connectedApps: connectedApps,
+                                  defaultBaseURL: "https://\(host):\(httpsPort)")
+        return try await start(fake: fake, host: host, httpPort: httpPort, httpsPort: httpsPort, caFile: caFile)
+    }
+
+    /// Serves an existing handler (tests that drive the same fake in-process and over sockets).
+    public static func start(fake: FakeSalesforce, host: String = "127.0.0.1", httpPort: Int = 0,
+                             httpsPort: Int = 0, caFile: URL? = nil) async throws -> FakeSalesforceServer {
+        let certificates = try SelfSignedCertificates.generate()
+        let caURL = caFile ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("whalesim-fake-salesforce-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+            .appendingPathComponent("ca.pem")
+        try certificates.writeCA(to: caURL)
+        let tls = try certificates.serverTLSConfiguration()
+
+        let httpBound = BoundAddress(), httpsBound = BoundAddress()
+        let failure = BoundAddress()
+        func application(scheme: String, port: Int, bound: BoundAddress, server: HTTPServerBuilder) -> some ApplicationProtocol {
+            Application(
+                responder: FakeSalesforceResponder(fake: fake, scheme: scheme, boundAddress: bound),
+                server: server,
+                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+                onServerRunning: { channel in
+                    bound.set("\(host):\(channel.localAddress?.port ?? port)")
+                })
+        }
+        let httpApp = application(scheme: "http", port: httpPort, bound: httpBound, server: .http1())
+        let httpsApp = application(scheme: "https", port: httpsPort, bound: httpsBound, server: try .tls(.http1(), tlsConfiguration: tls))
+        @Sendable func failed(_ message: String) {
+            failure.set(message)
+            httpBound.set("failed")
+            httpsBound.set("failed")
+        }
+        let tasks = [
+            Task { do { try await httpApp.run() } catch { failed("http: \(error)"); throw error } },
+            Task { do { try await httpsApp.run() } catch { failed("https: \(error)"); throw error } },
+        ]
+        // Both listeners bound, or one failed (port taken...): `failed` releases the waits.
+        _ = await httpBound.wait()
+        _ = await httpsBound.wait()
+        if !failure.value.isEmpty {
+            for task in tasks { task.cancel() }
+            throw FakeSalesforceServerError(message: "could not start the fake Salesforce (\(failure.value))")
+        }
+        let httpBoundPort = Int(httpBound.value.split(separator: ":").last ?? "") ?? httpPort
+        let httpsBoundPort = Int(httpsBound.value.split(separator: ":").last ?? "") ?? httpsPort
+        return FakeSalesforceServer(fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
+                                    caFile: caURL, tasks: tasks)
+    }
+
+    /// Stops both listeners (graceful: requests in flight finish) and waits for them.
+    public func stop() async {
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = try? await task.value }
+    }
+}
+
+/// The server could not start (the message says which listener and why).
+public struct FakeSalesforceServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
