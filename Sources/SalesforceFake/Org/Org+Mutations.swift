@@ -1,0 +1,129 @@
+extension Org {
+    /// Creates a record and returns its new 18-character id (key prefix + deterministic counter).
+    /// Fields are matched case-insensitively; derived fields are computed; `Id`, calculated and
+    /// non-createable fields are refused.
+    @discardableResult
+    public func insert(type: String, fields: [(String, JSONValue)]) throws(SalesforceError) -> String {
+        guard let t = schemaIndexByName[type.lowercased()] else { throw .unsupportedType(type) }
+        let schema = schemas[t]
+        var values = [JSONValue](repeating: .null, count: schema.fields.count)
+        var given = Set<Int>()
+        for (name, value) in fields {
+            guard let position = schema.layout.position(of: name) else {
+                throw .invalidField("No such column '\(name)' on sobject of type \(schema.name)")
+            }
+            let field = schema.fields[position]
+            guard field.createable, !field.calculated else {
+                throw .invalidFieldForInsertUpdate(
+                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.")
+            }
+            values[position] = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
+            given.insert(position)
+        }
+        try Org.applyDefaults(schema: schema, values: &values, now: settings.now)
+        let missing = schema.fields.enumerated().filter { i, f in
+            !f.nillable && f.createable && !f.calculated && f.type != .boolean && values[i].isNull
+        }.map(\.element.name)
+        guard missing.isEmpty else { throw .requiredFieldMissing(missing) }
+        return state.withLock { s in
+            var counter = s.tables[t].nextIdCounter
+            var id = SalesforceId.make(prefix: schema.keyPrefix, counter: counter)
+            while s.tables[t].rowById[id] != nil {
+                counter += 1
+                id = SalesforceId.make(prefix: schema.keyPrefix, counter: counter)
+            }
+            s.tables[t].nextIdCounter = counter + 1
+            values[0] = .string(id)
+            s.tables[t].append(SObjectRecord(type: schema.name, id: id, values: values, layout: schema.layout))
+            return id
+        }
+    }
+
+    /// Changes fields of a live record (PATCH); derived fields are recomputed.
+    public func update(type: String, id: String, fields: [(String, JSONValue)]) throws(SalesforceError) {
+        let current = try record(type: type, id: id)
+        let schema = schema(named: type)!
+        var values = current.values
+        for (name, value) in fields {
+            guard let position = schema.layout.position(of: name) else {
+                throw .invalidField("No such column '\(name)' on sobject of type \(schema.name)")
+            }
+            let field = schema.fields[position]
+            guard field.updateable, !field.calculated else {
+                throw .invalidFieldForInsertUpdate(
+                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.")
+            }
+            let coerced = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
+            if coerced.isNull && !field.nillable && field.type != .boolean {
+                throw .requiredFieldMissing([field.name])
+            }
+            values[position] = coerced
+        }
+        Org.applyDerived(schema: schema, values: &values)
+        if let p = schema.layout.position(of: "LastModifiedDate") {
+            values[p] = .string(CivilTime.formatDateTime(Int(settings.now.timeIntervalSince1970 * 1000)))
+        }
+        try replace(current, values: values)
+    }
+
+    /// Soft-deletes a live record: it stays visible to `queryAll` with `IsDeleted = true`.
+    public func delete(type: String, id: String) throws(SalesforceError) {
+        let current = try record(type: type, id: id)
+        var values = current.values
+        values[current.layout.position(of: "IsDeleted")!] = .bool(true)
+        try replace(current, values: values)
+    }
+
+    private func replace(_ current: SObjectRecord, values: [JSONValue]) throws(SalesforceError) {
+        let t = schemaIndexByName[current.type.lowercased()]!
+        try state.withLock { (s: inout OrgState) throws(SalesforceError) in
+            guard let row = s.tables[t].rowById[current.id] else { throw .notFound() }
+            var record = s.tables[t].rows[row]
+            record.values = values
+            s.tables[t].replace(row: row, with: record)
+        }
+    }
+
+    /// Appends an already-validated record (fixture loading and the generator), keeping its id.
+    func appendValidated(type t: Int, id: String, values: [JSONValue]) {
+        let schema = schemas[t]
+        state.withLock { s in
+            s.tables[t].append(SObjectRecord(type: schema.name, id: id, values: values, layout: schema.layout))
+        }
+    }
+
+    /// Fills `IsDeleted`, `CreatedDate` / `LastModifiedDate` (the frozen now) and derived fields.
+    static func applyDefaults(schema: ObjectSchema, values: inout [JSONValue], now: Date) throws(SalesforceError) {
+        for (i, field) in schema.fields.enumerated() where values[i].isNull {
+            if field.type == .boolean { values[i] = .bool(false) }
+            if field.name == "CreatedDate" || field.name == "LastModifiedDate" || field.name == "SystemModstamp" {
+                values[i] = .string(CivilTime.formatDateTime(Int(now.timeIntervalSince1970 * 1000)))
+            }
+        }
+        applyDerived(schema: schema, values: &values)
+    }
+
+    /// Derived fields: `Name` = First + Last on Contact, Lead and User; `Task.IsClosed` from Status.
+    static func applyDerived(schema: ObjectSchema, values: inout [JSONValue]) {
+        let layout = schema.layout
+        switch schema.name {
+        case "Contact", "Lead", "User":
+            guard let n = layout.position(of: "Name"), schema.fields[n].calculated else { return }
+            let parts = ["FirstName", "LastName"].compactMap { name -> String? in
+                guard let p = layout.position(of: name), let s = values[p].stringValue, !s.isEmpty else { return nil }
+                return s
+            }
+            values[n] = parts.isEmpty ? .null : .string(parts.joined(separator: " "))
+        case "Task":
+            guard let c = layout.position(of: "IsClosed"), let s = layout.position(of: "Status") else { return }
+            values[c] = .bool(Org.closedTaskStatuses.contains(values[s].stringValue ?? ""))
+        default:
+            return
+        }
+    }
+
+    /// Task statuses that count as closed (Salesforce's default `Completed`).
+    static let closedTaskStatuses: Set<String> = ["Completed"]
+}
+
+import Foundation
