@@ -18,7 +18,7 @@ struct FakeSalesforceResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maxBody)
-        let host = request.head.authority ?? request.headers[.host] ?? boundAddress.value
+        let host = request.head.authority ?? boundAddress.value
         var sfRequest = SFRequest(
             method: request.method.rawValue, target: request.head.path ?? "/",
             headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
@@ -30,7 +30,7 @@ struct FakeSalesforceResponder: HTTPResponder {
         }
         var headers = HTTPFields()
         for (name, value) in response.headers {
-            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+            if let field = HTTPFields.Element.Name(name) { headers.append(HTTPFields.Element(name: field, value: value)) }
         }
         return Response(status: HTTPResponse.Status(code: response.status), headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))

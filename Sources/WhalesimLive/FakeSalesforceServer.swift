@@ -58,17 +58,16 @@ public final class FakeSalesforceServer: Sendable {
 
         let httpBound = BoundAddress(), httpsBound = BoundAddress()
         let failure = BoundAddress()
-        func application(scheme: String, port: Int, bound: BoundAddress, server: HTTPServerBuilder) -> some ApplicationProtocol {
-            Application(
-                responder: FakeSalesforceResponder(fake: fake, scheme: scheme, boundAddress: bound),
-                server: server,
-                configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-                onServerRunning: { channel in
-                    bound.set("\(host):\(channel.localAddress?.port ?? port)")
-                })
-        }
-        let httpApp = application(scheme: "http", port: httpPort, bound: httpBound, server: .http1())
-        let httpsApp = application(scheme: "https", port: httpsPort, bound: httpsBound, server: try .tls(.http1(), tlsConfiguration: tls))
+        let httpApp = Application(
+            responder: FakeSalesforceResponder(fake: fake, scheme: "http", boundAddress: httpBound),
+            server: .http1(),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: httpPort), serverName: nil),
+            onServerRunning: { channel in httpBound.set("\(host):\(channel.localAddress?.port ?? httpPort)") })
+        let httpsApp = Application(
+            responder: FakeSalesforceResponder(fake: fake, scheme: "https", boundAddress: httpsBound),
+            server: try .tls(.http1(), tlsConfiguration: tls),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: httpsPort), serverName: nil),
+            onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") })
         @Sendable func failed(_ message: String) {
             failure.set(message)
             httpBound.set("failed")

@@ -45,7 +45,7 @@ extension FakeSalesforce {
                 url = try Self.substitute(sub.url, succeeded)
                 subBody = try sub.body.map { try Self.substitute($0, succeeded) }
             } catch {
-                results.append((sub.referenceId, 400, .array([.object([("errorCode", "PROCESSING_HALTED"), ("message", .string(error.message))])]), []))
+                results.append((sub.referenceId, 400, .array([.object([("errorCode", "PROCESSING_HALTED"), ("message", .string((error as? ReferenceError)?.message ?? "\(error)"))])]), []))
                 failed = true
                 continue
             }

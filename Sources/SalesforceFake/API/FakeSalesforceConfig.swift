@@ -32,6 +32,17 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
         self.dailyApiRequestsMax = dailyApiRequestsMax
     }
 
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = FakeSalesforceConfig()
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? defaults.seed
+        endpoints = try c.decodeIfPresent([SFEndpoint: EndpointBehaviour].self, forKey: .endpoints) ?? [:]
+        defaultBehaviour = try c.decodeIfPresent(EndpointBehaviour.self, forKey: .defaultBehaviour) ?? EndpointBehaviour()
+        requestLogCapacity = try c.decodeIfPresent(Int.self, forKey: .requestLogCapacity) ?? defaults.requestLogCapacity
+        queryCursorCapacity = try c.decodeIfPresent(Int.self, forKey: .queryCursorCapacity) ?? defaults.queryCursorCapacity
+        dailyApiRequestsMax = try c.decodeIfPresent(Int.self, forKey: .dailyApiRequestsMax) ?? defaults.dailyApiRequestsMax
+    }
+
     /// The behaviour configured for `endpoint`.
     public func behaviour(for endpoint: SFEndpoint) -> EndpointBehaviour {
         endpoints[endpoint] ?? defaultBehaviour
@@ -66,6 +77,12 @@ public struct EndpointBehaviour: Sendable, Codable, Equatable {
     public init(latency: LatencyDistribution = .none, faults: FaultRates = FaultRates()) {
         self.latency = latency
         self.faults = faults
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        latency = try c.decodeIfPresent(LatencyDistribution.self, forKey: .latency) ?? .none
+        faults = try c.decodeIfPresent(FaultRates.self, forKey: .faults) ?? FaultRates()
     }
 }
 
