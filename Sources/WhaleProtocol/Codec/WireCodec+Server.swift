@@ -1,0 +1,94 @@
+import WhaleOT
+
+extension WireCodec {
+    // MARK: Server → client
+
+    public static func decodeServer(_ bytes: some Collection<UInt8>, maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ServerEnvelope {
+        var (envelope, type, messageId) = try open(bytes, maxBytes: maxBytes)
+        let senderId = try envelope.optionalString("senderId") ?? ""
+        var data = try FieldReader(try envelope.required("data"), path: "data")
+        try envelope.finish()
+        let message: ServerMessage
+        switch type {
+        case "resourceConnectionConf":
+            let resourceId = try data.string("resourceId"), revision = try data.int("revision")
+            let initialState = try data.optionalString("initialState")
+            var missed: [MissedOp]?
+            if let list = data.optional("missedOps") {
+                guard case .array(let entries) = list else { throw ProtocolError(.malformedMessage, "data.missedOps must be an array, got \(list.kind)") }
+                missed = []
+                for (i, entry) in entries.enumerated() {
+                    var reader = try FieldReader(entry, path: "data.missedOps[\(i)]")
+                    let op = try reader.operation(), opId = try reader.optionalString("opId")
+                    try reader.finish()
+                    missed?.append(MissedOp(op: op, opId: opId))
+                }
+            }
+            guard (initialState == nil) != (missed == nil) else {
+                throw ProtocolError(.malformedMessage, "resourceConnectionConf carries exactly one of data.initialState and data.missedOps")
+            }
+            message = .resourceConnectionConf(ResourceConnectionConf(resourceId: resourceId, revision: revision, initialState: initialState, missedOps: missed))
+        case "docChangeReturnOps":
+            let resourceId = try data.string("resourceId"), opId = try data.optionalString("opId")
+            message = .docChangeReturnOps(resourceId: resourceId, op: try data.operation(), opId: opId)
+        case "resourceUpdate":
+            message = .resourceUpdate(resourceId: try data.string("resourceId"), senderId: try data.string("senderId"))
+            _ = data.optional("record"); _ = data.optional("seq") // protocol-2 extras, read by the model layer
+        case "error":
+            let codeText = try data.string("code")
+            guard let code = ProtocolErrorCode(rawValue: codeText) else { throw ProtocolError(.malformedMessage, "unknown error code \"\(codeText)\"") }
+            message = .error(ProtocolError(code, try data.string("message"), inReplyTo: try data.optionalString("inReplyTo")))
+        case "cursorUpdate":
+            let cursor = RemoteCursor(
+                resourceId: try data.string("resourceId"), userId: try data.string("userId"),
+                clientId: ClientID(try data.string("clientId")), rev: try data.int("rev"),
+                selection: Selection(anchor: try data.int("anchor"), head: try data.int("head")))
+            message = .cursorUpdate(cursor)
+        case "presenceLeft":
+            message = .presenceLeft(resourceId: try data.string("resourceId"), userId: try data.string("userId"), clientId: ClientID(try data.string("clientId")))
+        default:
+            throw ProtocolError(.unknownType, "unknown message type \"\(type)\"", inReplyTo: messageId)
+        }
+        try data.finish()
+        return ServerEnvelope(senderId: senderId, messageId: messageId, message: message)
+    }
+
+    public static func encode(_ envelope: ServerEnvelope) -> String {
+        var data: [(String, WireJSON)]
+        switch envelope.message {
+        case .resourceConnectionConf(let conf):
+            data = [("resourceId", .string(conf.resourceId))]
+            if let initialState = conf.initialState { data.append(("initialState", .string(initialState))) }
+            data.append(("revision", .int(conf.revision)))
+            if let missed = conf.missedOps {
+                data.append(("missedOps", .array(missed.map { entry in
+                    var members = opMembers(entry.op)
+                    if let opId = entry.opId { members.append(("opId", .string(opId))) }
+                    return .object(members)
+                })))
+            }
+        case .docChangeReturnOps(let resourceId, let op, let opId):
+            data = [("resourceId", .string(resourceId))] + opMembers(op)
+            if let opId { data.append(("opId", .string(opId))) }
+        case .resourceUpdate(let resourceId, let senderId):
+            data = [("resourceId", .string(resourceId)), ("senderId", .string(senderId))]
+        case .error(let error):
+            data = [("code", .string(error.code.rawValue)), ("message", .string(error.message))]
+            if let inReplyTo = error.inReplyTo { data.append(("inReplyTo", .string(inReplyTo))) }
+        case .cursorUpdate(let cursor):
+            data = [
+                ("resourceId", .string(cursor.resourceId)), ("userId", .string(cursor.userId)),
+                ("clientId", .string(cursor.clientId.rawValue)), ("rev", .int(cursor.rev)),
+                ("anchor", .int(cursor.selection.anchor)), ("head", .int(cursor.selection.head)),
+            ]
+        case .presenceLeft(let resourceId, let userId, let clientId):
+            data = [("resourceId", .string(resourceId)), ("userId", .string(userId)), ("clientId", .string(clientId.rawValue))]
+        }
+        return WireJSON.object([
+            ("senderId", .string(envelope.senderId)),
+            ("messageId", .string(envelope.messageId)),
+            ("type", .string(envelope.message.typeName)),
+            ("data", .object(data)),
+        ]).serialized
+    }
+}

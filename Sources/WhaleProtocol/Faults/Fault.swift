@@ -1,0 +1,60 @@
+/// A switchable mutation of client or server logic that reproduces a known defect (most from the
+/// original Whaler). Off by default. Each must be caught by a checker in seeded simulation runs:
+/// that proves the checkers can fail.
+public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStringConvertible {
+    case clientTiePriority = "client-tie-priority"
+    case utf8LengthUnits = "utf8-length-units"
+    case graphemeLengthUnits = "grapheme-length-units"
+    case composeSignError = "compose-sign-error"
+    case reconnectDropsUnacked = "reconnect-drops-unacked"
+    case serverDropsSlowClient = "server-drops-slow-client"
+    case serverAppliesResendTwice = "server-applies-resend-twice"
+    case remoteCursorWrongRule = "remote-cursor-wrong-rule"
+    case revisionResetOnEmpty = "revision-reset-on-empty"
+
+    /// One line saying what the fault does.
+    public var summary: String {
+        switch self {
+        case .clientTiePriority: "client gives the server op tie priority (the Whaler and mb0 bug)"
+        case .utf8LengthUnits: "client counts positions and lengths in UTF-8 bytes instead of Unicode scalars"
+        case .graphemeLengthUnits: "client counts positions and lengths in grapheme clusters instead of Unicode scalars"
+        case .composeSignError: "client's compose has a sign error on the insert/delete branch"
+        case .reconnectDropsUnacked: "client throws unacknowledged edits away when it reconnects"
+        case .serverDropsSlowClient: "server drops messages to a slow client (full send buffer)"
+        case .serverAppliesResendTwice: "server applies an op resent after a reconnect a second time"
+        case .remoteCursorWrongRule: "client moves remote cursors by the ot.js rule instead of the remote rule"
+        case .revisionResetOnEmpty: "server resets a document's revision to 0 when its last client leaves"
+        }
+    }
+
+    /// Whether the mutation sits in the client (otherwise in the server).
+    public var isClientSide: Bool {
+        switch self {
+        case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty: false
+        default: true
+        }
+    }
+
+    public var description: String { rawValue }
+}
+
+/// A set of faults, switched on together. Stored as a bit set: cheap to test on hot paths and
+/// with a deterministic order when listed.
+public struct FaultSet: Hashable, Sendable, Codable, Sequence, ExpressibleByArrayLiteral {
+    private var bits: UInt32 = 0
+    public init() {}
+    public init(_ faults: some Sequence<Fault>) { for fault in faults { insert(fault) } }
+    public init(arrayLiteral elements: Fault...) { self.init(elements) }
+
+    private static func bit(_ fault: Fault) -> UInt32 { 1 << UInt32(Fault.allCases.firstIndex(of: fault)!) }
+    public func contains(_ fault: Fault) -> Bool { bits & Self.bit(fault) != 0 }
+    public mutating func insert(_ fault: Fault) { bits |= Self.bit(fault) }
+    public mutating func remove(_ fault: Fault) { bits &= ~Self.bit(fault) }
+    public var isEmpty: Bool { bits == 0 }
+    /// The faults in catalog order.
+    public var faults: [Fault] { Fault.allCases.filter(contains) }
+    public func makeIterator() -> IndexingIterator<[Fault]> { faults.makeIterator() }
+
+    public init(from decoder: any Decoder) throws { self.init(try [Fault](from: decoder)) }
+    public func encode(to encoder: any Encoder) throws { try faults.encode(to: encoder) }
+}

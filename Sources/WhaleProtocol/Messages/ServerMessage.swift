@@ -1,0 +1,79 @@
+import WhaleOT
+
+/// An op the server applied, as sent in a resync: its form in server order and, in protocol 2,
+/// the `opId` of the change it came from (so the client recognises its own op as an ack).
+public struct MissedOp: Hashable, Sendable {
+    public var op: Operation
+    public var opId: String?
+    public init(op: Operation, opId: String?) {
+        self.op = op
+        self.opId = opId
+    }
+}
+
+/// The answer to `resourceConnection`: either the full state (`initialState`) or, on a protocol-2
+/// resync from a known revision, the ops since that revision (`missedOps`).
+public struct ResourceConnectionConf: Hashable, Sendable {
+    public var resourceId: String
+    public var revision: Int
+    public var initialState: String?
+    public var missedOps: [MissedOp]?
+    public init(resourceId: String, revision: Int, initialState: String? = nil, missedOps: [MissedOp]? = nil) {
+        self.resourceId = resourceId
+        self.revision = revision
+        self.initialState = initialState
+        self.missedOps = missedOps
+    }
+}
+
+/// Where another client's selection is (protocol 2), at server revision `rev`.
+public struct RemoteCursor: Hashable, Sendable {
+    public var resourceId: String
+    public var userId: String
+    public var clientId: ClientID
+    public var rev: Int
+    public var selection: Selection
+    public init(resourceId: String, userId: String, clientId: ClientID, rev: Int, selection: Selection) {
+        self.resourceId = resourceId
+        self.userId = userId
+        self.clientId = clientId
+        self.rev = rev
+        self.selection = selection
+    }
+}
+
+/// Messages from the server to clients.
+public enum ServerMessage: Hashable, Sendable {
+    case resourceConnectionConf(ResourceConnectionConf)
+    /// An applied change, to every client of the document (the sender's copy is its ack).
+    case docChangeReturnOps(resourceId: String, op: Operation, opId: String?)
+    /// A model record changed; receivers other than `senderId` refetch.
+    case resourceUpdate(resourceId: String, senderId: String)
+    case error(ProtocolError)
+    case cursorUpdate(RemoteCursor)
+    case presenceLeft(resourceId: String, userId: String, clientId: ClientID)
+
+    /// The wire `type` string.
+    public var typeName: String {
+        switch self {
+        case .resourceConnectionConf: "resourceConnectionConf"
+        case .docChangeReturnOps: "docChangeReturnOps"
+        case .resourceUpdate: "resourceUpdate"
+        case .error: "error"
+        case .cursorUpdate: "cursorUpdate"
+        case .presenceLeft: "presenceLeft"
+        }
+    }
+}
+
+/// A server message with its envelope fields. `senderId` is the server instance's id.
+public struct ServerEnvelope: Hashable, Sendable {
+    public var senderId: String
+    public var messageId: String
+    public var message: ServerMessage
+    public init(senderId: String, messageId: String, message: ServerMessage) {
+        self.senderId = senderId
+        self.messageId = messageId
+        self.message = message
+    }
+}

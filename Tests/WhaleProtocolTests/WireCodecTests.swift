@@ -1,0 +1,81 @@
+import Testing
+import WhaleOT
+@testable import WhaleProtocol
+
+@Suite struct WireCodecTests {
+    @Test func decodesTheOriginalDocChange() throws {
+        let text = #"{"messageId":"m1","type":"docChange","data":{"resourceId":"a1","rev":3,"n":[6,0,4],"s":["","w",""]}}"#
+        let envelope = try WireCodec.decodeClient(Array(text.utf8))
+        guard case .docChange(let change) = envelope.message else { Issue.record("not a docChange"); return }
+        #expect(change.rev == 3)
+        #expect(change.op.description == #"[r6, i"w", r4]"#)
+        #expect(change.opId == nil)
+        #expect(WireCodec.encode(envelope) == text)
+    }
+
+    @Test func everyClientMessageRoundTrips() throws {
+        var op = Operation(); op.retain(2); op.insert("é👍"); op.delete(1)
+        let envelopes = [
+            ClientEnvelope(messageId: "c1:j1", message: .resourceConnection(resourceId: "acc", revision: nil)),
+            ClientEnvelope(messageId: "c1:j2", message: .resourceConnection(resourceId: "acc", revision: 7)),
+            ClientEnvelope(messageId: "c1:3", message: .docChange(DocChange(resourceId: "acc", rev: 2, op: op, opId: "c1:3"))),
+            ClientEnvelope(messageId: "c1:k4", message: .cursorUpdate(resourceId: "acc", rev: 2, selection: Selection(anchor: 5, head: 1))),
+        ]
+        for envelope in envelopes {
+            #expect(try WireCodec.decodeClient(Array(WireCodec.encode(envelope).utf8)) == envelope)
+        }
+    }
+
+    @Test func everyServerMessageRoundTrips() throws {
+        var op = Operation(); op.insert("x\n\"y\""); op.retain(3)
+        let messages: [ServerMessage] = [
+            .resourceConnectionConf(ResourceConnectionConf(resourceId: "a", revision: 4, initialState: "hello")),
+            .resourceConnectionConf(ResourceConnectionConf(resourceId: "a", revision: 4, missedOps: [MissedOp(op: op, opId: "c2:1"), MissedOp(op: op, opId: nil)])),
+            .docChangeReturnOps(resourceId: "a", op: op, opId: "c1:9"),
+            .docChangeReturnOps(resourceId: "a", op: op, opId: nil),
+            .resourceUpdate(resourceId: "org1", senderId: "client-uuid"),
+            .error(ProtocolError(.badRevision, "revision 9 is not in 0...4", inReplyTo: "c1:9")),
+            .cursorUpdate(RemoteCursor(resourceId: "a", userId: "u2", clientId: "c2", rev: 4, selection: Selection(anchor: 1, head: 3))),
+            .presenceLeft(resourceId: "a", userId: "u2", clientId: "c2"),
+        ]
+        for message in messages {
+            let envelope = ServerEnvelope(senderId: "srv", messageId: "m", message: message)
+            #expect(try WireCodec.decodeServer(Array(WireCodec.encode(envelope).utf8)) == envelope)
+        }
+    }
+
+    /// What each bad input gets: the error code the server answers with, and a message naming the problem.
+    @Test(arguments: [
+        ("not json", ProtocolErrorCode.malformedMessage, "invalid JSON at byte 0"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","rev":"3","n":[],"s":[]}}"#, .malformedMessage, "data.rev must be an integer, got a string"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","rev":3,"n":[1,0],"s":[""]}}"#, .badOperation, "mismatched array lengths"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","rev":3,"n":[0],"s":[""]}}"#, .badOperation, "empty insert"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","rev":3,"n":[2],"s":["x"]}}"#, .badOperation, "retain 2 carries text"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","n":[],"s":[]}}"#, .malformedMessage, "missing data.rev"),
+        (#"{"messageId":"m","type":"docChange","data":{"resourceId":"a","rev":1,"n":[1],"s":[""],"x":1}}"#, .malformedMessage, "unexpected member data.x"),
+        (#"{"messageId":"m","type":"shout","data":{}}"#, .unknownType, "unknown message type \"shout\""),
+        (#"{"type":"docChange","data":{}}"#, .malformedMessage, "missing messageId"),
+        (#"{"messageId":"m","type":"resourceConnection","data":{"resourceId":"\ud800"}}"#, .malformedMessage, "lone high surrogate"),
+        (#"{"messageId":"m","type":"cursorUpdate","data":{"resourceId":"a","rev":0,"anchor":-1,"head":0}}"#, .malformedMessage, "must not be negative"),
+    ])
+    func badInputGetsAPreciseError(input: String, code: ProtocolErrorCode, message: String) {
+        #expect {
+            try WireCodec.decodeClient(Array(input.utf8))
+        } throws: { error in
+            guard let error = error as? ProtocolError else { return false }
+            return error.code == code && error.message.contains(message)
+        }
+    }
+
+    @Test func illFormedUTF8IsRejected() {
+        let bytes: [UInt8] = Array(#"{"messageId":"m","type":"resourceConnection","data":{"resourceId":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)
+        #expect(throws: ProtocolError.self) { try WireCodec.decodeClient(bytes) }
+    }
+
+    @Test func theOriginalSizeLimitIsEnforced() {
+        let big = #"{"messageId":"m","type":"resourceConnection","data":{"resourceId":""# + String(repeating: "a", count: 600) + #""}}"#
+        #expect {
+            try WireCodec.decodeClient(Array(big.utf8), maxBytes: WireCodec.originalMaxBytes)
+        } throws: { ($0 as? ProtocolError)?.code == .tooLarge }
+    }
+}
