@@ -103,12 +103,12 @@ import Testing
         for _ in 0..<4 { _ = fake.handle(APITestOrg.get("/services/data/v59.0/limits", token: token)) }
         _ = fake.handle(APITestOrg.get("/services/data/v59.0/nothing", token: nil))
         let log = fake.requestLog
-        #expect(log.dropped == 2)
-        #expect(log.entries.map(\.sequence) == [3, 4, 5])
+        #expect(log.dropped == 3)  // the login, then the first two /limits
+        #expect(log.entries.map(\.sequence) == [4, 5, 6])
         #expect(log.entries.map(\.status) == [200, 200, 404])
         #expect(log.entries[0].client == APITestOrg.username)
         #expect(log.entries[0].endpoint == .limits)
         #expect(log.entries[2].client == "anonymous")
-        #expect(log.entries[0].line.hasPrefix("#3 admin@api.test GET /services/data/v59.0/limits 200"))
+        #expect(log.entries[0].line.hasPrefix("#4 admin@api.test GET /services/data/v59.0/limits 200"))
     }
 }
