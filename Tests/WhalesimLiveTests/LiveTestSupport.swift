@@ -1,0 +1,77 @@
+import Foundation
+import SalesforceFake
+import WhalesimLive
+
+/// Paths, fixtures and subprocesses for the live (real socket) tests.
+enum Live {
+    /// The package root, found from this file's path (no Bundle.module needed).
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    }()
+
+    static let smallOrg = packageRoot.appendingPathComponent("Fixtures/salesforce/small")
+
+    /// The small fixture org, freshly loaded (writes never touch the files).
+    static func loadSmallOrg() throws -> Org { try Org.load(directory: smallOrg) }
+
+    static let admin = (username: "admin@whaler.test", password: "whaler123", token: "TOKEN123")
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a program to completion (killed after `timeout`), capturing its output.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: Duration = .seconds(120), whileRunning: (@Sendable () async -> Void)? = nil) async throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Drain both pipes on their own threads so a chatty child never blocks on a full pipe.
+        let outText = Task.detached { String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let errText = Task.detached { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let watcher = Task { await whileRunning?() }
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        watcher.cancel()
+        return Output(status: process.terminationStatus, stdout: await outText.value, stderr: await errText.value)
+    }
+
+    /// `python3` on PATH, or nil.
+    static func python3() -> String? {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin").split(separator: ":") {
+            let candidate = "\(directory)/python3"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    static func temporaryDirectory(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+struct LiveTestError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
