@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTLS
+import Logging
 import NIOCore
 import SalesforceFake
+import ServiceLifecycle
 
 /// The fake Salesforce on real sockets: plain HTTP on one port (curl, the benchmark) and HTTPS on
 /// another (simple-salesforce always builds `https://` URLs), both serving one `FakeSalesforce`.
@@ -23,16 +25,19 @@ public final class FakeSalesforceServer: Sendable {
     public let httpsPort: Int
     /// The CA certificate (PEM) that signed the HTTPS certificate.
     public let caFile: URL
-    private let tasks: [Task<Void, any Error>]
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
 
-    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, tasks: [Task<Void, any Error>]) {
+    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, group: ServiceGroup,
+                 task: Task<Void, any Error>) {
         self.fake = fake
         self.httpPort = httpPort
         self.httpsPort = httpsPort
         self.httpURL = "http://\(host):\(httpPort)"
         self.httpsURL = "https://\(host):\(httpsPort)"
         self.caFile = caFile
-        self.tasks = tasks
+        self.group = group
+        self.task = task
     }
 
     /// Starts both listeners and returns once they are bound. Port 0 picks a free port.
@@ -58,42 +63,47 @@ public final class FakeSalesforceServer: Sendable {
 
         let httpBound = BoundAddress(), httpsBound = BoundAddress()
         let failure = BoundAddress()
+        // Warnings and errors only: the CLI prints its own banner, tests stay quiet.
+        var logger = Logger(label: "whalesim.fake-salesforce")
+        logger.logLevel = .warning
         let httpApp = Application(
             responder: FakeSalesforceResponder(fake: fake, scheme: "http", boundAddress: httpBound),
             server: .http1(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: httpPort), serverName: nil),
-            onServerRunning: { channel in httpBound.set("\(host):\(channel.localAddress?.port ?? httpPort)") })
+            onServerRunning: { channel in httpBound.set("\(host):\(channel.localAddress?.port ?? httpPort)") },
+            logger: logger)
         let httpsApp = Application(
             responder: FakeSalesforceResponder(fake: fake, scheme: "https", boundAddress: httpsBound),
             server: try .tls(.http1(), tlsConfiguration: tls),
             configuration: ApplicationConfiguration(address: .hostname(host, port: httpsPort), serverName: nil),
-            onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") })
-        @Sendable func failed(_ message: String) {
-            failure.set(message)
-            httpBound.set("failed")
-            httpsBound.set("failed")
+            onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") },
+            logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [httpApp, httpsApp], logger: logger))
+        let task = Task {
+            do { try await group.run() } catch {
+                // Releases the waits below when a listener cannot start (port taken...).
+                failure.set("\(error)")
+                httpBound.set("failed")
+                httpsBound.set("failed")
+                throw error
+            }
         }
-        let tasks = [
-            Task { do { try await httpApp.run() } catch { failed("http: \(error)"); throw error } },
-            Task { do { try await httpsApp.run() } catch { failed("https: \(error)"); throw error } },
-        ]
-        // Both listeners bound, or one failed (port taken...): `failed` releases the waits.
         _ = await httpBound.wait()
         _ = await httpsBound.wait()
         if !failure.value.isEmpty {
-            for task in tasks { task.cancel() }
+            await group.triggerGracefulShutdown()
             throw FakeSalesforceServerError(message: "could not start the fake Salesforce (\(failure.value))")
         }
         let httpBoundPort = Int(httpBound.value.split(separator: ":").last ?? "") ?? httpPort
         let httpsBoundPort = Int(httpsBound.value.split(separator: ":").last ?? "") ?? httpsPort
         return FakeSalesforceServer(fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
-                                    caFile: caURL, tasks: tasks)
+                                    caFile: caURL, group: group, task: task)
     }
 
     /// Stops both listeners (graceful: requests in flight finish) and waits for them.
     public func stop() async {
-        for task in tasks { task.cancel() }
-        for task in tasks { _ = try? await task.value }
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
     }
 }
 
