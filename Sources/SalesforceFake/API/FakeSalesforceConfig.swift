@@ -22,7 +22,7 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
 
     public init(seed: UInt64 = 1, endpoints: [SFEndpoint: EndpointBehaviour] = [:],
                 defaultBehaviour: EndpointBehaviour = EndpointBehaviour(),
-                requestLogCapacity: Int = 100_000, queryCursorCapacity: Int = 10_000,
+                requestLogCapacity: Int = 20_000, queryCursorCapacity: Int = 10_000,
                 dailyApiRequestsMax: Int = 5_000_000) {
         self.seed = seed
         self.endpoints = endpoints
