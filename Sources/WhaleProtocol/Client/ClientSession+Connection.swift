@@ -34,6 +34,10 @@ extension ClientSession {
             if revision != conf.revision {
                 actions.append(.failed("resync ended at revision \(revision), server says \(conf.revision)"))
             }
+            // An op made while the join was under way has not gone out yet.
+            if let outstanding, sentOutstandingOpId != outstanding.opId {
+                actions.append(.send(change(outstanding)))
+            }
             sendCursorIfPossible(&actions)
             return
         }

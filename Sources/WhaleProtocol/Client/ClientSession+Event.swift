@@ -41,6 +41,7 @@ extension ClientSession {
             onConnected(&actions)
         case .disconnected:
             connection = .disconnected
+            sentOutstandingOpId = nil
             remoteCursors.removeAll()
         case .received(let envelope):
             onReceived(envelope, &actions)
@@ -77,8 +78,10 @@ extension ClientSession {
         return Int(opId.dropFirst(clientId.rawValue.count + 1))
     }
 
-    func change(_ pending: PendingOp) -> ClientEnvelope {
-        ClientEnvelope(
+    /// The change message for `pending`, noting that the outstanding op went out on this connection.
+    mutating func change(_ pending: PendingOp) -> ClientEnvelope {
+        if pending.opId == outstanding?.opId { sentOutstandingOpId = pending.opId }
+        return ClientEnvelope(
             messageId: pending.opId,
             message: .docChange(DocChange(resourceId: resourceId, rev: revision, op: pending.op, opId: speaksV2 ? pending.opId : nil))
         )

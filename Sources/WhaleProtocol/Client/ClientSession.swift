@@ -66,6 +66,8 @@ public struct ClientSession: Sendable {
     var nextMessageSeq = 1
     var lastAckedOpSeq = 0
     var cursorDirty = false
+    /// The outstanding op already sent on the current connection (nil after a disconnect).
+    var sentOutstandingOpId: String?
 
     public init(clientId: ClientID, userId: String, resourceId: String, configuration: Configuration = .init()) {
         self.clientId = clientId
