@@ -24,6 +24,8 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
     var runs = 3
     @Option(name: .customLong("batch-size"), help: "Sforce-Query-Options batchSize.")
     var batchSize = 200
+    @Option(help: "Template org directory for the generator.")
+    var template = "Fixtures/salesforce/small"
     @Option(help: "Seed of the generated org and of the query mix.")
     var seed: UInt64 = 1
     @Option(name: .customLong("min-qps"), help: "Threshold: queries per second.")
@@ -43,7 +45,8 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
         #endif
         let rssBefore = ProcessMemory.residentMB()
         let loadStart = ContinuousClock.now
-        let org = try BenchOrg.generate(seed: seed, accounts: accounts)
+        let org: Org
+        do { org = try BenchOrg.generate(seed: seed, accounts: accounts, template: template) } catch let error as BadInput { throw error.exit() }
         let loadTime = ContinuousClock.now - loadStart
         let rssAfter = ProcessMemory.residentMB()
         let server = try await FakeSalesforceServer.start(org: org)
@@ -102,9 +105,12 @@ enum ProcessMemory {
 
 /// The generated org, a session, and the query mix for `whalesim bench salesforce`.
 enum BenchOrg {
-    static func generate(seed: UInt64, accounts: Int) throws -> Org {
-        // GENERATOR-PENDING: OrgGenerator.generate(seed: seed, accounts: accounts)
-        throw BadInput("the org generator is not merged yet")
+    static func generate(seed: UInt64, accounts: Int, template: String) throws -> Org {
+        do {
+            return try OrgGenerator.generate(seed: seed, accounts: accounts, templateDirectory: URL(fileURLWithPath: template))
+        } catch {
+            throw BadInput("--template \(template): \(error)")
+        }
     }
 
     /// A bearer token from the OAuth password grant of the org's first login principal, in-process.

@@ -28,7 +28,7 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Org fixture directory (e.g. Fixtures/salesforce/small).")
     var org: String?
 
-    @Option(name: .long, help: "Serve a generated org with this many accounts instead of --org.")
+    @Option(name: .long, help: "Serve a generated org with this many accounts (--org is then the template).")
     var generateAccounts: Int?
 
     @Option(name: .long, help: "Plain HTTP port (0 picks one).")
@@ -85,26 +85,25 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
     }
 
     private func loadOrg() throws -> (Org, [ConnectedApp]) {
-        switch (org, generateAccounts) {
-        case (nil, nil):
-            throw BadInput("give --org DIR or --generate-accounts N").exit()
-        case (.some, .some):
-            throw BadInput("give either --org or --generate-accounts, not both").exit()
-        case (nil, .some(let count)):
+        guard org != nil || generateAccounts != nil else {
+            throw BadInput("give --org DIR, or --generate-accounts N (with --org as the template)").exit()
+        }
+        // With --generate-accounts, --org names the template (default Fixtures/salesforce/small).
+        let path = org ?? "Fixtures/salesforce/small"
+        let directory = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BadInput("--org \(path): no such directory").exit()
+        }
+        do {
+            let apps = try ConnectedApp.load(directory: directory)
+            guard let count = generateAccounts else { return (try Org.load(directory: directory), apps) }
             guard count >= 0 else { throw BadInput("--generate-accounts must be ≥ 0").exit() }
-            _ = count  // GENERATOR-PENDING: OrgGenerator.generate(seed: seed, accounts: count)
-            throw BadInput("--generate-accounts: the org generator is not merged yet").exit()
-        case (.some(let path), nil):
-            let directory = URL(fileURLWithPath: path)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw BadInput("--org \(path): no such directory").exit()
-            }
-            do {
-                return (try Org.load(directory: directory), try ConnectedApp.load(directory: directory))
-            } catch {
-                throw BadInput("--org \(path): \(error)").exit()
-            }
+            return (try OrgGenerator.generate(seed: seed, accounts: count, templateDirectory: directory), apps)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw BadInput("--org \(path): \(error)").exit()
         }
     }
 
