@@ -38,9 +38,9 @@ enum Live {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Drain both pipes on their own threads so a chatty child never blocks on a full pipe.
-        let outText = Task.detached { String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        let errText = Task.detached { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        // Drain both pipes on Dispatch threads (blocking reads must stay off the cooperative pool,
+        // which has one thread per core) so a chatty child never blocks on a full pipe.
+        let outText = drain(out), errText = drain(err)
         let watcher = Task { await whileRunning?() }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
@@ -53,6 +53,17 @@ enum Live {
         process.waitUntilExit()
         watcher.cancel()
         return Output(status: process.terminationStatus, stdout: await outText.value, stderr: await errText.value)
+    }
+
+    private static func drain(_ pipe: Pipe) -> Task<String, Never> {
+        let handle = pipe.fileHandleForReading
+        return Task {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+                }
+            }
+        }
     }
 
     /// `python3` on PATH, or nil.

@@ -16,8 +16,9 @@ import WhalesimLive
 
         // The small fixture plus enough accounts for more than five pages of 200.
         let org = try Live.loadSmallOrg()
+        let owner = try #require(org.credential(username: Live.admin.username)?.userId)
         for i in 0..<Self.bulkCount {
-            try org.insert(type: "Account", fields: [("Name", .string("Bulk \(String(1000 + i))"))])
+            try org.insert(type: "Account", fields: [("Name", .string("Bulk \(String(1000 + i))")), ("OwnerId", .string(owner))])
         }
         let server = try await FakeSalesforceServer.start(org: org)
         let handshake = try Live.temporaryDirectory("simple-salesforce")

@@ -44,7 +44,7 @@ extension FakeSalesforce {
         case .sobject(_, let type):
             switch method {
             case "GET": return sobjectInfo(type: type, version: version)
-            case "POST": return create(type: type, body: request.body)
+            case "POST": return create(type: type, body: request.body, session: session)
             default: return Self.methodNotAllowed(method, allowed: "GET,HEAD,POST")
             }
         case .describe(_, let type):

@@ -18,13 +18,17 @@ extension FakeSalesforce {
         return .json(200, .object(pairs))
     }
 
-    /// `POST /sobjects/{Type}`: 201 `{"id","success":true,"errors":[]}`.
-    func create(type: String, body: [UInt8]) -> SFResponse {
+    /// `POST /sobjects/{Type}`: 201 `{"id","success":true,"errors":[]}`. Like Salesforce, a record
+    /// created without `OwnerId` is owned by the session's user.
+    func create(type: String, body: [UInt8], session: SFSession) -> SFResponse {
         guard let schema = org.schema(named: type) else { return Self.unsupportedType(type) }
-        let fields: [(String, JSONValue)]
+        var fields: [(String, JSONValue)]
         switch Self.recordFields(body) {
         case .success(let f): fields = f
         case .failure(let failure): return failure.response
+        }
+        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }) {
+            fields.append(("OwnerId", .string(session.userId)))
         }
         do {
             let id = try org.insert(type: schema.name, fields: fields)
