@@ -49,21 +49,31 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
         do { org = try BenchOrg.generate(seed: seed, accounts: accounts, template: template) } catch let error as BadInput { throw error.exit() }
         let loadTime = ContinuousClock.now - loadStart
         let rssAfter = ProcessMemory.residentMB()
-        let server = try await FakeSalesforceServer.start(org: org)
-        let token = try BenchOrg.login(server.fake, org: org)
         let queries = BenchOrg.queries(org: org, seed: seed, count: 512)
-        let port = server.httpPort
-        let queryHeaders = [("Authorization", "Bearer \(token)"), ("Sforce-Query-Options", "batchSize=\(batchSize)")]
 
-        // Warm-up (connections, caches), then the baseline and the measured runs.
-        _ = try await HTTPLoadRun.measure(port: port, connections: connections, seconds: min(1, seconds), targets: queries, headers: queryHeaders)
-        let baseline = try await HTTPLoadRun.measure(port: port, connections: connections, seconds: seconds,
-                                                 targets: ["/services/data/"], headers: [])
-        var results: [HTTPLoadRun.Result] = []
-        for _ in 0..<runs {
-            results.append(try await HTTPLoadRun.measure(port: port, connections: connections, seconds: seconds, targets: queries, headers: queryHeaders))
+        // In-process, one thread, no sockets, result cache off: what the engine plus handler cost.
+        let bare = FakeSalesforce(org: org, config: FakeSalesforceConfig(seed: seed, queryResultCacheCapacity: 0))
+        let bareToken = try BenchOrg.login(bare, org: org)
+        let inProcess = BenchOrg.inProcessRate(bare, token: bareToken, targets: queries, batchSize: batchSize, seconds: min(2, seconds))
+
+        // Over HTTP with the result cache off (every query runs the engine), then as configured by default.
+        let uncached = try await BenchOrg.serve(org: org, config: FakeSalesforceConfig(seed: seed, queryResultCacheCapacity: 0)) { port, token in
+            let headers = [("Authorization", "Bearer \(token)"), ("Sforce-Query-Options", "batchSize=\(batchSize)")]
+            return [try await HTTPLoadRun.measure(port: port, connections: connections, seconds: seconds, targets: queries, headers: headers)]
+        }[0]
+        var cacheStatistics = (hits: 0, misses: 0)
+        // The first element is the no-SOQL baseline, the rest the measured runs.
+        var results = try await BenchOrg.serve(org: org, config: FakeSalesforceConfig(seed: seed), statistics: { cacheStatistics = $0 }) { port, token in
+            let headers = [("Authorization", "Bearer \(token)"), ("Sforce-Query-Options", "batchSize=\(batchSize)")]
+            // Warm-up (connections, lazily built indexes), the no-SOQL baseline, then the measured runs.
+            _ = try await HTTPLoadRun.measure(port: port, connections: connections, seconds: min(1, seconds), targets: queries, headers: headers)
+            var results = [try await HTTPLoadRun.measure(port: port, connections: connections, seconds: seconds, targets: ["/services/data/"], headers: [])]
+            for _ in 0..<runs {
+                results.append(try await HTTPLoadRun.measure(port: port, connections: connections, seconds: seconds, targets: queries, headers: headers))
+            }
+            return results
         }
-        await server.stop()
+        let baseline = results.removeFirst()
         let median = results.sorted { $0.queriesPerSecond < $1.queriesPerSecond }[results.count / 2]
         let p99s = results.map(\.p99Milliseconds).sorted()
         let p99 = p99s[p99s.count / 2]
@@ -72,14 +82,18 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
         print("command: \(command)")
         print(String(format: "org: %d accounts generated in %.2f s; RSS before %.1f MB, after %.1f MB, org %.1f MB",
                      accounts, Double(loadTime.components.seconds) + Double(loadTime.components.attoseconds) / 1e18, rssBefore, rssAfter, orgMB))
-        print(String(format: "baseline GET /services/data/: %.0f req/s, p50 %.2f ms, p99 %.2f ms", baseline.queriesPerSecond, baseline.p50Milliseconds, baseline.p99Milliseconds))
+        print(String(format: "baseline GET /services/data/ (no SOQL): %.0f req/s, p50 %.2f ms, p99 %.2f ms", baseline.queriesPerSecond, baseline.p50Milliseconds, baseline.p99Milliseconds))
+        print(String(format: "in-process handler, 1 thread, result cache off: %.0f queries/s", inProcess))
+        print(String(format: "HTTP, result cache off: %.0f queries/s, p50 %.2f ms, p99 %.2f ms, %.1f rows/page, errors %d",
+                     uncached.queriesPerSecond, uncached.p50Milliseconds, uncached.p99Milliseconds, uncached.rowsPerPage, uncached.errors))
+        print("HTTP, result cache on (default), \(queries.count) distinct queries; cache hits \(cacheStatistics.hits), misses \(cacheStatistics.misses):")
         for (i, r) in results.enumerated() {
             print(String(format: "run %d: %.0f queries/s, p50 %.2f ms, p99 %.2f ms, %d queries, %.1f rows/page, errors %d",
                          i + 1, r.queriesPerSecond, r.p50Milliseconds, r.p99Milliseconds, r.requests, r.rowsPerPage, r.errors))
         }
         print(String(format: "median: %.0f queries/s (target ≥ %.0f), p99 %.2f ms (target ≤ %.0f), org %.1f MB (target ≤ %.0f)",
                      median.queriesPerSecond, minQPS, p99, maxP99, orgMB, maxOrgMB))
-        let errors = results.map(\.errors).reduce(0, +)
+        let errors = results.map(\.errors).reduce(0, +) + uncached.errors
         if errors > 0 {
             printError("whalesim: \(errors) queries failed")
             throw ExitStatus.correctnessViolated
@@ -111,6 +125,35 @@ enum BenchOrg {
         } catch {
             throw BadInput("--template \(template): \(error)")
         }
+    }
+
+    /// Starts a server on `org`, logs in, runs `body` with its HTTP port and token, stops it.
+    static func serve<R>(org: Org, config: FakeSalesforceConfig, statistics: ((hits: Int, misses: Int)) -> Void = { _ in },
+                         _ body: (Int, String) async throws -> R) async throws -> R {
+        let server = try await FakeSalesforceServer.start(org: org, config: config)
+        do {
+            let result = try await body(server.httpPort, try login(server.fake, org: org))
+            statistics(server.fake.queryCacheStatistics)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Queries per second through `FakeSalesforce.handle` directly, on this thread.
+    static func inProcessRate(_ fake: FakeSalesforce, token: String, targets: [String], batchSize: Int, seconds: Double) -> Double {
+        let headers: [(name: String, value: String)] = [("Authorization", "Bearer \(token)"), ("Sforce-Query-Options", "batchSize=\(batchSize)")]
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        var count = 0
+        while ContinuousClock.now < deadline {
+            _ = fake.handle(SFRequest(method: "GET", target: targets[count % targets.count], headers: headers))
+            count += 1
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// A bearer token from the OAuth password grant of the org's first login principal, in-process.

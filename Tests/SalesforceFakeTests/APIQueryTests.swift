@@ -150,4 +150,27 @@ import Testing
         let json = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT COUNT() FROM Contact"), token: token)).json
         #expect(json == .object([("totalSize", 2), ("done", true), ("records", [])]))
     }
+
+    @Test func resultCacheHitsUntilAWrite() throws {
+        let (fake, token) = try APITestOrg.fakeWithSession()
+        let target = APITestOrg.queryTarget("SELECT Name FROM Account ORDER BY Name")
+        let first = fake.handle(APITestOrg.get(target, token: token)).bodyText
+        #expect(fake.handle(APITestOrg.get(target, token: token)).bodyText == first)
+        #expect(fake.queryCacheStatistics.hits == 1)
+        // A write through the API, then one straight on the org: both change the answer.
+        _ = fake.handle(APITestOrg.send("POST", "/services/data/v59.0/sobjects/Account", token: token, json: #"{"Name": "Zed"}"#))
+        #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 4)
+        try fake.org.insert(type: "Account", fields: [("Name", "Zed 2")])
+        #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 5)
+        // The same text on another version or through queryAll is another entry.
+        #expect(fake.handle(APITestOrg.get(target.replacingOccurrences(of: "v59.0", with: "v58.0"), token: token)).json["records"]?[0]?["attributes"]?["url"]?.stringValue?.contains("v58.0") == true)
+    }
+
+    @Test func resultCacheOffStillAnswers() throws {
+        let (fake, token) = try APITestOrg.fakeWithSession(config: FakeSalesforceConfig(queryResultCacheCapacity: 0))
+        let target = APITestOrg.queryTarget("SELECT Id FROM Account")
+        #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 3)
+        #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 3)
+        #expect(fake.queryCacheStatistics.hits == 0)
+    }
 }

@@ -63,6 +63,7 @@ extension FakeSalesforce {
             if response.status >= 400 { failed = true } else { succeeded[sub.referenceId] = parsedBody }
         }
         if allOrNone && failed, let snapshot {
+            state.withLock { $0.rollbacks += 1 }
             org.restore(snapshot)
             results = results.map { r in r.status < 400 ? (r.referenceId, 400, Self.processingHalted, []) : r }
         }

@@ -10,10 +10,17 @@ extension FakeSalesforce {
         }
         outcome.soql = soql
         let result: SOQLResult
-        do {
-            result = try SOQL.execute(soql, in: org, apiVersion: version, includeDeleted: includeDeleted)
-        } catch {
-            return Self.response(for: error)
+        let key = QueryResultCache.Key(soql: soql, version: version, includeDeleted: includeDeleted,
+                                       generation: org.writeGeneration(rollbacks: state.withLock { $0.rollbacks }))
+        if let cached = state.withLock({ $0.results.lookup(key) }) {
+            result = cached
+        } else {
+            do {
+                result = try SOQL.execute(soql, in: org, apiVersion: version, includeDeleted: includeDeleted)
+            } catch {
+                return Self.response(for: error)
+            }
+            state.withLock { $0.results.store(result, for: key) }
         }
         let pageSize = Self.batchSize(request.header("Sforce-Query-Options"), default: org.settings.defaultPageSize)
         let rows = result.records

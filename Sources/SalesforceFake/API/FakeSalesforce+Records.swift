@@ -19,7 +19,7 @@ extension FakeSalesforce {
     }
 
     /// `POST /sobjects/{Type}`: 201 `{"id","success":true,"errors":[]}`. Like Salesforce, a record
-    /// created without `OwnerId` is owned by the session's user.
+    /// created without `OwnerId` is owned by the session's user (when that user is a User record).
     func create(type: String, body: [UInt8], session: SFSession) -> SFResponse {
         guard let schema = org.schema(named: type) else { return Self.unsupportedType(type) }
         var fields: [(String, JSONValue)]
@@ -27,7 +27,8 @@ extension FakeSalesforce {
         case .success(let f): fields = f
         case .failure(let failure): return failure.response
         }
-        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }) {
+        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }),
+           org.record(id: session.userId) != nil {
             fields.append(("OwnerId", .string(session.userId)))
         }
         do {

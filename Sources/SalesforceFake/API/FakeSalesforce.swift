@@ -30,7 +30,8 @@ public final class FakeSalesforce: Sendable {
         self.connectedApps = connectedApps
         self.defaultBaseURL = defaultBaseURL
         state = Locked(APIState(log: RequestLog(capacity: config.requestLogCapacity),
-                                cursors: QueryCursorStore(capacity: config.queryCursorCapacity)))
+                                cursors: QueryCursorStore(capacity: config.queryCursorCapacity),
+                                results: QueryResultCache(capacity: config.queryResultCacheCapacity)))
     }
 
     /// Handles one request: fault injection, routing, logging. Never throws: every failure is a
@@ -123,6 +124,11 @@ public final class FakeSalesforce: Sendable {
         state.withLock { ($0.log.entries, $0.log.dropped) }
     }
 
+    /// Query result cache hits and misses so far.
+    public var queryCacheStatistics: (hits: Int, misses: Int) {
+        state.withLock { ($0.results.hits, $0.results.misses) }
+    }
+
     /// Requests handled so far.
     public var requestsServed: Int { state.withLock { $0.requestsServed } }
 
@@ -150,4 +156,6 @@ struct APIState: Sendable {
     var tokensIssued = 0
     var log: RequestLog
     var cursors: QueryCursorStore
+    var results: QueryResultCache
+    var rollbacks = 0
 }

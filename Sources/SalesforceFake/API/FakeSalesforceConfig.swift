@@ -17,19 +17,22 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
     public var requestLogCapacity: Int
     /// Open query cursors kept (oldest dropped first, then their locators answer `INVALID_QUERY_LOCATOR`).
     public var queryCursorCapacity: Int
+    /// Query answers kept for repeated queries until the next write (0 turns the cache off).
+    public var queryResultCacheCapacity: Int
     /// `DailyApiRequests` max reported by `/limits` and `Sforce-Limit-Info`.
     public var dailyApiRequestsMax: Int
 
     public init(seed: UInt64 = 1, endpoints: [SFEndpoint: EndpointBehaviour] = [:],
                 defaultBehaviour: EndpointBehaviour = EndpointBehaviour(),
                 requestLogCapacity: Int = 20_000, queryCursorCapacity: Int = 10_000,
-                dailyApiRequestsMax: Int = 5_000_000) {
+                dailyApiRequestsMax: Int = 5_000_000, queryResultCacheCapacity: Int = 4096) {
         self.seed = seed
         self.endpoints = endpoints
         self.defaultBehaviour = defaultBehaviour
         self.requestLogCapacity = requestLogCapacity
         self.queryCursorCapacity = queryCursorCapacity
         self.dailyApiRequestsMax = dailyApiRequestsMax
+        self.queryResultCacheCapacity = queryResultCacheCapacity
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +44,7 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
         requestLogCapacity = try c.decodeIfPresent(Int.self, forKey: .requestLogCapacity) ?? defaults.requestLogCapacity
         queryCursorCapacity = try c.decodeIfPresent(Int.self, forKey: .queryCursorCapacity) ?? defaults.queryCursorCapacity
         dailyApiRequestsMax = try c.decodeIfPresent(Int.self, forKey: .dailyApiRequestsMax) ?? defaults.dailyApiRequestsMax
+        queryResultCacheCapacity = try c.decodeIfPresent(Int.self, forKey: .queryResultCacheCapacity) ?? defaults.queryResultCacheCapacity
     }
 
     /// The behaviour configured for `endpoint`.
