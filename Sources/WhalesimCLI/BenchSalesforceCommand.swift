@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import SalesforceFake
 import WhalesimLive
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `whalesim bench salesforce`: query throughput and latency of the fake Salesforce over real HTTP
 /// keep-alive connections, and the memory a generated org takes.
@@ -107,7 +110,16 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
 
 /// Resident memory from /proc/self/status (Linux); 0 where unavailable.
 enum ProcessMemory {
+    /// Resident MB after handing freed heap back to the system (glibc `malloc_trim`), so the figure
+    /// is live data rather than what generation left in malloc's free lists.
     static func residentMB() -> Double {
+        #if canImport(Glibc)
+        // Not in the Glibc module map: look it up (RTLD_DEFAULT is a null handle on glibc).
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            typealias MallocTrim = @convention(c) (Int) -> Int32
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        }
+        #endif
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let kb = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0

@@ -13,14 +13,23 @@ extension FakeSalesforce {
         let key = QueryResultCache.Key(soql: soql, version: version, includeDeleted: includeDeleted,
                                        generation: org.writeGeneration(rollbacks: state.withLock { $0.rollbacks }))
         if let cached = state.withLock({ $0.results.lookup(key) }) {
-            result = cached
+            if let page = cached.page {
+                outcome.rows = cached.result.records.count
+                var response = SFResponse.json(200, text: "")
+                response.body = page
+                return response
+            }
+            result = cached.result
         } else {
             do {
                 result = try SOQL.execute(soql, in: org, apiVersion: version, includeDeleted: includeDeleted)
             } catch {
                 return Self.response(for: error)
             }
-            state.withLock { $0.results.store(result, for: key) }
+            // Small answers fit in any page size: keep their serialized page too.
+            let page = result.records.count <= 200
+                ? Array(Self.page(totalSize: result.totalSize, rows: result.records[...], next: nil).utf8) : nil
+            state.withLock { $0.results.store(.init(result: result, page: page), for: key) }
         }
         let pageSize = Self.batchSize(request.header("Sforce-Query-Options"), default: org.settings.defaultPageSize)
         let rows = result.records

@@ -12,9 +12,16 @@ struct QueryResultCache: Sendable {
         var generation: Int
     }
 
+    /// A cached answer; `page` is the serialized response when every row fits in the smallest page
+    /// (200), so it is the same whatever batch size the client asks for.
+    struct Entry: Sendable {
+        var result: SOQLResult
+        var page: [UInt8]?
+    }
+
     let capacity: Int
     let maxRows: Int
-    private var entries: [Key: SOQLResult] = [:]
+    private var entries: [Key: Entry] = [:]
     private var order: [Key] = []
     private var orderHead = 0
     private(set) var hits = 0
@@ -25,7 +32,7 @@ struct QueryResultCache: Sendable {
         self.maxRows = maxRows
     }
 
-    mutating func lookup(_ key: Key) -> SOQLResult? {
+    mutating func lookup(_ key: Key) -> Entry? {
         guard capacity > 0 else { return nil }
         if let hit = entries[key] {
             hits += 1
@@ -35,9 +42,9 @@ struct QueryResultCache: Sendable {
         return nil
     }
 
-    mutating func store(_ result: SOQLResult, for key: Key) {
-        guard capacity > 0, result.records.count <= maxRows, entries[key] == nil else { return }
-        entries[key] = result
+    mutating func store(_ entry: Entry, for key: Key) {
+        guard capacity > 0, entry.result.records.count <= maxRows, entries[key] == nil else { return }
+        entries[key] = entry
         order.append(key)
         while entries.count > capacity, orderHead < order.count {
             entries.removeValue(forKey: order[orderHead])
