@@ -58,10 +58,12 @@ let package = Package(
         ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
+        // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
+        .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -5,7 +5,9 @@
 public enum CursorRule: String, Sendable, CaseIterable, Codable {
     /// ot.js `Selection.Range.transform`: any cursor at an insert point moves after the insert.
     case otjs
-    /// PROTOCOL.md §3 for remote cursors: a cursor stays before text inserted at it.
+    /// PROTOCOL.md §3 for remote cursors: a cursor stays before text inserted at it, also when
+    /// it was inside a range that the insert replaced (it goes to the deletion start, before the
+    /// new text).
     case remote
     /// The author's own cursor: it moves after the author's own insert (how typing works).
     case own
@@ -50,20 +52,29 @@ extension Operation {
         var base = 0
         var shift = 0
         let after = rule.movesPastInsertAtCursor
+        // Scalars inserted at `base` (canonical form puts an insert right before the delete
+        // it sits next to): a remote cursor moved to that deletion start stays before them.
+        var insertedAtBase = 0
         for component in components {
             if base > cursor { break }
             switch component {
             case .retain(let n):
                 base += n
+                insertedAtBase = 0
             case .insert(_, let count):
-                if base < cursor || (base == cursor && after) { shift += count }
+                if base < cursor || (base == cursor && after) {
+                    shift += count
+                    insertedAtBase = count
+                }
             case .delete(let n):
                 if base + n <= cursor {
                     shift -= n
                 } else if base < cursor {
                     shift -= cursor - base // inside the deleted range: to the deletion start
+                    if !after { shift -= insertedAtBase } // remote: before the text inserted there
                 }
                 base += n
+                insertedAtBase = 0
             }
         }
         return cursor + shift

@@ -18,23 +18,29 @@ public struct WireOperation: Hashable, Sendable, Codable {
     public func operation() throws(OTError) -> Operation {
         guard n.count == s.count else { throw .arrayLengthMismatch(n: n.count, s: s.count) }
         var op = Operation(capacity: n.count)
+        var budget = LengthBudget()
         for index in n.indices {
             let count = n[index], text = s[index]
             if count > 0 {
                 guard text.isEmpty else {
                     throw .malformedComponent(index: index, reason: "retain \(count) carries text \"\(text)\"")
                 }
+                try budget.add(count, index: index)
                 op.retain(count)
             } else if count < 0 {
+                let length = try LengthBudget.deleteLength(count, index: index)
                 guard text.isEmpty else {
-                    throw .malformedComponent(index: index, reason: "delete \(-count) carries text \"\(text)\"")
+                    throw .malformedComponent(index: index, reason: "delete \(length) carries text \"\(text)\"")
                 }
-                op.delete(-count)
+                try budget.add(length, index: index)
+                op.delete(length)
             } else {
                 guard !text.isEmpty else {
                     throw .malformedComponent(index: index, reason: "n is 0 and s is empty (an empty insert)")
                 }
-                op.insert(text)
+                let length = text.unicodeScalars.count
+                try budget.add(length, index: index)
+                op.insert(text, count: length)
             }
         }
         return op
@@ -89,13 +95,22 @@ extension Operation {
     /// Decodes the ot.js JSON form (`[6, "w", -2, 4]`), rejecting zero and empty components.
     public init(otjs elements: [OTJSComponent]) throws(OTError) {
         self.init(capacity: elements.count)
+        var budget = LengthBudget()
         for (index, element) in elements.enumerated() {
             switch element {
-            case .number(let n) where n > 0: retain(n)
-            case .number(let n) where n < 0: delete(-n)
+            case .number(let n) where n > 0:
+                try budget.add(n, index: index)
+                retain(n)
+            case .number(let n) where n < 0:
+                let length = try LengthBudget.deleteLength(n, index: index)
+                try budget.add(length, index: index)
+                delete(length)
             case .number: throw .malformedComponent(index: index, reason: "0 is neither a retain nor a delete")
             case .text(let s) where s.isEmpty: throw .malformedComponent(index: index, reason: "empty insert \"\"")
-            case .text(let s): insert(s)
+            case .text(let s):
+                let length = s.unicodeScalars.count
+                try budget.add(length, index: index)
+                insert(s, count: length)
             }
         }
     }

@@ -35,19 +35,23 @@ public struct Operation: Hashable, Sendable {
     /// Zero-length components are rejected: they mean a malformed input.
     public init(_ components: some Sequence<Component>) throws(OTError) {
         self.init()
+        var budget = LengthBudget()
         for (index, component) in components.enumerated() {
             switch component {
             case .retain(let n):
                 guard n > 0 else { throw .malformedComponent(index: index, reason: "retain of \(n)") }
+                try budget.add(n, index: index)
                 retain(n)
             case .delete(let n):
                 guard n > 0 else { throw .malformedComponent(index: index, reason: "delete of \(n)") }
+                try budget.add(n, index: index)
                 delete(n)
             case .insert(let text, let count):
                 guard count > 0, !text.isEmpty else { throw .malformedComponent(index: index, reason: "empty insert") }
                 guard text.unicodeScalars.count == count else {
                     throw .malformedComponent(index: index, reason: "insert count \(count) is not the text's \(text.unicodeScalars.count) scalars")
                 }
+                try budget.add(count, index: index)
                 insert(text, count: count)
             }
         }

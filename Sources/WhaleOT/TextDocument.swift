@@ -33,6 +33,9 @@ public struct TextDocument: Sendable {
     /// Length in Unicode scalars.
     @inlinable public var count: Int { storage.count - (gapEnd - gapStart) }
 
+    /// Bytes held by the storage buffer, gap included (what `whalesim bench ot` reports).
+    public var storageBytes: Int { storage.capacity * MemoryLayout<UInt32>.stride }
+
     /// The whole text.
     public var text: String {
         var scalars = String.UnicodeScalarView()
@@ -56,8 +59,11 @@ public struct TextDocument: Sendable {
 
     /// Deletes `deleting` scalars at `position`, then inserts `text` there.
     public mutating func replace(at position: Int, deleting: Int, inserting text: String) throws(OTError) {
-        guard position >= 0, deleting >= 0, position + deleting <= count else {
-            throw .outOfBounds(offset: position + max(deleting, 0), length: count)
+        // `deleting <= count - position`, not `position + deleting <= count`: a huge `deleting`
+        // must be an error, not an overflow trap.
+        guard position >= 0, position <= count, deleting >= 0, deleting <= count - position else {
+            let end = position.addingReportingOverflow(deleting)
+            throw .outOfBounds(offset: position < 0 || position > count ? position : (end.overflow ? .max : end.partialValue), length: count)
         }
         moveGap(to: position)
         gapEnd += deleting

@@ -1,7 +1,119 @@
 import ArgumentParser
+import Foundation
+import WhaleProtocol
+import WhaleSim
 
-/// `whalesim simulate` (placeholder until its issue lands).
+/// `whalesim simulate [SCENARIO]`: deterministic simulation of many clients under faults,
+/// checked, replayable from its seed, shrunk to a small reproducer when it fails.
+///
+/// ```
+/// whalesim simulate                                   # convergence-smoke, its own seed
+/// whalesim simulate same-position-storm --seed 42 --fault client-tie-priority
+/// whalesim simulate flaky-network --seeds 200          # 200 seeds across the cores
+/// whalesim simulate path/to/scenario.yml
+/// ```
 struct SimulateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "simulate", abstract: "Not built yet.")
-    func run() async throws { throw ExitStatus.inconclusive }
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run a deterministic, checked simulation (default scenario: convergence-smoke).",
+        discussion: """
+            SCENARIO is a built-in name (\(BuiltinScenarios.names.joined(separator: ", "))) or a path to a .yml file. \
+            Exit codes: 0 every checker valid, 2 a checker found a violation, 3 inconclusive, 64 bad input.
+            """
+    )
+
+    @Argument(help: "A built-in scenario name or a path to a scenario .yml file.")
+    var scenario: String?
+
+    @Option(help: "The seed (default: the scenario's). The same seed replays the run exactly.")
+    var seed: UInt64?
+
+    @Option(help: "Run this many seeds (seed, seed+1, ...) in parallel across the cores.")
+    var seeds: Int?
+
+    @Option(name: .customLong("fault"), help: "Switch on a fault from the catalog (repeatable; see --list-faults).")
+    var faults: [String] = []
+
+    @Flag(help: "List the fault catalog and exit.")
+    var listFaults = false
+
+    @Option(help: "Override the number of clients.")
+    var clients: Int?
+
+    @Option(help: "Override the number of documents.")
+    var documents: Int?
+
+    @Option(help: "Override the number of client edits in the safety phase.")
+    var ops: Int?
+
+    @Option(help: "Cap every network delay at this many ticks.")
+    var delayMax: Int?
+
+    @Option(help: "Override the bound on a link's queue past which the client counts as slow.")
+    var queueBound: Int?
+
+    @Option(name: .customLong("without-nemesis"), help: "Drop the scenario's nemeses of this kind (repeatable).")
+    var withoutNemeses: [String] = []
+
+    @Flag(help: "Do not shrink a failing run.")
+    var noShrink = false
+
+    @Option(help: "Where run records go.")
+    var reportDir = "Reports"
+
+    func run() async throws {
+        if listFaults {
+            for line in FaultCatalog.listing { print(line) }
+            return
+        }
+        let plan: SimulationPlan
+        do {
+            plan = try makePlan()
+        } catch let error as BadInput {
+            throw error.exit()
+        }
+        plan.printOptions()
+        let outcome = await plan.execute(progress: { print($0) })
+        throw plan.finish(outcome, reportDir: reportDir)
+    }
+
+    /// Validates the options and the scenario into a plan (every problem is exit 64).
+    func makePlan() throws -> SimulationPlan {
+        let ref = scenario ?? "convergence-smoke"
+        let base: Scenario
+        do {
+            base = try BuiltinScenarios.load(ref)
+        } catch {
+            throw BadInput(error.description)
+        }
+        if base.mode == .live {
+            throw BadInput("\(ref): mode live is not available yet (only simulate)")
+        }
+        var problems: [String] = []
+        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound)
+        for name in faults {
+            if let fault = Fault(rawValue: name) { overrides.faults.append(fault) } else {
+                problems.append("--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
+            }
+        }
+        for name in withoutNemeses {
+            if let kind = NemesisSpec.Kind(rawValue: name) { overrides.withoutNemeses.append(kind) } else {
+                problems.append("--without-nemesis \(name): expected one of \(NemesisSpec.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+        if let clients, !(1...10_000).contains(clients) { problems.append("--clients \(clients): expected 1...10000") }
+        if let documents, !(1...10_000).contains(documents) { problems.append("--documents \(documents): expected 1...10000") }
+        if let ops, ops < 0 { problems.append("--ops \(ops): expected 0 or more") }
+        if let queueBound, !(1...1_000_000).contains(queueBound) { problems.append("--queue-bound \(queueBound): expected 1...1000000") }
+        if let delayMax, delayMax < 0 { problems.append("--delay-max \(delayMax): expected 0 or more") }
+        let clientCount = clients ?? base.clients
+        if let documents, clientCount >= 1, documents > clientCount {
+            problems.append("--documents \(documents): more documents than the \(clientCount) clients (every document needs a client)")
+        }
+        if let seeds, !(1...1_000_000).contains(seeds) { problems.append("--seeds \(seeds): expected 1...1000000") }
+        guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n  ")) }
+        return SimulationPlan(
+            scenarioRef: ref, base: base, overrides: overrides, firstSeed: seed ?? base.seed,
+            seedCount: seeds ?? 1, shrink: !noShrink)
+    }
 }

@@ -4,6 +4,9 @@ struct RecordBuilder {
     let org: Org
     var rng: SeededGenerator
     let nowMillis: Int
+    /// Datetime strings are interned: 400k rows share ~26k distinct stamps (hour resolution),
+    /// and a shared String costs 16 bytes instead of a 64-byte heap copy.
+    var stamps: [Int: JSONValue] = [:]
 
     init(org: Org, rng: SeededGenerator) {
         self.org = org
@@ -29,9 +32,12 @@ struct RecordBuilder {
             for (name, value) in fill(&rng, i) {
                 if let p = schema.layout.position(of: name) { values[p] = value }
             }
-            let created = nowMillis - (1 + rng.below(3 * 365 * 24)) * 3_600_000
+            // One string shared by both stamps (400k rows: ~20 MB saved).
+            let hoursAgo = 1 + rng.below(3 * 365 * 24)
+            let created = stamps[hoursAgo] ?? .string(CivilTime.formatDateTime(nowMillis - hoursAgo * 3_600_000))
+            stamps[hoursAgo] = created
             for name in ["CreatedDate", "LastModifiedDate"] {
-                if let p = schema.layout.position(of: name) { values[p] = .string(CivilTime.formatDateTime(created)) }
+                if let p = schema.layout.position(of: name) { values[p] = created }
             }
             do {
                 try Org.applyDefaults(schema: schema, values: &values, now: org.settings.now)
@@ -57,14 +63,17 @@ struct RecordBuilder {
 
     mutating func accounts(_ count: Int, owners: [String]) throws(FixtureError) -> [String] {
         try make("Account", count: count) { rng, i in
-            let name = rng.pick(Words.companyStems) + " " + rng.pick(Words.companySuffixes) + " \(i)"
+            // Names and websites of at most 15 bytes are stored inline by Swift's String (no heap copy).
+            let stem = rng.pick(Words.companyStems), suffix = rng.pick(Words.companySuffixes)
+            let long = "\(stem) \(suffix) \(i)"
+            let name = long.utf8.count <= 15 ? long : "\(stem) \(i)"
             let (city, state) = rng.pick(Words.cities)
             var v: [String: JSONValue] = [
                 "Name": .string(name), "Industry": .string(rng.pick(Words.industries)),
                 "BillingCity": .string(city), "BillingState": .string(state),
                 "OwnerId": .string(owners[rng.below(owners.count)]),
                 "Phone": .string("(555) \(100 + rng.below(900))-\(1000 + rng.below(9000))"),
-                "Website": .string("https://www.example\(i).com"),
+                "Website": .string("www.a\(i).com"),
                 "NumberOfEmployees": .int(1 + rng.below(50_000)),
                 "AnnualRevenue": .double(Double(1 + rng.below(100_000)) * 10_000),
             ]
@@ -85,7 +94,7 @@ struct RecordBuilder {
             return [
                 "FirstName": .string(first), "LastName": .string(last), "AccountId": .string(parents[i]),
                 "Title": .string(rng.pick(Words.titles)), "Phone": .string("(555) 010-\(1000 + rng.below(9000))"),
-                "Email": .string("\(first.lowercased()).\(last.lowercased())\(i)@example.com"),
+                "Email": .string("c\(i)@ex.com"),
                 "OwnerId": accountOwners[parents[i]] ?? .null,
             ]
         }
@@ -98,7 +107,7 @@ struct RecordBuilder {
                 "FirstName": .string(first), "LastName": .string(last),
                 "Company": .string(rng.pick(Words.companyStems) + " " + rng.pick(Words.companySuffixes)),
                 "Status": .string(rng.pick(["Open - Not Contacted", "Working - Contacted", "Closed - Converted", "Closed - Not Converted"])),
-                "Email": .string("lead\(i)@example.com"), "OwnerId": .string(owners[rng.below(owners.count)]),
+                "Email": .string("l\(i)@ex.com"), "OwnerId": .string(owners[rng.below(owners.count)]),
             ]
         }
     }

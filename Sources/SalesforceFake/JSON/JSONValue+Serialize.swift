@@ -2,66 +2,74 @@ extension JSONValue {
     /// Compact JSON text. Numbers follow Salesforce (Java) style: integers without a decimal
     /// point, doubles as Java's `Double.toString` prints them (`350000.0`, `3.5E8`).
     public func serialized() -> String {
-        var out = ""
-        out.reserveCapacity(64)
+        String(decoding: serializedBytes(), as: UTF8.self)
+    }
+
+    /// Compact JSON as UTF-8 bytes (what an HTTP body needs; no intermediate String).
+    public func serializedBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(into: &out)
         return out
     }
 
-    /// Appends the compact JSON text of this value to `out` (avoids intermediate strings).
+    /// Appends the compact JSON text of this value to `out`.
     public func write(into out: inout String) {
+        out += serialized()
+    }
+
+    /// Appends the compact JSON of this value to a byte buffer.
+    public func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d): out += JSONValue.javaStyle(d)
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b): out.append(contentsOf: b ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .double(let d): out.append(contentsOf: JSONValue.javaStyle(d).utf8)
         case .string(let s): JSONValue.writeEscaped(s, into: &out)
         case .array(let items):
-            out += "["
+            out.append(0x5B)
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(0x2C) }
                 item.write(into: &out)
             }
-            out += "]"
+            out.append(0x5D)
         case .object(let pairs):
-            out += "{"
+            out.append(0x7B)
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(0x2C) }
                 JSONValue.writeEscaped(key, into: &out)
-                out += ":"
+                out.append(0x3A)
                 value.write(into: &out)
             }
-            out += "}"
+            out.append(0x7D)
         }
     }
 
-    static func writeEscaped(_ s: String, into out: inout String) {
-        out += "\""
-        var needsEscape = false
-        for b in s.utf8 where b < 0x20 || b == 0x22 || b == 0x5C { needsEscape = true; break }
-        if !needsEscape {
-            out += s
-        } else {
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case "\u{08}": out += "\\b"
-                case "\u{0C}": out += "\\f"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeEscaped(_ s: String, into out: inout [UInt8]) {
+        out.append(0x22)
+        // Most strings need no escape: copy them in one go.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(0x22)
+            return
+        }
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(0x6E)
+            case 0x0D: out.append(0x5C); out.append(0x72)
+            case 0x09: out.append(0x5C); out.append(0x74)
+            case 0x08: out.append(0x5C); out.append(0x62)
+            case 0x0C: out.append(0x5C); out.append(0x66)
+            case 0..<0x20:
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+            default: out.append(b)
             }
         }
-        out += "\""
+        out.append(0x22)
     }
 
     /// Java's `Double.toString` layout over Swift's shortest round-trip digits:
@@ -69,6 +77,19 @@ extension JSONValue {
     static func javaStyle(_ d: Double) -> String {
         guard d.isFinite else { return "null" }  // JSON has no NaN/Infinity
         if d == 0 { return d.sign == .minus ? "-0.0" : "0.0" }
+        // Fast path for whole numbers (most currency values): no description parsing.
+        if d == d.rounded(), abs(d) < 1e15 {
+            let whole = Int(d)
+            if abs(d) < 1e7 { return String(whole) + ".0" }
+            var mantissa = abs(whole)
+            var exponent = 0
+            while mantissa >= 10 { mantissa /= 10; exponent += 1 }
+            var significant = abs(whole)
+            while significant % 10 == 0 { significant /= 10 }
+            let digits = String(significant)
+            let rest = digits.dropFirst()
+            return (whole < 0 ? "-" : "") + digits.prefix(1) + "." + (rest.isEmpty ? "0" : rest) + "E" + String(exponent)
+        }
         let (digits, exponent) = shortestDigits(abs(d))  // value = 0.d1d2... × 10^exponent
         let sign = d < 0 ? "-" : ""
         let magnitude = abs(d)

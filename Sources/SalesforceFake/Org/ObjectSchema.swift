@@ -52,7 +52,10 @@ public struct ObjectSchema: Hashable, Sendable {
                     name: "Id", label: "\(label ?? name) ID", type: .id, nillable: false, createable: false,
                     updateable: false, length: 18), at: 0)
         }
-        if !fields.contains(where: { $0.name.lowercased() == "isdeleted" }) {
+        // IsDeleted always sits second: the evaluator reads it by position on every row.
+        if let at = fields.firstIndex(where: { $0.name.lowercased() == "isdeleted" }) {
+            fields.insert(fields.remove(at: at), at: 1)
+        } else {
             fields.insert(
                 FieldSchema(
                     name: "IsDeleted", label: "Deleted", type: .boolean, nillable: false, createable: false,

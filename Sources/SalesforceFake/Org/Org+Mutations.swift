@@ -20,6 +20,9 @@ extension Org {
             values[position] = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
             given.insert(position)
         }
+        if let owner = schema.layout.position(of: "OwnerId"), values[owner].isNull, let user = defaultOwnerId {
+            values[owner] = .string(user)  // Salesforce makes the calling user the owner
+        }
         try Org.applyDefaults(schema: schema, values: &values, now: settings.now)
         let missing = schema.fields.enumerated().filter { i, f in
             !f.nillable && f.createable && !f.calculated && f.type != .boolean && values[i].isNull
@@ -39,11 +42,18 @@ extension Org {
         }
     }
 
+    /// The owner of records created without `OwnerId`: the first login principal's user, else the
+    /// first active User.
+    var defaultOwnerId: String? {
+        credentials.first?.userId
+            ?? records(of: "User").first { $0["IsActive"]?.boolValue ?? true }?.id
+    }
+
     /// Changes fields of a live record (PATCH); derived fields are recomputed.
     public func update(type: String, id: String, fields: [(String, JSONValue)]) throws(SalesforceError) {
         let current = try record(type: type, id: id)
         let schema = schema(named: type)!
-        var values = current.values
+        var changes: [(Int, JSONValue)] = []
         for (name, value) in fields {
             guard let position = schema.layout.position(of: name) else {
                 throw .invalidField("No such column '\(name)' on sobject of type \(schema.name)")
@@ -57,29 +67,32 @@ extension Org {
             if coerced.isNull && !field.nillable && field.type != .boolean {
                 throw .requiredFieldMissing([field.name])
             }
-            values[position] = coerced
+            changes.append((position, coerced))
         }
-        Org.applyDerived(schema: schema, values: &values)
         if let p = schema.layout.position(of: "LastModifiedDate") {
-            values[p] = .string(CivilTime.formatDateTime(Int(settings.now.timeIntervalSince1970 * 1000)))
+            changes.append((p, .string(CivilTime.formatDateTime(Int(settings.now.timeIntervalSince1970 * 1000)))))
         }
-        try replace(current, values: values)
+        try change(current) { values in
+            for (position, value) in changes { values[position] = value }
+            Org.applyDerived(schema: schema, values: &values)
+        }
     }
 
     /// Soft-deletes a live record: it stays visible to `queryAll` with `IsDeleted = true`.
     public func delete(type: String, id: String) throws(SalesforceError) {
         let current = try record(type: type, id: id)
-        var values = current.values
-        values[current.layout.position(of: "IsDeleted")!] = .bool(true)
-        try replace(current, values: values)
+        try change(current) { values in values[1] = .bool(true) }  // IsDeleted is always second
     }
 
-    private func replace(_ current: SObjectRecord, values: [JSONValue]) throws(SalesforceError) {
+    /// Applies `edit` to the row's current values under the lock, so concurrent writes to one
+    /// record each keep their own fields (no lost update from a stale read).
+    private func change(_ current: SObjectRecord, _ edit: (inout [JSONValue]) -> Void) throws(SalesforceError) {
         let t = schemaIndexByName[current.type.lowercased()]!
         try state.withLock { (s: inout OrgState) throws(SalesforceError) in
             guard let row = s.tables[t].rowById[current.id] else { throw .notFound() }
             var record = s.tables[t].rows[row]
-            record.values = values
+            if record.isDeleted { throw .entityIsDeleted() }
+            edit(&record.values)
             s.tables[t].replace(row: row, with: record)
         }
     }

@@ -17,7 +17,7 @@ public final class Org: Sendable {
     let schemaIndexByPrefix: [String: Int]
     let state: Locked<OrgState>
     /// Parsed and resolved queries by their text (a small LRU; see docs/decisions.md).
-    let queryCache = Locked(QueryCache(capacity: 256))
+    let queryCache = Locked(QueryCache(capacity: 1024))
 
     public init(settings: OrgSettings, schemas: [ObjectSchema], credentials: [Credential] = []) {
         self.settings = settings
@@ -77,9 +77,11 @@ public final class Org: Sendable {
     /// The live (not deleted) record of `type` with this id, or NOT_FOUND / INVALID_TYPE.
     public func record(type: String, id: String) throws(SalesforceError) -> SObjectRecord {
         guard let canonical = canonicalObjectName(type) else { throw .unsupportedType(type) }
-        guard let record = record(id: id), record.type == canonical else {
+        guard SalesforceId.to18(id) != nil else {
+            // Salesforce reads a string that is no id as an external id value.
             throw .notFound("Provided external ID field does not exist or is not accessible: \(id)")
         }
+        guard let record = record(id: id), record.type == canonical else { throw .notFound() }
         if record.isDeleted { throw .entityIsDeleted() }
         return record
     }

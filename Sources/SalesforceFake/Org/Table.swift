@@ -57,10 +57,14 @@ struct EqualityIndex: Sendable {
 
     mutating func add(row: Int, value: JSONValue) {
         guard let key = EqualityIndex.key(value) else { return }
-        var list = rowsByKey[key, default: []]
-        let at = list.firstIndex(where: { $0 > Int32(row) }) ?? list.count
-        list.insert(Int32(row), at: at)
-        rowsByKey[key] = list
+        let r = Int32(row)
+        if let last = rowsByKey[key]?.last, last > r {
+            var list = rowsByKey[key]!
+            list.insert(r, at: list.firstIndex(where: { $0 > r }) ?? list.count)
+            rowsByKey[key] = list
+        } else {
+            rowsByKey[key, default: []].append(r)  // inserts append the largest row number
+        }
     }
 
     mutating func remove(row: Int, value: JSONValue) {

@@ -46,7 +46,7 @@ struct Aggregation {
                 switch spec.function {
                 case .count: return .int(acc.count)
                 case .countDistinct: return .int(acc.distinct.count)
-                case .sum: return acc.count == 0 ? .null : (spec.isInteger ? .int(Int(acc.sum)) : .double(acc.sum))
+                case .sum: return acc.count == 0 ? .null : (spec.isInteger && abs(acc.sum) < 9e15 ? .int(Int(acc.sum)) : .double(acc.sum))
                 case .avg: return acc.count == 0 ? .null : .double(acc.sum / Double(acc.count))
                 case .min: return acc.min
                 case .max: return acc.max

@@ -38,9 +38,11 @@ extension Compiler {
             if ref.referenceTo.count > 1 {
                 polymorphicTargets = ref.referenceTo.compactMap { org.schema(named: $0) }
                 polymorphic.append(true)
-            } else {
-                schema = org.schema(named: ref.referenceTo[0])!
+            } else if let target = org.schema(named: ref.referenceTo[0]) {
+                schema = target
                 polymorphic.append(false)
+            } else {
+                throw located(.invalidType("sObject type '\(ref.referenceTo[0])' is not supported."), at: segment.offset)
             }
         }
         let last = segments[segments.count - 1]
@@ -52,9 +54,13 @@ extension Compiler {
                     accessor: FieldAccessor(hops: hops, final: .typeName, field: field), relationships: relationships,
                     polymorphic: polymorphic, fieldName: "Type", canonical: canonicalPrefix + "Type")
             }
-            guard let field = targets.lazy.compactMap({ $0.field(named: last.text) }).first else {
+            // Polymorphic lookups reach the target through Salesforce's "Name" pseudo-object:
+            // only its fields can be read; a target lacking one reads null.
+            guard let nameField = Compiler.nameObjectFields.first(where: { $0.lowercased() == last.text.lowercased() }) else {
                 throw located(.invalidField(noSuchColumn(last.text, entity: "Name")), at: last.offset)
             }
+            let field = targets.lazy.compactMap({ $0.field(named: nameField) }).first
+                ?? FieldSchema(name: nameField, type: nameField == "IsActive" ? .boolean : .string, createable: false, updateable: false)
             return ResolvedPath(
                 accessor: FieldAccessor(hops: hops, final: .name(field.name), field: field),
                 relationships: relationships, polymorphic: polymorphic, fieldName: field.name,
@@ -68,6 +74,12 @@ extension Compiler {
             accessor: FieldAccessor(hops: hops, final: .position(position), field: field), relationships: relationships,
             polymorphic: polymorphic, fieldName: field.name, canonical: canonicalPrefix + field.name)
     }
+
+    /// Fields of the "Name" pseudo-object (polymorphic `Who`, `What`, `Owner` targets).
+    static let nameObjectFields = [
+        "Id", "Name", "Type", "FirstName", "LastName", "Alias", "Email", "Title", "IsActive", "Phone", "UserRoleId",
+        "ProfileId",
+    ]
 
     func noSuchColumn(_ name: String, entity: String) -> String {
         "No such column '\(name)' on entity '\(entity)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names."

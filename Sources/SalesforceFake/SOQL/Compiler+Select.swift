@@ -95,7 +95,8 @@ extension Compiler {
     /// `(SELECT Id, LastName FROM Contacts WHERE ... ORDER BY ... LIMIT n)`.
     mutating func childPlan(_ inner: QueryAST, parent: ObjectSchema) throws(SalesforceError) -> Column {
         guard let relationship = parent.childRelationship(named: inner.from.text),
-            let t = org.schemaIndexByName[relationship.childSObject.lowercased()]
+            let t = org.schemaIndexByName[relationship.childSObject.lowercased()],
+            let foreignKey = org.schemas[t].layout.position(of: relationship.field)
         else {
             throw located(
                 .invalidType(
@@ -111,7 +112,7 @@ extension Compiler {
         let order = try inner.orderBy.map { item throws(SalesforceError) in try sortKey(item, scope) }
         let childSchema = org.schemas[t]
         let plan = ChildPlan(
-            table: t, objectName: childSchema.name, foreignKey: childSchema.layout.position(of: relationship.field)!,
+            table: t, objectName: childSchema.name, foreignKey: foreignKey,
             filter: filter, order: order, limit: inner.limit, columns: columns)
         return .children(key: relationship.relationshipName, plan: plan)
     }

@@ -41,7 +41,8 @@ enum DateLiterals {
         let weekStart = today - ((today + 4) % 7 + 7) % 7  // 1970-01-01 was a Thursday
         let name = name.replacingOccurrences(of: "_FISCAL_", with: "_")
         if let n {
-            guard n >= 0 else { return nil }
+            // Salesforce caps n too; the cap also keeps month and year arithmetic in range.
+            guard n >= 0, n <= 100_000 else { return nil }
             switch name {
             case "LAST_N_DAYS": return DayRange(start: today - n, end: today + 1)
             case "NEXT_N_DAYS": return DayRange(start: today + 1, end: today + 1 + n)

@@ -1,6 +1,7 @@
 /// Runs a plan over a snapshot: WHERE → ORDER BY → OFFSET → LIMIT, then renders the rows.
 struct Evaluator {
     let ctx: EvalContext
+    var useIndexes = true
 
     init(org: Org, state: OrgState, apiVersion: String, includeDeleted: Bool) {
         ctx = EvalContext(org: org, state: state, apiVersion: apiVersion, includeDeleted: includeDeleted)
@@ -28,7 +29,10 @@ struct Evaluator {
             let records = Aggregation(ctx: ctx, plan: aggregate).rows(rows, offset: plan.offset, limit: plan.limit)
             return SOQLResult(totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: true)
         case .records(let columns):
-            if !plan.order.isEmpty { rows = Ordering.sort(rows, by: plan.order, ctx: ctx) }
+            if !plan.order.isEmpty {
+                let keep = plan.limit.map { $0 + (plan.offset ?? 0) }
+                rows = Ordering.sort(rows, by: plan.order, keep: keep, ctx: ctx)
+            }
             let slice = Evaluator.window(rows.count, offset: plan.offset, limit: plan.limit)
             var records: [JSONValue] = []
             records.reserveCapacity(slice.count)
@@ -55,44 +59,11 @@ struct Evaluator {
             if let filter = plan.filter, !filter(row, ctx) { return }
             result.append(row)
         }
-        if table.rows.count >= Evaluator.indexThreshold, let candidates = candidates(plan, table: plan.table) {
+        if useIndexes, table.rows.count >= Evaluator.indexThreshold, let candidates = candidates(plan, table: plan.table) {
             for row in candidates { consider(table.rows[Int(row)]) }
         } else {
             for row in table.rows { consider(row) }
         }
         return result
-    }
-
-    /// Intersects the row lists of the plan's index hints (smallest first); nil to scan instead.
-    func candidates(_ plan: Plan, table t: Int) -> [Int32]? {
-        guard !plan.indexHints.isEmpty else { return nil }
-        var lists: [[Int32]] = []
-        for hint in plan.indexHints {
-            let index = ctx.index(table: t, position: hint.position)
-            if hint.keys.count == 1 {
-                lists.append(index.rowsByKey[hint.keys[0]] ?? [])
-            } else {
-                var merged: [Int32] = []
-                for key in Set(hint.keys) { merged.append(contentsOf: index.rowsByKey[key] ?? []) }
-                merged.sort()
-                lists.append(merged)
-            }
-        }
-        lists.sort { $0.count < $1.count }
-        var current = lists[0]
-        for other in lists.dropFirst() where !current.isEmpty {
-            current = current.filter { Evaluator.contains(other, $0) }
-        }
-        return current
-    }
-
-    /// Binary search in an ascending list.
-    static func contains(_ list: [Int32], _ value: Int32) -> Bool {
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if list[mid] < value { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < list.count && list[lo] == value
     }
 }

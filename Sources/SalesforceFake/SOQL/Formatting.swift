@@ -33,6 +33,7 @@ enum Formatting {
 
     /// `1234567.891` → `1,234,567.89` (decimals 2).
     static func grouped(_ d: Double, decimals: Int) -> String {
+        guard d.isFinite, d < 1e15 else { return JSONValue.javaStyle(d) }
         let scale = decimals == 2 ? 100.0 : 1.0
         let scaled = (d * scale).rounded()
         let whole = Int(scaled / scale)

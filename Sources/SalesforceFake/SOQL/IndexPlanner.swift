@@ -6,7 +6,26 @@ extension Compiler {
     func indexHints(_ condition: Condition, _ scope: Scope) -> [IndexHint] {
         let conjuncts: [Condition]
         if case .and(let items) = condition { conjuncts = items } else { conjuncts = [condition] }
-        return conjuncts.compactMap { hint($0, scope) }
+        return conjuncts.compactMap { conjunct -> IndexHint? in
+            guard var h = hint(conjunct, scope) else { return nil }
+            if h.position == 0 { h.exactIds = Compiler.idLiterals(conjunct) }
+            return h
+        }
+    }
+
+    /// Canonical ids of the string literals of an Id condition, by normalized key.
+    static func idLiterals(_ condition: Condition) -> [String: String] {
+        var result: [String: String] = [:]
+        func add(_ literal: Literal) {
+            if case .string(let s, _) = literal, let id = SalesforceId.to18(s) { result[id.lowercased()] = id }
+        }
+        switch condition {
+        case .compare(_, _, let literal, _): add(literal)
+        case .inList(_, let literals, _, _): literals.forEach(add)
+        case .or(let items): items.forEach { result.merge(idLiterals($0)) { a, _ in a } }
+        default: break
+        }
+        return result
     }
 
     private func hint(_ condition: Condition, _ scope: Scope) -> IndexHint? {

@@ -3,11 +3,25 @@
 struct Lexer {
     let scalars: [Unicode.Scalar]
     let query: String
+    /// UTF-8 bytes of the query and, per scalar index, its byte offset: token texts are cut
+    /// from the bytes (offsets stay in scalars for error columns).
+    let utf8: [UInt8]
+    let byteOffsets: [Int]
     var pos = 0
 
     init(_ query: String) {
         self.query = query
         self.scalars = Array(query.unicodeScalars)
+        self.utf8 = Array(query.utf8)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(scalars.count + 1)
+        var b = 0
+        for s in scalars {
+            offsets.append(b)
+            b += UTF8.width(s)
+        }
+        offsets.append(b)
+        self.byteOffsets = offsets
     }
 
     static func tokenize(_ query: String) throws(SalesforceError) -> [Token] {
@@ -25,9 +39,7 @@ struct Lexer {
     }
 
     private func text(_ from: Int, _ to: Int) -> String {
-        var s = String.UnicodeScalarView()
-        s.append(contentsOf: scalars[from..<to])
-        return String(s)
+        String(decoding: utf8[byteOffsets[from]..<byteOffsets[to]], as: UTF8.self)
     }
 
     private static func isIdentStart(_ c: Unicode.Scalar) -> Bool {

@@ -5,7 +5,7 @@ extension Parser {
         var items = [try unaryCondition()]
         var op: String?
         while current.isKeyword("AND") || current.isKeyword("OR") {
-            let word = current.text.uppercased()
+            let word = current.upper
             if let op, op != word { throw unexpected() }
             op = word
             _ = advance()
@@ -29,7 +29,7 @@ extension Parser {
     mutating func operand() throws(SalesforceError) -> Operand {
         if atName, peekNext.isSymbol("(") {
             let fnToken = advance()
-            guard let fn = AggregateFunction(rawValue: fnToken.text.uppercased()) else {
+            guard let fn = AggregateFunction(rawValue: fnToken.upper) else {
                 throw unsupported("\(fnToken.text)() in a condition", at: fnToken.offset)
             }
             _ = advance()
@@ -105,7 +105,7 @@ extension Parser {
         case .symbol where t.text == ":":
             throw unsupported("Bind variable", at: t.offset)
         case .identifier:
-            let word = t.text.uppercased()
+            let word = t.upper
             _ = advance()
             switch word {
             case "NULL": return .null

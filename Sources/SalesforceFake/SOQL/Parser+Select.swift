@@ -10,10 +10,10 @@ extension Parser {
             return .subquery(inner, offset: at)
         }
         if current.isKeyword("TYPEOF") { throw unsupported("TYPEOF", at: current.offset) }
-        guard current.kind == .identifier, !Parser.reserved.contains(current.text.uppercased()) else { throw unexpected() }
+        guard current.kind == .identifier, !Parser.reserved.contains(current.upper) else { throw unexpected() }
         guard peekNext.isSymbol("(") else { return .field(try path()) }
         let fnToken = advance()
-        let fnName = fnToken.text.uppercased()
+        let fnName = fnToken.upper
         _ = advance()  // (
         let item: SelectItem
         if let fn = AggregateFunction(rawValue: fnName) {
@@ -29,7 +29,7 @@ extension Parser {
             try expectSymbol(")")
             return .toLabel(p, alias: try alias())
         case "FORMAT":
-            if atName, peekNext.isSymbol("("), let fn = AggregateFunction(rawValue: current.text.uppercased()) {
+            if atName, peekNext.isSymbol("("), let fn = AggregateFunction(rawValue: current.upper) {
                 let at = advance().offset
                 _ = advance()
                 let p = try path()
@@ -41,7 +41,7 @@ extension Parser {
             try expectSymbol(")")
             return .format(p, alias: try alias())
         case "FIELDS":
-            guard current.kind == .identifier, let scope = FieldsScope(rawValue: current.text.uppercased()) else {
+            guard current.kind == .identifier, let scope = FieldsScope(rawValue: current.upper) else {
                 throw unexpected()
             }
             _ = advance()

@@ -63,12 +63,12 @@ struct Parser {
 
     /// A non-reserved identifier.
     mutating func name() throws(SalesforceError) -> Name {
-        guard current.kind == .identifier, !Parser.reserved.contains(current.text.uppercased()) else { throw unexpected() }
+        guard current.kind == .identifier, !Parser.reserved.contains(current.upper) else { throw unexpected() }
         let t = advance()
         return Name(text: t.text, offset: t.offset)
     }
 
-    var atName: Bool { current.kind == .identifier && !Parser.reserved.contains(current.text.uppercased()) }
+    var atName: Bool { current.kind == .identifier && !Parser.reserved.contains(current.upper) }
 
     mutating func path() throws(SalesforceError) -> Path {
         var segments = [try name()]
@@ -101,7 +101,7 @@ struct Parser {
         if acceptKeyword("WHERE") { ast.whereClause = try condition() }
         if current.isKeyword("WITH") {
             let at = advance().offset
-            let what = current.text.uppercased()
+            let what = current.upper
             // Sharing and field-level security do not exist in the fake: these modes change nothing.
             guard current.kind == .identifier, ["SECURITY_ENFORCED", "USER_MODE", "SYSTEM_MODE"].contains(what) else {
                 throw unsupported("WITH \(current.raw)", at: at)
@@ -138,7 +138,7 @@ struct Parser {
         }
         if current.isKeyword("FOR") {
             let at = advance().offset
-            let what = current.text.uppercased()
+            let what = current.upper
             // FOR VIEW / FOR REFERENCE only update "recently viewed" data the fake does not keep.
             guard current.kind == .identifier, what == "VIEW" || what == "REFERENCE" else { throw unsupported("FOR \(current.raw)", at: at) }
             _ = advance()
@@ -156,7 +156,7 @@ struct Parser {
 
     mutating func orderItem() throws(SalesforceError) -> OrderItem {
         let key: OrderItem.Key
-        if atName, peekNext.isSymbol("("), let fn = AggregateFunction(rawValue: current.text.uppercased()) {
+        if atName, peekNext.isSymbol("("), let fn = AggregateFunction(rawValue: current.upper) {
             let at = advance().offset
             _ = advance()
             let p: Path? = fn == .count && current.isSymbol(")") ? nil : try path()

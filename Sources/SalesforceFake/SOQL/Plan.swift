@@ -103,6 +103,8 @@ struct IndexHint: Sendable {
     var position: Int
     /// Normalized keys (`EqualityIndex.key`): the row must have one of them.
     var keys: [String]
+    /// For the Id field: normalized key → the canonical 18-character id (for the id map).
+    var exactIds: [String: String] = [:]
 }
 
 struct SemiJoin: Sendable {

@@ -42,7 +42,7 @@ struct Renderer {
             if let filter = plan.filter, !filter(row, ctx) { continue }
             rows.append(row)
         }
-        if !plan.order.isEmpty { rows = Ordering.sort(rows, by: plan.order, ctx: ctx) }
+        if !plan.order.isEmpty { rows = Ordering.sort(rows, by: plan.order, keep: plan.limit, ctx: ctx) }
         if let limit = plan.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
         return rows.map { record($0, plan.columns) }
     }

@@ -8,12 +8,24 @@
 /// ```
 public enum SOQL {
     /// Runs `query`; `includeDeleted` is true for `/queryAll`. Returns every row (not paged).
+    /// Throws Salesforce's error for a bad query: `MALFORMED_QUERY` (syntax, unsupported clause),
+    /// `INVALID_FIELD`, `INVALID_TYPE`, `INVALID_QUERY_FILTER_OPERATOR` (bad id literal),
+    /// `NUMBER_OUTSIDE_VALID_RANGE` (OFFSET above the org's cap), with the message laid out as
+    /// Salesforce does (query line, caret, `ERROR at Row:r:Column:c`, then the text).
     public static func execute(_ query: String, in org: Org, apiVersion: String, includeDeleted: Bool)
         throws(SalesforceError) -> SOQLResult
     {
+        try execute(query, in: org, apiVersion: apiVersion, includeDeleted: includeDeleted, useIndexes: true)
+    }
+
+    /// `useIndexes: false` forces full scans (the benchmark's baseline).
+    static func execute(_ query: String, in org: Org, apiVersion: String, includeDeleted: Bool, useIndexes: Bool)
+        throws(SalesforceError) -> SOQLResult
+    {
         let plan = try org.compiledQuery(query)
-        return try Evaluator(org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
-            .run(plan)
+        var evaluator = Evaluator(org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
+        evaluator.useIndexes = useIndexes
+        return try evaluator.run(plan)
     }
 }
 
@@ -25,7 +37,8 @@ public struct SOQLResult: Sendable {
     public var records: [JSONValue]
     /// Canonical name of the FROM object (`AggregateResult` rows still report the FROM object here).
     public var objectType: String
-    /// True for GROUP BY / aggregate queries (rows are `AggregateResult`).
+    /// True for GROUP BY / aggregate queries (rows are `AggregateResult`) and for `COUNT()`
+    /// (whose `records` is empty and whose count is `totalSize`).
     public var isAggregate: Bool
 
     public init(totalSize: Int, records: [JSONValue], objectType: String, isAggregate: Bool) {

@@ -23,10 +23,20 @@ struct Token: Sendable, Equatable {
     /// Source text of the token (strings without their quotes).
     var raw: String
     var offset: Int
+    /// Upper-cased identifier text, computed once (keyword checks run many times per token).
+    var upper: String
+
+    init(kind: Kind, text: String, raw: String, offset: Int) {
+        self.kind = kind
+        self.text = text
+        self.raw = raw
+        self.offset = offset
+        self.upper = kind == .identifier ? text.uppercased() : ""
+    }
 
     /// Whether this is the identifier `keyword` in any case.
     func isKeyword(_ keyword: String) -> Bool {
-        kind == .identifier && text.uppercased() == keyword
+        kind == .identifier && upper == keyword
     }
 
     func isSymbol(_ symbol: String) -> Bool { kind == .symbol && text == symbol }

@@ -5,7 +5,8 @@ import WhaleOT
 struct FieldReader {
     let path: String
     let members: [(String, WireJSON)]
-    var used: Set<String> = []
+    /// Which members were read (by index: cheaper than hashing keys on the hot path).
+    var used: [Bool]
 
     init(_ value: WireJSON, path: String) throws(ProtocolError) {
         guard case .object(let members) = value else {
@@ -13,13 +14,15 @@ struct FieldReader {
         }
         self.path = path
         self.members = members
+        self.used = Array(repeating: false, count: members.count)
     }
 
     func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     mutating func optional(_ key: String) -> WireJSON? {
-        used.insert(key)
-        guard let value = members.first(where: { $0.0 == key })?.1 else { return nil }
+        guard let index = members.firstIndex(where: { $0.0 == key }) else { return nil }
+        used[index] = true
+        let value = members[index].1
         if case .null = value { return nil }
         return value
     }
@@ -78,8 +81,8 @@ struct FieldReader {
 
     /// Rejects members nobody read.
     func finish() throws(ProtocolError) {
-        if let extra = members.first(where: { !used.contains($0.0) }) {
-            throw ProtocolError(.malformedMessage, "unexpected member \(name(extra.0))")
+        if let extra = used.firstIndex(of: false) {
+            throw ProtocolError(.malformedMessage, "unexpected member \(name(members[extra].0))")
         }
     }
 }

@@ -1,0 +1,163 @@
+import WhaleOT
+import WhaleProtocol
+
+/// One deterministic simulated run: seed → options → safety phase (workload, nemeses, faults)
+/// → heal → liveness phase (the run must go quiet within the tick budget) → cursor probe →
+/// final states → checkers. The same scenario, seed and version give the same history hash.
+///
+/// ```swift
+/// let scenario = try BuiltinScenarios.load("convergence-smoke")
+/// let result = Simulation.run(scenario, seed: 42)
+/// result.verdict            // .valid
+/// result.history.hash       // "3f0c…", identical on every replay
+/// ```
+public struct Simulation {
+    let scenario: Scenario
+    let seed: UInt64
+    let faults: FaultSet
+    let version: ProtocolVersion
+    let clientIds: [ClientID]
+    let clientIndex: [ClientID: Int]
+    let resourceIds: [String]
+    let documentIndex: [String: Int]
+    let generator: TextGenerator
+    let mix: WeightedChoice<ActionMix.Action>
+    let serverConfiguration: CollabServer.Configuration
+
+    var clock = SimClock()
+    var queue = EventQueue<SimEvent>()
+    var network: SimNetwork<ClientEnvelope, ServerEnvelope>
+    var sessions: [ClientSession]
+    var clientRandom: [SimRandom]
+    var nemesisRandom: SimRandom
+    var probeRandom: SimRandom
+    var server: CollabServer?
+    var persisted: [PersistedDocument]
+    /// The server revision per document as the history has seen it.
+    var serverRevisions: [Int]
+    var history: History
+    var lastInvoked: [String?]
+    var editsLeft: Int
+    var counts = SimulationResult.Counts()
+    /// The clients each partition cut off, by strike order.
+    var partitions: [[Int]] = []
+    var healed = false
+
+    /// Runs `scenario` (with its faults) from `seed` and checks the history.
+    public static func run(_ scenario: Scenario, seed: UInt64) -> SimulationResult {
+        var sim = Simulation(scenario: scenario, seed: seed)
+        sim.runPhases()
+        let results = Checkers.run(scenario.checkers, on: sim.history)
+        sim.counts.historyEvents = sim.history.entries.count
+        sim.counts.unknown = max(0, sim.counts.invoked - sim.counts.acknowledged - sim.counts.failed)
+        return SimulationResult(scenario: scenario, seed: seed, faults: sim.faults.faults, history: sim.history, results: results, counts: sim.counts)
+    }
+
+    init(scenario: Scenario, seed: UInt64) {
+        self.scenario = scenario
+        self.seed = seed
+        faults = FaultSet(scenario.faults.compactMap(Fault.init(rawValue:)))
+        version = scenario.protocolVersion >= 2 ? .v2 : .original
+        let width = max(2, String(scenario.clients - 1).count)
+        func padded(_ i: Int) -> String { let s = String(i); return String(repeating: "0", count: max(0, width - s.count)) + s }
+        let ids = (0..<scenario.clients).map { ClientID("c\(padded($0))") }
+        clientIds = ids
+        var index: [ClientID: Int] = [:]
+        for (i, id) in ids.enumerated() { index[id] = i }
+        clientIndex = index
+        resourceIds = (0..<scenario.documents).map { "note-\(padded($0))" }
+        var docIndex: [String: Int] = [:]
+        for (i, id) in resourceIds.enumerated() { docIndex[id] = i }
+        documentIndex = docIndex
+        generator = TextGenerator(alphabet: scenario.alphabet)
+        mix = scenario.mix.choice
+        var initial: [String: String] = [:]
+        for id in resourceIds { initial[id] = scenario.initialText }
+        serverConfiguration = CollabServer.Configuration(serverId: "whalesim-sim", faults: faults, initialTexts: initial)
+
+        let root = SimRandom(seed: seed)
+        network = SimNetwork(clients: scenario.clients, delay: scenario.delay, queueBound: scenario.queueBound, rng: root.derive(1_000_001))
+        let clientConfig = ClientSession.Configuration(protocolVersion: version, faults: faults)
+        let documents = (0..<scenario.clients).map { $0 % scenario.documents }
+        sessions = (0..<scenario.clients).map { i in
+            ClientSession(clientId: ids[i], userId: "u\(padded(i))", resourceId: "note-\(padded(documents[i]))", configuration: clientConfig)
+        }
+        clientRandom = (0..<scenario.clients).map { root.derive(UInt64($0)) }
+        nemesisRandom = root.derive(2_000_002)
+        probeRandom = root.derive(3_000_003)
+        server = CollabServer(configuration: serverConfiguration)
+        persisted = resourceIds.map { PersistedDocument(resourceId: $0, initialText: scenario.initialText) }
+        serverRevisions = Array(repeating: 0, count: scenario.documents)
+        history = History(
+            clientNames: clientIds.map(\.rawValue), clientDocuments: documents, documentNames: resourceIds,
+            initialTexts: Array(repeating: scenario.initialText, count: scenario.documents), protocolVersion: scenario.protocolVersion)
+        lastInvoked = Array(repeating: nil, count: scenario.clients)
+        editsLeft = scenario.ops
+    }
+
+    mutating func record(_ event: HistoryEvent) { history.append(event, at: clock.now) }
+
+    mutating func runPhases() {
+        // Safety phase: everyone connects, the workload and the nemeses start.
+        for i in sessions.indices {
+            queue.schedule(.connect(client: i), at: 0)
+            queue.schedule(.act(client: i), at: 1 + scenario.thinkTime.sample(using: &clientRandom[i]))
+        }
+        scheduleNemeses()
+        while let next = queue.nextTime, next <= scenario.safetyTicks, editsLeft > 0 {
+            step()
+        }
+        // Liveness phase: heal everything, stop the workload, require quiescence in budget.
+        heal()
+        let healedAt = clock.now
+        let deadline = healedAt + scenario.livenessBudget
+        var quiet = pumpUntilQuiet(deadline: deadline)
+        if quiet, scenario.checkers.contains(.cursors) {
+            quiet = probeCursors(deadline: deadline)
+        }
+        record(.quiescence(reached: quiet, ticksAfterHeal: quiet ? clock.now - healedAt : scenario.livenessBudget))
+        counts.messages = network.sentCount
+        counts.dropped = network.droppedCount
+        record(.traffic(messages: network.sentCount, edits: counts.actions, clients: sessions.count))
+        recordFinalStates()
+        counts.ticks = clock.now
+    }
+
+    /// Takes the next event and handles it.
+    mutating func step() {
+        guard let entry = queue.pop() else { return }
+        clock.advance(to: entry.time)
+        switch entry.event {
+        case .act(let c): act(c)
+        case .keystroke(let c, let remaining): keystroke(c, remaining: remaining)
+        case .deliver(let delivery): deliver(delivery)
+        case .connect(let c): connect(c)
+        case .strike(let n): strike(n)
+        case .endPartition(let index): endPartition(partitions[index])
+        case .endSlow(let c): network.setSlowFactor(c, 1); record(.note("\(clientIds[c]) link back to normal speed"))
+        case .restartServer: restartServer()
+        }
+    }
+
+    /// Runs until nothing is scheduled and every client is joined and synchronized, or the deadline.
+    mutating func pumpUntilQuiet(deadline: SimTime) -> Bool {
+        while let next = queue.nextTime, next <= deadline { step() }
+        return queue.isEmpty && network.totalInFlight == 0 && server != nil
+            && sessions.allSatisfy { $0.connection == .joined && $0.syncState == .synchronized }
+    }
+
+    mutating func recordFinalStates() {
+        for (d, id) in resourceIds.enumerated() {
+            if let doc = server?.documents[id] {
+                record(.serverFinal(document: d, text: doc.text, revision: doc.revision, historyCount: doc.history.count))
+            } else {
+                let restored = try? ServerDocument(restoring: persisted[d])
+                record(.serverFinal(document: d, text: restored?.text ?? scenario.initialText, revision: restored?.revision ?? 0, historyCount: restored?.history.count ?? 0))
+            }
+        }
+        for (i, s) in sessions.enumerated() {
+            let pending = (s.outstanding == nil ? 0 : 1) + (s.buffer == nil ? 0 : 1)
+            record(.clientFinal(client: i, text: s.text, revision: s.revision, pendingOps: pending, connected: s.connection == .joined))
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// What a virtual client does next, by weight. Scenario keys are kebab-case
+/// (`typing-burst: 40`); a missing key weighs 0.
+public struct ActionMix: Hashable, Sendable {
+    public enum Action: String, Hashable, Sendable, CaseIterable {
+        /// A few keystrokes in a row at the caret, one op each.
+        case typingBurst = "typing-burst"
+        /// One insert of several scalars (replacing the selection if any).
+        case paste
+        /// Backspace, or a range delete.
+        case delete
+        /// A new selection, forwards or backwards.
+        case select
+        /// An insert at the document's hot spot, where other clients insert too.
+        case samePositionInsert = "same-position-insert"
+        /// The caret moves a little.
+        case cursorMove = "cursor-move"
+        /// Think time, nothing else.
+        case idle
+        /// The client drops its connection and reconnects a little later.
+        case reconnect
+    }
+
+    /// Weights in `Action.allCases` order.
+    public var weights: [Int]
+
+    public init(_ pairs: [Action: Int] = [:]) {
+        weights = Action.allCases.map { pairs[$0] ?? 0 }
+    }
+
+    public static let standard = ActionMix([
+        .typingBurst: 40, .paste: 8, .delete: 15, .select: 8,
+        .samePositionInsert: 10, .cursorMove: 10, .idle: 9,
+    ])
+
+    public subscript(action: Action) -> Int {
+        get { weights[Action.allCases.firstIndex(of: action)!] }
+        set { weights[Action.allCases.firstIndex(of: action)!] = newValue }
+    }
+
+    public var choice: WeightedChoice<Action> {
+        WeightedChoice(Array(zip(Action.allCases, weights)))
+    }
+}

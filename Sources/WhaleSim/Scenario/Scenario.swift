@@ -1,0 +1,82 @@
+/// A simulation scenario: what to run, decoded strictly from `Scenarios/*.yml`
+/// (see ``Scenario/decode(yaml:source:)``) or taken from the built-ins (``BuiltinScenarios``).
+///
+/// ```yaml
+/// name: convergence-smoke
+/// mode: simulate
+/// seed: 1
+/// clients: {count: 3, documents: 1, protocol: 2}
+/// ops: 300
+/// ticks: {safety: 60000, liveness-budget: 20000}
+/// network: {delay: {distribution: uniform, min: 1, max: 30}, queue-bound: 64}
+/// mix: {typing-burst: 40, paste: 10, delete: 15}
+/// checkers: [convergence, intention]
+/// thresholds: ["convergence == valid"]
+/// ```
+public struct Scenario: Hashable, Sendable {
+    public enum Mode: String, Hashable, Sendable, CaseIterable { case simulate, live }
+    /// Which characters the workload types.
+    public enum Alphabet: String, Hashable, Sendable, CaseIterable {
+        /// Letters, digits, spaces and newlines.
+        case ascii
+        /// Adds emoji (astral and ZWJ sequences), combining marks and CJK.
+        case unicode
+    }
+
+    public var name: String
+    public var description: String = ""
+    public var mode: Mode = .simulate
+    public var seed: UInt64 = 1
+    public var clients: Int = 3
+    public var documents: Int = 1
+    /// 1 = the original Whaler protocol, 2 = whalesim's extensions (PROTOCOL.md §3).
+    public var protocolVersion: Int = 2
+    public var alphabet: Alphabet = .ascii
+    public var initialText: String = ""
+    /// Client edits (one keystroke, paste or delete each) over the whole safety phase.
+    public var ops: Int = 200
+    /// The safety phase ends at this tick even if ops remain.
+    public var safetyTicks: Int = 100_000
+    /// After healing, convergence must happen within this many ticks.
+    public var livenessBudget: Int = 20_000
+    public var delay: DelayDistribution = .uniform(min: 1, max: 20)
+    public var queueBound: Int = 64
+    public var thinkTime: DelayDistribution = .exponential(mean: 20, max: 400)
+    public var mix: ActionMix = ActionMix()
+    public var nemeses: [NemesisSpec] = []
+    /// Fault names from the catalog (`whalesim simulate --list-faults`).
+    public var faults: [String] = []
+    public var checkers: [CheckerName] = CheckerName.allCases
+    public var thresholds: [Threshold] = []
+
+    public init(name: String) { self.name = name }
+}
+
+/// The checkers a scenario can run.
+public enum CheckerName: String, Hashable, Sendable, CaseIterable, Codable, Comparable {
+    case convergence, intention, cursors, revisions, liveness
+    public static func < (a: CheckerName, b: CheckerName) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// A pass condition on one checker's verdict: `convergence == valid` (unknown breaches it) or
+/// `cursors != invalid` (unknown is accepted).
+public struct Threshold: Hashable, Sendable, CustomStringConvertible {
+    public enum Relation: String, Hashable, Sendable { case equals = "==", notEquals = "!=" }
+    public var checker: CheckerName
+    public var relation: Relation
+    public var verdict: Verdict
+
+    public init(checker: CheckerName, relation: Relation, verdict: Verdict) {
+        self.checker = checker
+        self.relation = relation
+        self.verdict = verdict
+    }
+
+    public func isMet(by actual: Verdict) -> Bool {
+        relation == .equals ? actual == verdict : actual != verdict
+    }
+
+    public var description: String { "\(checker.rawValue) \(relation.rawValue) \(verdict.rawValue)" }
+}

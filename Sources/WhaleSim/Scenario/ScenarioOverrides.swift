@@ -1,0 +1,52 @@
+import WhaleProtocol
+
+/// Command-line changes to a scenario: what `--clients`, `--ops`, `--documents`, `--delay-max`,
+/// `--queue-bound`, `--without-nemesis` and `--fault` say. The shrinker produces these too, and ``arguments``
+/// spells them back for the one-line replay command.
+public struct ScenarioOverrides: Hashable, Sendable {
+    public var clients: Int?
+    public var documents: Int?
+    public var ops: Int?
+    public var delayMax: Int?
+    public var queueBound: Int?
+    public var withoutNemeses: [NemesisSpec.Kind] = []
+    public var faults: [Fault] = []
+
+    public init(clients: Int? = nil, documents: Int? = nil, ops: Int? = nil, delayMax: Int? = nil, queueBound: Int? = nil,
+                withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = []) {
+        self.queueBound = queueBound
+        self.clients = clients
+        self.documents = documents
+        self.ops = ops
+        self.delayMax = delayMax
+        self.withoutNemeses = withoutNemeses
+        self.faults = faults
+    }
+
+    /// The scenario with these changes. Documents never exceed clients.
+    public func apply(to base: Scenario) -> Scenario {
+        var s = base
+        if let clients { s.clients = clients }
+        if let documents { s.documents = documents }
+        s.documents = min(s.documents, s.clients)
+        if let ops { s.ops = ops }
+        if let delayMax { s.delay = s.delay.capped(at: delayMax) }
+        if let queueBound { s.queueBound = queueBound }
+        s.nemeses.removeAll { withoutNemeses.contains($0.kind) }
+        for fault in faults where !s.faults.contains(fault.rawValue) { s.faults.append(fault.rawValue) }
+        return s
+    }
+
+    /// Command-line arguments that reproduce these overrides, in a fixed order.
+    public var arguments: [String] {
+        var args: [String] = []
+        if let clients { args += ["--clients", "\(clients)"] }
+        if let documents { args += ["--documents", "\(documents)"] }
+        if let ops { args += ["--ops", "\(ops)"] }
+        if let delayMax { args += ["--delay-max", "\(delayMax)"] }
+        if let queueBound { args += ["--queue-bound", "\(queueBound)"] }
+        for kind in NemesisSpec.Kind.allCases where withoutNemeses.contains(kind) { args += ["--without-nemesis", kind.rawValue] }
+        for fault in Fault.allCases where faults.contains(fault) { args += ["--fault", fault.rawValue] }
+        return args
+    }
+}

@@ -1,0 +1,64 @@
+import Testing
+import WhaleProtocol
+@testable import WhaleSim
+
+/// Every fault of the catalog is caught by a checker within 50 seeds of the scenario that
+/// exercises it, and the shrinker reduces the failure to a small reproducer that replays.
+@Suite struct FaultCatalogTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var fault: Fault
+        var scenario: String
+        /// Checkers any one of which may be the first to catch it.
+        var caughtBy: Set<CheckerName>
+        var maxClients: Int
+        var maxOps: Int
+        var description: String { fault.rawValue }
+    }
+
+    static let cases: [Case] = [
+        Case(fault: .clientTiePriority, scenario: "same-position-storm", caughtBy: [.convergence], maxClients: 3, maxOps: 10),
+        Case(fault: .utf8LengthUnits, scenario: "unicode", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        Case(fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        Case(fault: .composeSignError, scenario: "convergence-smoke", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
+        Case(fault: .reconnectDropsUnacked, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        // Needs a full link queue: it shrinks once the shrinker lowers the bound (--queue-bound 2).
+        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 3, maxOps: 10),
+        Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        Case(fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3, maxOps: 10),
+        Case(fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions], maxClients: 3, maxOps: 10),
+    ]
+
+    @Test func everyCatalogFaultHasACase() {
+        #expect(Set(Self.cases.map(\.fault)) == Set(Fault.allCases))
+    }
+
+    @Test(arguments: cases)
+    func caughtAndShrunk(_ c: Case) throws {
+        let base = try BuiltinScenarios.load(c.scenario)
+        let overrides = ScenarioOverrides(faults: [c.fault])
+        let scenario = overrides.apply(to: base)
+        var found: (seed: UInt64, checker: CheckerName)?
+        for seed: UInt64 in 1...50 {
+            if let checker = Simulation.run(scenario, seed: seed).firstInvalid {
+                found = (seed, checker)
+                break
+            }
+        }
+        let failure = try #require(found, "\(c.fault) was not caught within 50 seeds of \(c.scenario)")
+        #expect(c.caughtBy.contains(failure.checker), "\(c.fault) caught by \(failure.checker)")
+
+        let shrunk = Shrinker.shrink(scenario: base, overrides: overrides, seed: failure.seed, checker: failure.checker)
+        let small = shrunk.result.scenario
+        #expect(small.clients <= c.maxClients, "\(shrunk.replayCommand(scenarioRef: c.scenario))")
+        #expect(small.ops <= c.maxOps, "\(shrunk.replayCommand(scenarioRef: c.scenario))")
+        #expect(small.ops < base.ops)
+        #expect(small.faults == [c.fault.rawValue])
+        // The printed command replays the same failing history.
+        let command = shrunk.replayCommand(scenarioRef: c.scenario)
+        #expect(command.hasPrefix("whalesim simulate \(c.scenario) --seed \(shrunk.seed)"))
+        #expect(command.contains("--fault \(c.fault.rawValue)"))
+        let replay = Simulation.run(shrunk.overrides.apply(to: base), seed: shrunk.seed)
+        #expect(replay.history.hash == shrunk.result.history.hash)
+        #expect(replay.results.contains { $0.checker == failure.checker && $0.verdict == .invalid })
+    }
+}

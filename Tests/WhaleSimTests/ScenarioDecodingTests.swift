@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import WhaleSim
+
+@Suite struct ScenarioDecodingTests {
+    /// The problems reported for `yaml`, or [] if it decodes.
+    func problems(_ yaml: String) -> [String] {
+        do {
+            _ = try Scenario.decode(yaml: yaml, source: "test.yml")
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test func aFullScenarioDecodes() throws {
+        let s = try Scenario.decode(yaml: """
+            name: t
+            mode: simulate
+            seed: 9
+            clients: {count: 4, documents: 2, protocol: 1}
+            text: {alphabet: unicode, initial: "hi"}
+            ops: 50
+            ticks: {safety: 1000, liveness-budget: 500}
+            network: {delay: {distribution: exponential, mean: 5, max: 50}, queue-bound: 8}
+            think-time: {distribution: fixed, value: 3}
+            mix: {typing-burst: 2, reconnect: 1}
+            nemeses:
+              - {kind: partition, every: 100, duration: 20}
+              - {kind: slow-client, at: [5, 50], duration: 20, factor: 9}
+            faults: [client-tie-priority]
+            checkers: [convergence, liveness]
+            thresholds: ["convergence == valid", "liveness != invalid"]
+            """, source: "t")
+        #expect(s.seed == 9 && s.clients == 4 && s.documents == 2 && s.protocolVersion == 1)
+        #expect(s.alphabet == .unicode && s.initialText == "hi" && s.ops == 50)
+        #expect(s.safetyTicks == 1000 && s.livenessBudget == 500)
+        #expect(s.delay == .exponential(mean: 5, max: 50) && s.queueBound == 8 && s.thinkTime == .fixed(3))
+        #expect(s.mix[.typingBurst] == 2 && s.mix[.reconnect] == 1 && s.mix[.paste] == 0)
+        #expect(s.nemeses == [NemesisSpec(kind: .partition, every: 100, duration: 20),
+                              NemesisSpec(kind: .slowClient, at: [5, 50], duration: 20, factor: 9)])
+        #expect(s.faults == ["client-tie-priority"])
+        #expect(s.checkers == [.convergence, .liveness])
+        #expect(s.thresholds.map(\.description) == ["convergence == valid", "liveness != invalid"])
+    }
+
+    @Test func everyBuiltinDecodesAndIsIdenticalToItsFile() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Scenarios").path)
+            .filter { $0.hasSuffix(".yml") }.sorted()
+        #expect(files.map { String($0.dropLast(4)) } == BuiltinScenarios.names)
+        for (name, text) in BuiltinScenarios.texts {
+            let file = try String(contentsOf: root.appendingPathComponent("Scenarios/\(name).yml"), encoding: .utf8)
+            #expect(file == text, "Scenarios/\(name).yml differs from the embedded text: run python3 Scenarios/embed.py")
+            let s = try #require(try BuiltinScenarios.scenario(named: name))
+            #expect(s.name == name)
+        }
+        #expect(try BuiltinScenarios.load("unicode").alphabet == .unicode)
+    }
+
+    @Test func wrongTypesSayWhatWasExpectedAndWhere() {
+        #expect(problems("name: t\nclients: {count: x}") == [#"clients.count: expected an integer, got "x""#])
+        #expect(problems("name: t\nclients: {count: \"3\"}") == [#"clients.count: expected an integer, got "3""#])
+        #expect(problems("name: t\nops: [1]") == ["ops: expected an integer, got a list"])
+        #expect(problems("name: t\nclients: 3") == ["clients: expected a mapping, got 3"])
+        #expect(problems("name: 5") == ["name: expected a string, got 5"])
+        #expect(problems("name: t\ncheckers: convergence") == [#"checkers: expected a list, got "convergence""#])
+        #expect(problems("- a\n- b") == ["(top level): expected a mapping, got a list"])
+    }
+
+    @Test func unknownAndDuplicateKeysAreRejected() {
+        #expect(problems("name: t\ncolour: blue").first?.hasPrefix("colour: unknown key (allowed: name, description,") == true)
+        #expect(problems("name: t\nclients: {count: 2, cuont: 3}").first?.hasPrefix("clients.cuont: unknown key (allowed: count, documents, protocol)") == true)
+        // Yams's parser refuses duplicate keys itself, before the tree reaches the reader.
+        #expect(problems("name: t\nops: 1\nops: 2").first?.contains("duplicated key(s): 'ops'") == true)
+    }
+
+    @Test func valuesOutOfRangeOrUnknownAreRejected() {
+        #expect(problems("name: t\nclients: {protocol: 3}") == ["clients.protocol: 3 is out of range 1...2"])
+        #expect(problems("name: t\nclients: {count: 0}") == ["clients.count: 0 is out of range 1...10000"])
+        #expect(problems("name: t\nclients: {count: 2, documents: 3}") == ["clients.documents: 3 documents for 2 clients: every document needs a client"])
+        #expect(problems("name: t\nmode: fast") == [#"mode: expected one of simulate, live, got "fast""#])
+        #expect(problems("name: t\nfaults: [nope]") == [#"faults[0]: unknown fault "nope" (see whalesim simulate --list-faults)"#])
+        #expect(problems("name: t\nmix: {idle: 0}") == ["mix: every weight is zero: clients would never act"])
+        #expect(problems("name: \"a b\"") == [#"name: must be non-empty, without spaces or slashes, got "a b""#])
+        #expect(problems("seed: 1") == ["name: missing (every scenario has a name)"])
+    }
+
+    @Test func delayDistributionsAreCheckedPerKind() {
+        #expect(problems("name: t\nthink-time: {distribution: uniform, min: 5}") == ["think-time.max: missing (needed by uniform)"])
+        #expect(problems("name: t\nthink-time: {distribution: uniform, min: 5, max: 2}") == ["think-time.min: min 5 is greater than max 2"])
+        #expect(problems("name: t\nthink-time: {distribution: fixed, value: 1, mean: 2}") == ["think-time.mean: not used by a fixed distribution (allowed: distribution, value)"])
+        #expect(problems("name: t\nthink-time: {min: 1}") == ["think-time.distribution: missing (fixed, uniform or exponential)"])
+        #expect(problems("name: t\nnetwork: {delay: {distribution: normal}}") == [#"network.delay.distribution: expected one of fixed, uniform, exponential, got "normal""#])
+    }
+
+    @Test func nemesesAndThresholdsAreChecked() {
+        #expect(problems("name: t\nnemeses: [{kind: disconnect, duration: 5}]") == ["nemeses[0]: needs `every` (mean ticks between strikes) or `at` (a list of ticks)"])
+        #expect(problems("name: t\nnemeses: [{kind: disconnect, every: 5, at: [1], duration: 5}]") == ["nemeses[0]: give `every` or `at`, not both"])
+        #expect(problems("name: t\nnemeses: [{kind: partition, every: 5, duration: 5, factor: 3}]") == ["nemeses[0].factor: only a slow-client nemesis has a factor"])
+        #expect(problems("name: t\nnemeses: [{kind: flood, every: 5, duration: 1}]") == [#"nemeses[0].kind: expected one of disconnect, partition, server-restart, slow-client, got "flood""#])
+        #expect(problems("name: t\nthresholds: [\"convergence = ok\"]").first?.hasPrefix(#"thresholds[0]: expected "<checker> == valid""#) == true)
+        #expect(problems("name: t\ncheckers: [liveness]\nthresholds: [\"convergence == valid\"]") == ["thresholds[0]: checker convergence is not in checkers"])
+    }
+
+    @Test func everyProblemIsReportedAtOnce() {
+        let found = problems("""
+            name: t
+            seed: -1
+            clients: {count: x, protocol: 7, extra: 1}
+            network: {delay: {distribution: uniform, min: 9, max: 1}}
+            faults: [bogus]
+            unknown-top: 1
+            """)
+        #expect(Set(found) == [
+            "seed: -1 is out of range 0...\(Int.max)",
+            #"clients.count: expected an integer, got "x""#,
+            "clients.protocol: 7 is out of range 1...2",
+            "clients.extra: unknown key (allowed: count, documents, protocol)",
+            "network.delay.min: min 9 is greater than max 1",
+            #"faults[0]: unknown fault "bogus" (see whalesim simulate --list-faults)"#,
+            "unknown-top: unknown key (allowed: name, description, mode, seed, clients, text, ops, ticks, network, think-time, mix, nemeses, faults, checkers, thresholds)",
+        ])
+        #expect(found.count == 7)
+    }
+
+    @Test func unreadableOrEmptyInputIsAnErrorToo() {
+        #expect(problems("") == ["(top level): the file is empty"])
+        #expect(problems("name: [unclosed").first?.hasPrefix("(top level): not valid YAML") == true)
+        #expect(throws: ScenarioError.self) { try BuiltinScenarios.load("no-such-scenario") }
+        #expect(throws: ScenarioError.self) { try BuiltinScenarios.load("/nonexistent/x.yml") }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// `whalesim simulate` run as a subprocess (the built `.build/debug/whalesim`).
+@Suite(.serialized) struct SimulateCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func whalesim(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.packageRoot.appendingPathComponent(".build/debug/whalesim")
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-sim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func defaultRunIsConvergenceSmokeAndWritesARunRecord() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "--seed", "3", "--report-dir", reports.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("whalesim simulate convergence-smoke"))
+        #expect(run.stdout.contains("convergence  valid"))
+        #expect(run.stdout.contains("replay: whalesim simulate convergence-smoke --seed 3"))
+        let latest = reports.appendingPathComponent("convergence-smoke/latest")
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json"))) as? [String: Any]
+        #expect(record?["schemaVersion"] as? Int == 1)
+        #expect(record?["seed"] as? Int == 3)
+        let history = try String(contentsOf: latest.appendingPathComponent("history.jsonl"), encoding: .utf8)
+        #expect(history.hasPrefix("{\"t\":0,"))
+    }
+
+    @Test func sameSeedPrintsTheSameHistoryHash() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let a = try whalesim(["simulate", "unicode", "--seed", "8", "--report-dir", reports.path])
+        let b = try whalesim(["simulate", "unicode", "--seed", "8", "--report-dir", reports.path])
+        let hash = { (s: String) in s.split(separator: "\n").first { $0.hasPrefix("seed 8:") }.map(String.init) }
+        #expect(hash(a.stdout) != nil)
+        #expect(hash(a.stdout) == hash(b.stdout))
+    }
+
+    @Test func aFaultExitsTwoAndPrintsTheShrunkReplayCommand() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--report-dir", reports.path])
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("convergence  invalid"))
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let index = try #require(lines.firstIndex { $0.hasPrefix("shrunk (") })
+        let command = lines[index + 1].trimmingCharacters(in: .whitespaces)
+        #expect(command.hasPrefix("whalesim simulate same-position-storm --seed "))
+        #expect(command.hasSuffix("--fault client-tie-priority"))
+        // The printed command replays a failure.
+        let replay = try whalesim(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--no-shrink", "--report-dir", reports.path])
+        #expect(replay.status == 2)
+    }
+
+    @Test func manySeedsReportTheLowestFailingSeed() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "same-position-storm", "--seeds", "3", "--seed", "10", "--fault", "client-tie-priority", "--no-shrink", "--report-dir", reports.path])
+        #expect(run.status == 2)
+        #expect(run.stdout.contains("3 seeds: 0 valid, 3 invalid, 0 unknown; details for seed 10"))
+        #expect(!run.stdout.contains("shrunk ("))
+    }
+
+    @Test func listFaultsPrintsNamesFirst() throws {
+        let run = try whalesim(["simulate", "--list-faults"])
+        #expect(run.status == 0)
+        let names = run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(names.first == "client-tie-priority")
+        #expect(names.count == 9)
+        #expect(run.stdout.contains("revision-reset-on-empty  server resets a document's revision to 0"))
+    }
+
+    @Test func badInputExits64WithEveryProblem() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.yml")
+        try "name: x\nclients: {count: x, protocol: 7}\nbogus: 1\n".write(to: bad, atomically: true, encoding: .utf8)
+        let run = try whalesim(["simulate", bad.path])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("3 problems"))
+        #expect(run.stderr.contains(#"clients.count: expected an integer, got "x""#))
+        #expect(run.stderr.contains("clients.protocol: 7 is out of range 1...2"))
+        #expect(run.stderr.contains("bogus: unknown key"))
+
+        let live = dir.appendingPathComponent("live.yml")
+        try "name: x\nmode: live\n".write(to: live, atomically: true, encoding: .utf8)
+        let liveRun = try whalesim(["simulate", live.path])
+        #expect(liveRun.status == 64)
+        #expect(liveRun.stderr.contains("not available yet"))
+
+        #expect(try whalesim(["simulate", "no-such-scenario"]).status == 64)
+        let options = try whalesim(["simulate", "--fault", "nope", "--clients", "0"])
+        #expect(options.status == 64)
+        #expect(options.stderr.contains("--fault nope: unknown fault"))
+        #expect(options.stderr.contains("--clients 0: expected 1...10000"))
+        let documents = try whalesim(["simulate", "--clients", "2", "--documents", "3"])
+        #expect(documents.status == 64)
+        #expect(documents.stderr.contains("--documents 3: more documents than the 2 clients"))
+        let seeds = try whalesim(["simulate", "--seeds", "0"])
+        #expect(seeds.status == 64)
+        #expect(try whalesim(["simulate", "--without-nemesis", "flood"]).status == 64)
+        #expect(try whalesim(["simulate", "--queue-bound", "0"]).status == 64)
+    }
+
+    @Test func aScenarioFileLoadsFromItsPath() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("tiny.yml")
+        try "name: tiny\nclients: {count: 2}\nops: 20\ncheckers: [convergence]\n".write(to: file, atomically: true, encoding: .utf8)
+        let run = try whalesim(["simulate", file.path, "--seeds", "4", "--report-dir", dir.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("4 seeds: 4 valid, 0 invalid, 0 unknown"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("tiny/latest/run.json").path))
+    }
+}
