@@ -177,7 +177,7 @@ enum BenchOrg {
                     ("username", credential.username), ("password", credential.password + credential.securityToken)]
             .map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
         let response = fake.handle(SFRequest(method: "POST", target: "/services/oauth2/token", body: form))
-        guard response.status == 200, let token = try? JSONValue.parse(response.body)["access_token"]?.stringValue else {
+        guard response.status == 200, let token = try? SalesforceFake.JSONValue.parse(response.body)["access_token"]?.stringValue else {
             throw BadInput("bench login failed: \(response.status) \(response.bodyText)")
         }
         return token
