@@ -43,7 +43,7 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seed of tokens, faults and latency draws (and of --generate-accounts).")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "JSON file with a FakeSalesforceConfig (faults and latency per endpoint).")
+    @Option(name: .long, help: "JSON file with a FakeSalesforceConfig (faults and latency per endpoint; its seed replaces --seed).")
     var config: String?
 
     @Option(name: .long, help: "Address to bind.")
