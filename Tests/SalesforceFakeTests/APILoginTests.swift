@@ -197,4 +197,19 @@ import Testing
         #expect(a == b)
         #expect(a != c)
     }
+
+    @Test func identityURLOfATokenResponse() throws {
+        let fake = FakeSalesforce(org: try APITestOrg.make(), connectedApps: APITestOrg.apps)
+        let login = fake.handle(APITestOrg.passwordGrant()).json
+        let token = try #require(login["access_token"]?.stringValue)
+        let id = try #require(login["id"]?.stringValue)
+        let path = String(id.drop(while: { $0 != "/" }).dropFirst(2).drop(while: { $0 != "/" }))  // strip scheme://host
+        let me = fake.handle(APITestOrg.get(path, token: token))
+        #expect(me.status == 200)
+        #expect(me.json["username"] == "admin@api.test")
+        #expect(me.json["user_id"] == .string(APITestOrg.userId))
+        #expect(me.json["id"] == .string(id))
+        #expect(fake.handle(APITestOrg.get(path, token: nil)).status == 403)
+        #expect(fake.handle(APITestOrg.get("/id/00D000000000001AAA/005000000000002AAA", token: token)).bodyText == "Bad_Id")
+    }
 }

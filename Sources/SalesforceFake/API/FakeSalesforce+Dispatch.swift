@@ -15,6 +15,9 @@ extension FakeSalesforce {
         case .oauthRevoke:
             guard method == "GET" || method == "POST" else { return Self.methodNotAllowed(method, allowed: "GET,POST") }
             return oauthRevoke(request)
+        case .identity(let orgId, let userId):
+            guard method == "GET" else { return Self.methodNotAllowed(method, allowed: "GET") }
+            return identity(orgId: orgId, userId: userId, session: session, baseURL: baseURL(for: request))
         case .versions:
             guard method == "GET" || method == "HEAD" else { return Self.methodNotAllowed(method, allowed: "GET,HEAD") }
             return versions(baseURL: baseURL(for: request))

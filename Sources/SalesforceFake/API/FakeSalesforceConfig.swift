@@ -59,6 +59,7 @@ public enum SFEndpoint: String, Sendable, Codable, CaseIterable, CodingKeyRepres
     case oauthToken = "oauth-token"
     case oauthAuthorize = "oauth-authorize"
     case oauthRevoke = "oauth-revoke"
+    case identity
     case versions
     case resources
     case query

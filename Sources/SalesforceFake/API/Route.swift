@@ -5,6 +5,8 @@ enum Route: Sendable {
     case oauthToken
     case oauthAuthorize
     case oauthRevoke
+    /// `/id/{orgId}/{userId}`: the identity URL an OAuth response's `id` names.
+    case identity(orgId: String, userId: String)
     case versions
     case resources(version: String)
     case query(version: String, all: Bool)
@@ -25,6 +27,7 @@ enum Route: Sendable {
     }
 
     private static func match(_ s: [String]) -> Route {
+        if s.count == 3, s[0] == "id" { return .identity(orgId: s[1], userId: s[2]) }
         guard s.count >= 2, s[0] == "services" else { return .notFound }
         switch s[1] {
         case "Soap":
@@ -88,6 +91,7 @@ enum Route: Sendable {
         case .oauthToken: return .oauthToken
         case .oauthAuthorize: return .oauthAuthorize
         case .oauthRevoke: return .oauthRevoke
+        case .identity: return .identity
         case .versions: return .versions
         case .resources: return .resources
         case .query: return .query
