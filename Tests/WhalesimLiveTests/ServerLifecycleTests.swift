@@ -1,0 +1,76 @@
+import Foundation
+import SalesforceFake
+import Testing
+import WhalesimLive
+
+/// The live server itself: ports, certificate file, injected latency, start failures.
+@Suite(.serialized) struct ServerLifecycleTests {
+    /// A one-object org built in code (these tests do not need fixture contents).
+    static func tinyOrg() -> Org {
+        Org(settings: OrgSettings(orgId: "00D000000000009AAA", name: "Tiny", now: Date(timeIntervalSince1970: 1_700_000_000),
+                                  timeZone: "UTC"),
+            schemas: [ObjectSchema(name: "Account", keyPrefix: "001", fields: [FieldSchema(name: "Name", type: .string, nillable: false)])],
+            credentials: [Credential(username: "u@tiny.test", password: "p", securityToken: "T", userId: "005000000000001AAA")])
+    }
+
+    @Test func bindsTwoPortsAndWritesThePEMCA() async throws {
+        let caFile = try Live.temporaryDirectory("ca").appendingPathComponent("nested/ca.pem")
+        let server = try await FakeSalesforceServer.start(org: Self.tinyOrg(), caFile: caFile)
+        #expect(server.caFile == caFile)
+        let pem = try String(contentsOf: caFile, encoding: .utf8)
+        #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        #expect(server.httpURL == "http://127.0.0.1:\(server.httpPort)")
+        #expect(server.httpsURL == "https://127.0.0.1:\(server.httpsPort)")
+        let (status, body) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { connection in
+            // Keep-alive: two requests on one connection.
+            _ = try await connection.get("/services/data/")
+            return try await connection.get("/services/data/")
+        }
+        #expect(status == 200)
+        #expect(String(buffer: body).contains("\"version\":\"59.0\""))
+        await server.stop()
+        // Stopped: connecting fails.
+        await #expect(throws: (any Error).self) {
+            try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { try await $0.get("/services/data/") }
+        }
+    }
+
+    @Test func injectedLatencyIsSlept() async throws {
+        let config = FakeSalesforceConfig(endpoints: [.versions: EndpointBehaviour(latency: .fixed(150))])
+        let server = try await FakeSalesforceServer.start(org: Self.tinyOrg(), config: config)
+        let started = ContinuousClock.now
+        let (status, _) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { try await $0.get("/services/data/") }
+        #expect(status == 200)
+        #expect(ContinuousClock.now - started >= .milliseconds(150))
+        await server.stop()
+    }
+
+    @Test func aTakenPortIsAClearError() async throws {
+        let first = try await FakeSalesforceServer.start(org: Self.tinyOrg())
+        await #expect(throws: FakeSalesforceServerError.self) {
+            _ = try await FakeSalesforceServer.start(org: Self.tinyOrg(), httpPort: first.httpPort)
+        }
+        await first.stop()
+    }
+
+    @Test func soapServerURLNamesTheListenerTheClientUsed() async throws {
+        let server = try await FakeSalesforceServer.start(org: Self.tinyOrg())
+        let body = APISoap.body(username: "u@tiny.test", password: "pT")
+        let (status, response) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
+            try await $0.request(.POST, "/services/Soap/u/59.0", headers: [("Content-Type", "text/xml"), ("SOAPAction", "login")], body: Array(body.utf8))
+        }
+        #expect(status == 200)
+        #expect(String(buffer: response).contains("<serverUrl>http://127.0.0.1:\(server.httpPort)/services/Soap/u/59.0/"))
+        await server.stop()
+    }
+}
+
+enum APISoap {
+    static func body(username: String, password: String) -> String {
+        """
+        <?xml version="1.0" encoding="utf-8" ?><env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/">\
+        <env:Body><n1:login xmlns:n1="urn:partner.soap.sforce.com"><n1:username>\(username)</n1:username>\
+        <n1:password>\(password)</n1:password></n1:login></env:Body></env:Envelope>
+        """
+    }
+}
