@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleSim ← WhalesimCLI
-//   SalesforceFake ← WhalesimLive ← WhalesimCLI
+//   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 // Only WhalesimLive opens sockets.
 import PackageDescription
 
