@@ -32,6 +32,14 @@ extension WireJSON {
         }
     }
 
+    /// `s` as a JSON string literal (RFC 8259 escapes), for anyone writing JSON by hand
+    /// (run records, history lines, CLI output).
+    public static func quoted(_ s: String) -> String {
+        var out = ""
+        writeString(s, to: &out)
+        return out
+    }
+
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
         // Most strings need no escaping: copy them whole.

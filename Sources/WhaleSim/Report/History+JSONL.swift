@@ -1,3 +1,4 @@
+import WhaleProtocol
 import WhaleOT
 
 extension History {
@@ -60,27 +61,8 @@ enum JSONScalar: ExpressibleByStringLiteral {
     }
 }
 
-/// A JSON string literal for `s` (RFC 8259 escapes).
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal for `s` (RFC 8259 escapes): the protocol codec's writer.
+func jsonString(_ s: String) -> String { WireJSON.quoted(s) }
 
 extension Operation {
     /// ot.js-like compact form for reports: `[3,"ab",-2]`.
