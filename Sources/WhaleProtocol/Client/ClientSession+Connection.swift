@@ -45,10 +45,10 @@ extension ClientSession {
         var dropped: [String] = []
         if let outstanding { dropped.append(outstanding.opId) }
         if let buffer { dropped.append(buffer.opId) }
-        if !dropped.isEmpty, !has(.reconnectDropsUnacked) || !hasJoined {
+        // The fault `reconnect-drops-unacked` throws them away without a word, as the original client did.
+        let silently = has(.reconnectDropsUnacked) && hasJoined
+        if !dropped.isEmpty, !silently {
             actions.append(.opsDropped(opIds: dropped, reason: "the server sent its full state; pending edits cannot be rebased onto it"))
-        } else if !dropped.isEmpty {
-            // The fault: the original client threw its unacknowledged edits away without a word.
         }
         outstanding = nil
         buffer = nil
