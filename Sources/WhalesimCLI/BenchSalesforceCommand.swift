@@ -189,7 +189,7 @@ enum BenchOrg {
         let owners = org.records(of: "User").map(\.id)
         let industries = org.schema(named: "Account")?.field(named: "Industry")?.picklistValues ?? ["Technology"]
         let states = Array(Set(org.records(of: "Account").prefix(5000).compactMap { $0["BillingState"]?.stringValue })).sorted()
-        var rng = BenchRNG(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         return (0..<count).map { _ in
             let owner = owners.isEmpty ? "005000000000000AAA" : owners[Int(rng.next() % UInt64(owners.count))]
             let a = industries[Int(rng.next() % UInt64(industries.count))]
@@ -204,17 +204,3 @@ enum BenchOrg {
         }
     }
 }
-
-/// SplitMix64 for the query mix.
-struct BenchRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-

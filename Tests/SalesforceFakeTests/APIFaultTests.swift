@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func latencyDistributions() {
-        var rng = APISplitMix64(seed: 1)
+        var rng = SeededGenerator(seed: 1)
         #expect(FaultPlan.sample(.none, &rng) == 0)
         #expect(FaultPlan.sample(.fixed(7), &rng) == 7)
         let draws = (0..<5000).map { _ in FaultPlan.sample(.logNormal(median: 20, p99: 200), &rng) }.sorted()

@@ -43,7 +43,7 @@ extension FakeSalesforce {
         state.withLock { s in
             let count = s.logins[credential.username.lowercased(), default: 0]
             s.logins[credential.username.lowercased()] = count + 1
-            var rng = APISplitMix64(seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+            var rng = SeededGenerator(seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
             var token = String(org.settings.orgId.prefix(15)) + "!AQ"
             for _ in 0..<4 { token += Self.hex(rng.next()) }
             let session = SFSession(token: token, username: credential.username, userId: credential.userId, clientId: clientId)

@@ -86,7 +86,7 @@ extension FakeSalesforce {
         var fields: [(String, String)] = [("access_token", session.token)]
         if withRefreshToken {
             let refresh = state.withLock { s -> String in
-                var rng = APISplitMix64(seed: config.seed ^ FaultPlan.fnv1a("refresh:" + session.token))
+                var rng = SeededGenerator(seed: config.seed ^ FaultPlan.fnv1a("refresh:" + session.token))
                 let token = "5Aep" + Self.hex(rng.next()) + Self.hex(rng.next())
                 s.refreshTokens[token] = RefreshGrant(username: credential.username, clientId: app.clientId)
                 return token

@@ -41,7 +41,7 @@ enum FaultPlan {
     /// Decides latency and fault for the `counter`-th request of the client known by `clientKey`.
     static func decide(seed: UInt64, clientKey: String, counter: UInt64, endpoint: SFEndpoint,
                        behaviour: EndpointBehaviour, authenticated: Bool) -> FaultDecision {
-        var rng = APISplitMix64(seed: seed ^ fnv1a(clientKey) &* 0x9E37_79B9_7F4A_7C15 ^ counter &* 0xD1B5_4A32_D192_ED03)
+        var rng = SeededGenerator(seed: seed ^ fnv1a(clientKey) &* 0x9E37_79B9_7F4A_7C15 ^ counter &* 0xD1B5_4A32_D192_ED03)
         let delay = sample(behaviour.latency, &rng)
         let faults = behaviour.faults
         let queryish = endpoint == .query || endpoint == .queryMore
@@ -62,7 +62,7 @@ enum FaultPlan {
         return FaultDecision(delayMilliseconds: delay, fault: fault)
     }
 
-    static func sample(_ latency: LatencyDistribution, _ rng: inout APISplitMix64) -> Double {
+    static func sample(_ latency: LatencyDistribution, _ rng: inout SeededGenerator) -> Double {
         switch latency {
         case .none: return 0
         case .fixed(let ms): return max(0, ms)
@@ -83,19 +83,4 @@ enum FaultPlan {
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return hash
     }
-}
-
-/// SplitMix64, the fifteen-line seeded generator (the API target does not depend on WhalesimTesting).
-struct APISplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A uniform draw in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 }

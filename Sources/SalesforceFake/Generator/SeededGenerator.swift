@@ -1,5 +1,5 @@
-/// SplitMix64, owned here so org generation never touches the global RNG: the same seed gives
-/// the same org on every platform and run. (Named apart from `WhalesimTesting.SplitMix64` so
+/// SplitMix64, owned here so org generation, fault plans and token minting never touch the global
+/// RNG: the same seed gives the same org and the same run on every platform. (Named apart from `WhalesimTesting.SplitMix64` so
 /// files importing both stay unambiguous.)
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
@@ -13,6 +13,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A uniform draw in [0, 1).
+    public mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
     /// A uniform index below `n` (n > 0).
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
