@@ -10,35 +10,25 @@ struct QueryCursorStore: Sendable {
         var pageSize: Int
     }
 
-    let capacity: Int
-    private var cursors: [String: Cursor] = [:]
-    private var order: [String] = []
-    private var orderHead = 0
+    private var cursors: BoundedFIFOMap<String, Cursor>
     private var counter = 0
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int) { cursors = BoundedFIFOMap(capacity: max(1, capacity)) }
+
+    var capacity: Int { cursors.capacity }
 
     /// Stores a result and returns its cursor id.
     mutating func open(_ cursor: Cursor) -> String {
         counter += 1
         let digits = String(counter, radix: 36, uppercase: true)
         let id = "01g" + String(repeating: "0", count: max(0, 15 - digits.count)) + digits
-        cursors[id] = cursor
-        order.append(id)
-        while cursors.count > capacity, orderHead < order.count {
-            cursors.removeValue(forKey: order[orderHead])
-            orderHead += 1
-        }
-        if orderHead > 4096, orderHead * 2 > order.count {
-            order.removeFirst(orderHead)
-            orderHead = 0
-        }
+        cursors.insert(cursor, for: id)
         return id
     }
 
     func cursor(_ id: String) -> Cursor? { cursors[id] }
 
-    mutating func remove(cursorId id: String) { cursors.removeValue(forKey: id) }
+    mutating func remove(cursorId id: String) { cursors.remove(id) }
 
     var openCount: Int { cursors.count }
 

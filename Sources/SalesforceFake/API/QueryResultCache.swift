@@ -19,18 +19,17 @@ struct QueryResultCache: Sendable {
         var page: [UInt8]?
     }
 
-    let capacity: Int
     let maxRows: Int
-    private var entries: [Key: Entry] = [:]
-    private var order: [Key] = []
-    private var orderHead = 0
+    private var entries: BoundedFIFOMap<Key, Entry>
     private(set) var hits = 0
     private(set) var misses = 0
 
     init(capacity: Int, maxRows: Int = 2000) {
-        self.capacity = max(0, capacity)
+        entries = BoundedFIFOMap(capacity: max(0, capacity))
         self.maxRows = maxRows
     }
+
+    var capacity: Int { entries.capacity }
 
     mutating func lookup(_ key: Key) -> Entry? {
         guard capacity > 0 else { return nil }
@@ -44,16 +43,7 @@ struct QueryResultCache: Sendable {
 
     mutating func store(_ entry: Entry, for key: Key) {
         guard capacity > 0, entry.result.records.count <= maxRows, entries[key] == nil else { return }
-        entries[key] = entry
-        order.append(key)
-        while entries.count > capacity, orderHead < order.count {
-            entries.removeValue(forKey: order[orderHead])
-            orderHead += 1
-        }
-        if orderHead > 4096, orderHead * 2 > order.count {
-            order.removeFirst(orderHead)
-            orderHead = 0
-        }
+        entries.insert(entry, for: key)
     }
 }
 
