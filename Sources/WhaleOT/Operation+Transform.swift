@@ -40,11 +40,9 @@ extension Operation {
                 case .delete(let n): bRest = n; bIsDelete = true; j += 1
                 }
             }
+            // A side with nothing loaded here has run out of components.
             if aRest == 0 || bRest == 0 {
-                if aRest == 0, bRest == 0, i >= ac.count, j >= bc.count { break }
-                // Only reachable when a trailing insert is pending on the other side.
-                if aRest == 0, i < ac.count { continue }
-                if bRest == 0, j < bc.count { continue }
+                if aRest == 0, bRest == 0 { break }
                 throw .incompatible("operations do not span the same document")
             }
             let k = min(aRest, bRest)
