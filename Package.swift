@@ -29,6 +29,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
@@ -56,6 +64,39 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.
+        .target(
+            name: "WhaleServer",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Graphiti", package: "Graphiti"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        // The live load runner: virtual clients on real sockets (the websocket transport so far).
+        .target(
+            name: "WhaleLoad",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
@@ -63,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -73,5 +114,14 @@ let package = Package(
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+        .testTarget(
+            name: "WhaleServerTests",
+            dependencies: [
+                "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleOT", "WhalesimTesting",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ]
 )

@@ -6,6 +6,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure speed and memory (use a release build).",
-        subcommands: [BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self]
+        subcommands: [BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
+                      BenchServerCommand.self, BenchRawServerCommand.self]
     )
 }

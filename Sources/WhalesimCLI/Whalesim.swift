@@ -18,6 +18,7 @@ struct Whalesim: AsyncParsableCommand {
         subcommands: [
             SimulateCommand.self,
             OTCommand.self,
+            ServeCommand.self,
             FakeSalesforceCommand.self,
             BenchCommand.self,
         ]

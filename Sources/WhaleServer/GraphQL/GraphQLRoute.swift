@@ -1,0 +1,53 @@
+import Foundation
+import GraphQL
+import Hummingbird
+
+/// `POST /query` (and `GET` with `?query=`): the GraphQL API behind the original's raw
+/// `Authorization: <JWT>` header (`Bearer` also accepted). A missing or bad token gets HTTP 403
+/// with code 4003, as the original's middleware answers; a malformed body gets HTTP 400 with a
+/// GraphQL error.
+struct GraphQLRoute: Sendable {
+    let server: ReferenceServer
+    let api: WhalerGraphQLAPI
+
+    init(server: ReferenceServer) {
+        self.server = server
+        api = server.graphQL
+    }
+
+    func handle(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let userId: String
+        do {
+            userId = try server.tokens.verify(request.headers[.authorization].map(AuthRoutes.stripBearer), now: server.now())
+        } catch {
+            server.metrics.error("4003")
+            return RESTEnvelope.error(4003, error.description, status: .forbidden).response
+        }
+        guard let caller = server.model.caller(userId: userId) else {
+            server.metrics.error("4003")
+            return RESTEnvelope.error(4003, "Invalid authentication token: no such user", status: .forbidden).response
+        }
+        let graphQLRequest: GraphQLRequest
+        if request.method == .get {
+            guard let query = request.uri.queryParameters["query"] else { return badRequest("a GET needs ?query=") }
+            graphQLRequest = GraphQLRequest(query: String(query), operationName: request.uri.queryParameters["operationName"].map(String.init))
+        } else {
+            let body: Data
+            do { body = try await readBody(request, limit: 1 << 20) } catch { return badRequest("body over 1 MB") }
+            do { graphQLRequest = try JSONDecoder().decode(GraphQLRequest.self, from: body) } catch {
+                return badRequest("the body is not a GraphQL request ({\"query\", \"operationName\", \"variables\"}): \(error)")
+            }
+        }
+        let result = try await api.execute(request: graphQLRequest, context: GraphQLContext(caller: caller, hub: server.model, server: server))
+        if !result.errors.isEmpty { server.metrics.error("graphql") }
+        let data = try JSONEncoder().encode(result)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func badRequest(_ message: String) -> Response {
+        server.metrics.error("graphqlMalformed")
+        let result = GraphQLResult(data: nil, errors: [GraphQLError(message: message)])
+        let data = (try? JSONEncoder().encode(result)) ?? Data()
+        return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+import WhaleOT
+import WhaleProtocol
+
+/// The live reference server behind `whalesim serve`: the Whaler REST login, GraphQL at
+/// `/query`, the websocket at `/socket` (original protocol and protocol 2), `/health` and
+/// `/metrics`, all over one port, with every note op and model change in SQLite before it is
+/// acknowledged. It drives the same ``CollabServer`` the simulator drives.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 0
+/// configuration.database = ":memory:"
+/// let server = try await ReferenceServer.start(configuration)
+/// print(server.baseURL)          // http://127.0.0.1:41234
+/// await server.stop()            // closes sockets with 1001, commits, stops
+/// ```
+public final class ReferenceServer: Sendable {
+    public let configuration: ServerConfiguration
+    /// The `senderId` on every server message: this instance's id.
+    public let serverId: String
+    let storage: any ServerStorage
+    let committer: GroupCommitter
+    let router: NoteRouter
+    let registry = ConnectionRegistry()
+    let metrics = ServerMetrics()
+    let tokens: AccessTokens
+    let refreshTokens: RefreshTokenStore
+    let model: ModelHub
+    let graphQL: WhalerGraphQLAPI
+    let logger: Logger
+    private let runtime = NIOLockedValueBox<Runtime?>(nil)
+    private let bound = BoundPort()
+
+    private struct Runtime: Sendable {
+        var group: ServiceGroup
+        var task: Task<Void, any Error>
+        var outboxes: [Task<Void, Never>]
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int { bound.port }
+    public var baseURL: String { "http://\(configuration.host):\(port)" }
+    public var socketURL: String { "ws://\(configuration.host):\(port)/socket" }
+
+    private init(configuration: ServerConfiguration, storage: any ServerStorage, logger: Logger) throws {
+        self.configuration = configuration
+        self.storage = storage
+        self.logger = logger
+        serverId = UUID().uuidString.lowercased()
+        let committer = GroupCommitter(storage: storage)
+        self.committer = committer
+        let secret = configuration.jwtSecret ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        tokens = AccessTokens(secret: secret)
+        refreshTokens = RefreshTokenStore(loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
+        graphQL = try WhalerGraphQLAPI()
+        model = try ModelHub(storage: storage, committer: committer, configuration: configuration, logger: logger)
+
+        // Restore every note from its log, each into the shard its id hashes to.
+        let notes = try storage.loadNotes(initialTexts: model.initialNoteTexts)
+        let shardCount = max(1, configuration.shards)
+        var perShard = Array(repeating: [PersistedDocument](), count: shardCount)
+        let placement = NoteRouter(shards: [])
+        for note in notes { perShard[placement.shardIndex(for: note.resourceId, count: shardCount)].append(note) }
+        let collab = CollabServer.Configuration(serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
+        router = NoteRouter(shards: try perShard.map { documents in
+            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer)
+        })
+        logger.info("restored notes", metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
+    }
+
+    /// Opens the storage, restores notes and model, binds the port; returns once listening.
+    /// With `handleSignals`, SIGTERM and SIGINT shut it down gracefully (the CLI).
+    public static func start(_ configuration: ServerConfiguration, handleSignals: Bool = false) async throws -> ReferenceServer {
+        var logger = Logger(label: "whalesim.serve")
+        logger.logLevel = configuration.logLevel
+        let storage: any ServerStorage
+        do { storage = try SQLiteStorage(path: configuration.database) } catch {
+            throw ServerStartError(message: "cannot open database \(configuration.database): \(error)")
+        }
+        let server = try ReferenceServer(configuration: configuration, storage: storage, logger: logger)
+        try await server.run(handleSignals: handleSignals)
+        return server
+    }
+
+    private func run(handleSignals: Bool) async throws {
+        let outboxes = router.shards.map { shard in Task { await self.drain(shard) } }
+        let app = Application(
+            router: HTTPRoutes(server: self).makeRouter(),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: HTTPRoutes(server: self).makeSocketRouter(),
+                configuration: .init(ws: .init(maxFrameSize: max(configuration.maxMessageBytes * 4, 1 << 14), closeTimeout: configuration.closeTimeout))),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { [bound] channel in bound.set(channel.localAddress?.port ?? -1) },
+            logger: logger)
+        let closer = SocketCloser(server: self)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: app), .init(service: closer)],
+            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+        let task = Task { [bound] in
+            do { try await group.run() } catch {
+                bound.fail("\(error)")
+                throw error
+            }
+        }
+        runtime.withLockedValue { $0 = Runtime(group: group, task: task, outboxes: outboxes) }
+        if let failure = await bound.wait() {
+            await stop()
+            throw ServerStartError(message: "could not listen on \(configuration.host):\(configuration.port): \(failure)")
+        }
+        logger.info("listening", metadata: ["url": "\(baseURL)", "database": "\(configuration.database)"])
+    }
+
+    /// Graceful stop: every socket gets a close frame (1001 going away), pending writes are
+    /// committed, the listener stops.
+    public func stop() async {
+        guard let runtime = runtime.withLockedValue({ $0 }) else { return }
+        await runtime.group.triggerGracefulShutdown()
+        _ = try? await runtime.task.value
+        await shutDownNotes()
+    }
+
+    /// Waits until the server stops (the CLI: until a signal).
+    public func waitUntilStopped() async {
+        guard let runtime = runtime.withLockedValue({ $0 }) else { return }
+        _ = try? await runtime.task.value
+        await shutDownNotes()
+    }
+
+    /// Closes every socket and flushes storage; idempotent.
+    func closeAllSockets() async {
+        for connection in registry.all { connection.close(.goingAway, reason: "server shutting down") }
+        // Give clients a moment to answer the close frame before the listener goes.
+        let deadline = ContinuousClock.now + configuration.closeTimeout
+        while registry.count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        await committer.stop()
+    }
+
+    private func shutDownNotes() async {
+        guard let runtime = runtime.withLockedValue({ state -> Runtime? in defer { state = nil }; return state }) else { return }
+        for shard in router.shards { shard.finish() }
+        for outbox in runtime.outboxes { await outbox.value }
+        await committer.stop()
+    }
+
+    /// Carries out one shard's sends in order, each once the ops it announces are durable.
+    private func drain(_ shard: NoteShard) async {
+        for await item in shard.items {
+            if let ticket = item.ticket {
+                do { try await committer.waitDurable(ticket) } catch {
+                    // Fail-stop: an op that is not durable is never acknowledged.
+                    logger.critical("storage write failed; stopping", metadata: ["error": "\(error)"])
+                    Task { await self.stop() }
+                    return
+                }
+            }
+            deliver(item.sends)
+            if item.opsApplied > 0 {
+                metrics.opsApplied.increment(by: item.opsApplied)
+                if let receivedAt = item.receivedAt {
+                    let elapsed = ContinuousClock.now - receivedAt
+                    metrics.ackLatency.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                }
+            }
+        }
+    }
+
+    /// Encodes and queues each send; a broadcast encodes once for all members that get the same bytes.
+    func deliver(_ sends: [(ClientID, ServerEnvelope)]) {
+        var previous: (ServerEnvelope, String)?
+        for (client, envelope) in sends {
+            guard let connection = registry.get(client) else { continue }
+            let text: String
+            if let previous, previous.0 == envelope { text = previous.1 } else {
+                text = WireCodec.encode(envelope)
+                previous = (envelope, text)
+            }
+            let queued = connection.enqueue(text)
+            if queued > configuration.slowClientQueue { setSlow(connection, true) }
+        }
+    }
+
+    /// Tells the connection's shard that its send buffer is full (or drained again).
+    func setSlow(_ connection: SocketConnection, _ slow: Bool) {
+        let (changed, shardIndex) = connection.state.withLockedValue { state -> (Bool, Int?) in
+            guard state.slow != slow else { return (false, nil) }
+            state.slow = slow
+            return (true, state.shardIndex)
+        }
+        if changed, let shardIndex { router.shards[shardIndex].handle(.backpressure(connection.id, slow: slow)) }
+    }
+
+    /// Seconds since 1970 (tokens).
+    func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// The text and revision of a note as the server holds it now (tests and GraphQL `note`).
+    public func note(_ resourceId: String) -> (text: String, revision: Int)? {
+        router.shard(for: resourceId).read { server in
+            server.documents[resourceId].map { ($0.text, $0.revision) }
+        }
+    }
+
+    /// How many sockets are open.
+    public var connectionCount: Int { registry.count }
+    /// How many transactions the group committer has made.
+    public var commits: Int { committer.batchesCommitted }
+}
+
+/// The server could not start; the message says why.
+public struct ServerStartError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Closes the sockets when the service group shuts down gracefully (it is shut down before the
+/// HTTP listener, which comes first in the group).
+struct SocketCloser: Service {
+    let server: ReferenceServer
+    func run() async throws {
+        try? await gracefulShutdown()
+        await server.closeAllSockets()
+    }
+}
+
+/// Waits for the listener to report its port (or a failure).
+final class BoundPort: Sendable {
+    private struct State {
+        var port: Int?
+        var failure: String?
+        var waiters: [CheckedContinuation<String?, Never>] = []
+    }
+    private let state = NIOLockedValueBox(State())
+    var port: Int { state.withLockedValue { $0.port ?? -1 } }
+    func set(_ port: Int) { resolve { $0.port = port } }
+    func fail(_ message: String) { resolve { $0.failure = message } }
+    private func resolve(_ update: (inout State) -> Void) {
+        let (waiters, failure) = state.withLockedValue { state -> ([CheckedContinuation<String?, Never>], String?) in
+            update(&state)
+            defer { state.waiters = [] }
+            return (state.waiters, state.failure)
+        }
+        for waiter in waiters { waiter.resume(returning: failure) }
+    }
+    func wait() async -> String? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLockedValue { state -> Bool in
+                if state.port != nil || state.failure != nil { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume(returning: state.withLockedValue { $0.failure }) }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import WhaleProtocol
+
+/// `GET /socket`: one task per connection reads frames, decodes them with ``WireCodec``, checks
+/// them (size, rate, organization) and feeds the document's shard; a second task writes the
+/// connection's queued frames. Nothing here decides protocol behaviour: ``CollabServer`` does.
+struct SocketEndpoint: Sendable {
+    let server: ReferenceServer
+
+    /// What the upgrade request said.
+    struct Handshake: Sendable {
+        var poolId: String?
+        var token: String?
+        var wantsProtocol2: Bool
+
+        init(request: Request) {
+            let query = request.uri.queryParameters
+            poolId = request.headers[HTTPField.Name("ObjectId")!].flatMap { $0.isEmpty ? nil : $0 }
+                ?? query["objectId"].map(String.init)
+            var token = request.headers[.authorization] ?? query["token"].map(String.init)
+            if let value = token, value.hasPrefix("Bearer ") { token = String(value.dropFirst(7)) }
+            self.token = token
+            wantsProtocol2 = query["protocol"] == "2" || request.headers[HTTPField.Name("Whalesim-Protocol")!] == "2"
+        }
+    }
+
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, handshake: Handshake) async {
+        let configuration = server.configuration
+        let version: ProtocolVersion = handshake.wantsProtocol2 && !configuration.compatibility ? .v2 : .original
+        var refusal: ProtocolError?
+        var caller: Caller?
+        do {
+            let userId = try server.tokens.verify(handshake.token, now: server.now())
+            caller = server.model.caller(userId: userId)
+            if caller == nil { refusal = ProtocolError(.unauthorized, "the token's user does not exist") }
+        } catch {
+            refusal = ProtocolError(.unauthorized, error.description)
+        }
+        if version == .original { refusal = nil }  // the original never checks the token
+        if refusal == nil, version == .v2, let poolId = handshake.poolId, let caller, !server.model.poolBelongs(poolId, to: caller) {
+            refusal = ProtocolError(.forbidden, "pool \(poolId) is not in your organization")
+        }
+        let connection = SocketConnection(
+            id: server.registry.nextId(), protocolVersion: version, caller: caller, poolId: handshake.poolId,
+            limiter: RateLimiter(rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2))
+        server.registry.add(connection)
+        server.metrics.connections.increment()
+        let writer = Task { await write(connection, to: outbound) }
+        defer { server.metrics.connections.decrement() }
+
+        if let refusal {
+            refuse(refusal, connection)
+            connection.close(.policyViolation, reason: refusal.code.rawValue)
+            await writer.value
+            server.registry.remove(connection.id)
+            return
+        }
+        server.model.joinPool(connection)
+        await read(inbound, connection)
+        if let index = connection.state.withLockedValue({ $0.shardIndex }) {
+            server.router.shards[index].handle(.disconnected(connection.id))
+        }
+        server.model.leavePool(connection.id)
+        server.registry.remove(connection.id)
+        connection.finish()
+        await writer.value
+    }
+
+    private func read(_ inbound: WebSocketInboundStream, _ connection: SocketConnection) async {
+        let configuration = server.configuration
+        // Messages up to 4× the limit are read and refused politely; past that the socket closes.
+        let hardLimit = configuration.compatibility ? WireCodec.originalMaxBytes : configuration.maxMessageBytes * 4
+        do {
+            for try await message in inbound.messages(maxSize: hardLimit) {
+                let bytes: [UInt8]
+                switch message {
+                case .text(let text): bytes = Array(text.utf8)
+                case .binary(let buffer): bytes = Array(buffer: buffer)
+                }
+                server.metrics.messagesReceived.increment()
+                guard bytes.count <= configuration.maxMessageBytes else {
+                    refuse(ProtocolError(.tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"), connection)
+                    continue
+                }
+                if let notify = connection.limiter.take() {
+                    if notify { refuse(ProtocolError(.rateLimited, "more than \(configuration.maxMessagesPerSecond) messages a second; dropped"), connection) }
+                    server.metrics.error(.rateLimited)
+                    continue
+                }
+                let envelope: ClientEnvelope
+                do {
+                    envelope = try WireCodec.decodeClient(bytes, maxBytes: configuration.maxMessageBytes)
+                } catch {
+                    refuse(error, connection)
+                    continue
+                }
+                route(envelope, connection)
+            }
+        } catch {
+            // Oversize beyond the hard limit, or the peer went away: the socket closes either way.
+            server.logger.debug("socket \(connection.id) ended: \(error)")
+        }
+    }
+
+    /// Sends the message to its document's shard, moving the connection there on a join.
+    private func route(_ envelope: ClientEnvelope, _ connection: SocketConnection) {
+        let resourceId = envelope.message.resourceId
+        if connection.protocolVersion == .v2, let caller = connection.caller, !server.model.noteBelongs(resourceId, to: caller) {
+            refuse(ProtocolError(.forbidden, "note \(resourceId) is not in your organization", inReplyTo: envelope.messageId), connection)
+            return
+        }
+        let index = server.router.shardIndex(for: resourceId)
+        let current = connection.state.withLockedValue { $0.shardIndex }
+        if current != index {
+            guard case .resourceConnection = envelope.message else {
+                // Not joined to a document of that shard: the shard would say the same.
+                refuse(ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: envelope.messageId), connection)
+                return
+            }
+            if let current { server.router.shards[current].handle(.disconnected(connection.id)) }
+            connection.state.withLockedValue { $0.shardIndex = index }
+            server.router.shards[index].handle(.connected(connection.id, userId: connection.caller?.userId ?? "anonymous",
+                                                          protocolVersion: connection.protocolVersion))
+        }
+        server.router.shards[index].handle(.received(connection.id, envelope), receivedAt: .now)
+    }
+
+    /// Protocol 2 gets an `error`; the original protocol has none, so it gets silence.
+    private func refuse(_ error: ProtocolError, _ connection: SocketConnection) {
+        server.metrics.error(error.code)
+        guard connection.protocolVersion == .v2 else { return }
+        let envelope = ServerEnvelope(senderId: server.serverId, messageId: "e:" + (error.inReplyTo ?? "-"), message: .error(error))
+        connection.enqueue(WireCodec.encode(envelope))
+    }
+
+    private func write(_ connection: SocketConnection, to outbound: WebSocketOutboundWriter) async {
+        for await frame in connection.frames {
+            switch frame {
+            case .text(let text):
+                do { try await outbound.write(.text(text)) } catch { connection.finish(); return }
+                server.metrics.messagesSent.increment()
+                let queued = connection.didWrite()
+                if queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
+            case .close(let code, let reason):
+                try? await outbound.close(code, reason: reason)
+                return
+            }
+        }
+    }
+}
+
+extension ClientMessage {
+    /// The document the message is about.
+    var resourceId: String {
+        switch self {
+        case .resourceConnection(let resourceId, _): resourceId
+        case .docChange(let change): change.resourceId
+        case .cursorUpdate(let resourceId, _, _): resourceId
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WhaleProtocol
+import WhaleServer
+
+/// `whalesim serve`: the live reference server (REST login, GraphQL, websocket, SQLite) until
+/// SIGTERM or SIGINT, which close every socket with 1001 and flush storage first.
+///
+/// ```
+/// whalesim serve --port 8080 --database /tmp/whalesim.sqlite
+/// curl -s localhost:8080/health
+/// ```
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the Whaler protocol (REST, GraphQL, websocket) with SQLite persistence.",
+        discussion: """
+            Wire-compatible with the original Whaler backend; clients that connect with ?protocol=2 \
+            (or the Whalesim-Protocol: 2 header) get whalesim's extensions (PROTOCOL.md §3). \
+            Prints the URL, then serves until SIGTERM or SIGINT. Port 0 picks a free port.
+            """)
+
+    @Option(name: .long, help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "Port (0 picks a free one).")
+    var port = 8080
+
+    @Option(name: .long, help: "SQLite file (created and migrated if needed), or :memory: for a throwaway run.")
+    var database = "whalesim.sqlite"
+
+    @Option(name: .long, help: "Seed file with organizations, users, accounts, contacts, tasks and notes.")
+    var fixtures = "Fixtures/whaler/seed.json"
+
+    @Option(name: .customLong("max-message-bytes"), help: "Largest websocket message accepted (bigger: tooLarge).")
+    var maxMessageBytes = 64 * 1024
+
+    @Option(name: .customLong("max-messages-per-second"), help: "Per-connection message rate (bursts of twice that); 0 = no limit.")
+    var maxMessagesPerSecond = 500
+
+    @Option(name: .customLong("max-connections"), help: "Open sockets at most; more upgrades get HTTP 503.")
+    var maxConnections = 15_000
+
+    @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
+    var compatibility = false
+
+    @Option(name: .long, help: "Serve with a catalog fault switched on (repeatable; see `whalesim simulate --list-faults`).")
+    var fault: [String] = []
+
+    @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start).")
+    var jwtSecret: String?
+
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for seeded passwords (4...31).")
+    var bcryptCost: UInt8 = 10
+
+    @Option(name: .long, help: "Document shards, each with its own lock (default: one per core).")
+    var shards: Int?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        guard (0...65535).contains(port) else { throw BadInput("--port must be between 0 and 65535").exit() }
+        configuration.port = port
+        configuration.database = database
+        let seed = URL(fileURLWithPath: fixtures)
+        guard FileManager.default.fileExists(atPath: seed.path) else { throw BadInput("--fixtures \(fixtures): no such file").exit() }
+        configuration.fixtures = seed
+        guard maxMessageBytes >= 64 else { throw BadInput("--max-message-bytes must be at least 64").exit() }
+        configuration.maxMessageBytes = maxMessageBytes
+        guard maxMessagesPerSecond >= 0 else { throw BadInput("--max-messages-per-second must be ≥ 0").exit() }
+        configuration.maxMessagesPerSecond = maxMessagesPerSecond
+        guard maxConnections >= 1 else { throw BadInput("--max-connections must be ≥ 1").exit() }
+        configuration.maxConnections = maxConnections
+        configuration.compatibility = compatibility
+        var faults = FaultSet()
+        for name in fault {
+            guard let known = Fault(rawValue: name) else {
+                throw BadInput("unknown fault \(name); known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))").exit()
+            }
+            faults.insert(known)
+        }
+        configuration.faults = faults
+        if let secret = jwtSecret ?? ProcessInfo.processInfo.environment["WHALESIM_JWT_SECRET"] {
+            guard secret.utf8.count >= 16 else { throw BadInput("the JWT secret must be at least 16 bytes").exit() }
+            configuration.jwtSecret = Data(secret.utf8)
+        }
+        guard (4...31).contains(bcryptCost) else { throw BadInput("--bcrypt-cost must be between 4 and 31").exit() }
+        configuration.bcryptCost = bcryptCost
+        if let shards {
+            guard (1...256).contains(shards) else { throw BadInput("--shards must be between 1 and 256").exit() }
+            configuration.shards = shards
+        }
+        guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
+        configuration.logLevel = level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+
+        let server: ReferenceServer
+        do {
+            server = try await ReferenceServer.start(configuration, handleSignals: true)
+        } catch {
+            throw BadInput("\(error)").exit()
+        }
+        // Unbuffered, so a parent process reading the pipe sees the URL at once.
+        FileHandle.standardOutput.write(Data("http: \(server.baseURL)\nsocket: \(server.socketURL)\n".utf8))
+        await server.waitUntilStopped()
+        printError("whalesim: stopped (\(server.commits) commits)")
+    }
+}
