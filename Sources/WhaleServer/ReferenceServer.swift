@@ -258,3 +258,17 @@ final class BoundPort: Sendable {
         }
     }
 }
+
+extension ReferenceServer {
+    /// A note's text now: the document's, or the seed's initial text if nobody has opened it.
+    func noteText(_ accountId: String) -> String {
+        note(accountId)?.text ?? model.initialNoteTexts[accountId] ?? ""
+    }
+
+    /// `saveNote`: the whole content as one op through the note's shard, durable when this returns.
+    func saveNote(_ accountId: String, content: String) async throws -> String {
+        let (ticket, text, _) = router.shard(for: accountId).replaceText(accountId, with: content)
+        if let ticket { try await committer.waitDurable(ticket) }
+        return text
+    }
+}

@@ -98,6 +98,33 @@ import Glibc
     }
 }
 
+extension KillRestartTests {
+    @Test func sigtermClosesSocketsWithGoingAwayAndExitsCleanly() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build first: swift build")
+        let database = try ExternalProcess.temporaryDirectory("sigterm").appendingPathComponent("s.sqlite").path
+        let child = try Child(database: database, port: 0)
+        let socket = TestSocket(url: child.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
+        socket.send(#"{"messageId":"j","type":"resourceConnection","data":{"resourceId":"n"}}"#)
+        #expect(await socket.next { $0.messageId == "j" } != nil)
+        socket.send(#"{"messageId":"c","type":"docChange","data":{"resourceId":"n","rev":0,"n":[0],"s":["kept"]}}"#)
+        #expect(await socket.next { $0.messageId == "c" } != nil)
+        kill(child.process.processIdentifier, SIGTERM)
+        #expect(await socket.closeCode() == 1001)
+        child.process.waitUntilExit()
+        #expect(child.process.terminationStatus == 0)
+        // The acknowledged op is on disk.
+        let again = try Child(database: database, port: 0)
+        defer { again.terminate() }
+        let reader = TestSocket(url: again.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
+        reader.send(#"{"messageId":"j","type":"resourceConnection","data":{"resourceId":"n"}}"#)
+        guard case .resourceConnectionConf(let conf)? = await reader.next(where: { $0.messageId == "j" })?.message else {
+            Issue.record("no join after restart"); return
+        }
+        #expect(conf.initialState == "kept" && conf.revision == 1)
+        reader.close()
+    }
+}
+
 /// The acknowledged op ids, collected from the clients' callbacks.
 final class AckedInserts: @unchecked Sendable {
     private let lock = NSLock()

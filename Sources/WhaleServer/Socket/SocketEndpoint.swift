@@ -75,7 +75,7 @@ struct SocketEndpoint: Sendable {
     private func read(_ inbound: WebSocketInboundStream, _ connection: SocketConnection) async {
         let configuration = server.configuration
         // Messages up to 4× the limit are read and refused politely; past that the socket closes.
-        let hardLimit = configuration.compatibility ? WireCodec.originalMaxBytes : configuration.maxMessageBytes * 4
+        let hardLimit = configuration.maxMessageBytes * 4
         do {
             for try await message in inbound.messages(maxSize: hardLimit) {
                 let bytes: [UInt8]
@@ -84,6 +84,12 @@ struct SocketEndpoint: Sendable {
                 case .binary(let buffer): bytes = Array(buffer: buffer)
                 }
                 server.metrics.messagesReceived.increment()
+                if configuration.compatibility, bytes.count > WireCodec.originalMaxBytes {
+                    // The original reads at most 512 bytes a message; past that it drops the socket.
+                    server.metrics.error(.tooLarge)
+                    connection.close(.messageTooLarge, reason: "message over \(WireCodec.originalMaxBytes) bytes")
+                    return
+                }
                 guard bytes.count <= configuration.maxMessageBytes else {
                     refuse(ProtocolError(.tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"), connection)
                     continue
@@ -103,7 +109,11 @@ struct SocketEndpoint: Sendable {
                 route(envelope, connection)
             }
         } catch {
-            // Oversize beyond the hard limit, or the peer went away: the socket closes either way.
+            // Oversize beyond the hard limit (closed with 1009), or the peer went away.
+            if "\(error)".contains("messageTooLarge") {
+                server.metrics.error(.tooLarge)
+                connection.close(.messageTooLarge, reason: "message over \(hardLimit) bytes")
+            }
             server.logger.debug("socket \(connection.id) ended: \(error)")
         }
     }
