@@ -60,6 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("log-format"), help: "text (key=value metadata) or json (one object per line), on stderr.")
+    var logFormat = "text"
+
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.host = host
@@ -96,10 +99,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
         configuration.logLevel = level
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch logFormat {
+        case "text":
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case "json":
+            LoggingSystem.bootstrap { JSONLogHandler(label: $0, level: level) }
+        default:
+            throw BadInput("--log-format is text or json").exit()
         }
 
         let server: ReferenceServer
