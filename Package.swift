@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "whalesim", targets: ["WhalesimCLI"]),
         .library(name: "WhaleOT", targets: ["WhaleOT"]),
         .library(name: "WhaleProtocol", targets: ["WhaleProtocol"]),
+        .library(name: "WhaleModel", targets: ["WhaleModel"]),
         .library(name: "WhaleSim", targets: ["WhaleSim"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
         .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "WhaleOT"),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
+        // The Whaler model (organizations, users, accounts on the kanban, contacts, tasks, assignments, pools), sans-I/O.
+        .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
         .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", .product(name: "Yams", package: "Yams")]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
@@ -68,7 +71,7 @@ let package = Package(
         .target(
             name: "WhaleServer",
             dependencies: [
-                "WhaleOT", "WhaleProtocol",
+                "WhaleOT", "WhaleProtocol", "WhaleModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -110,6 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
+        .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
         .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
@@ -117,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "WhaleServerTests",
             dependencies: [
-                "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleOT", "WhalesimTesting",
+                "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleModel", "WhaleOT", "WhalesimTesting",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleModel
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -59,7 +60,7 @@ public final class ReferenceServer: Sendable {
         tokens = AccessTokens(secret: secret)
         refreshTokens = RefreshTokenStore(loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
         graphQL = try WhalerGraphQLAPI()
-        model = try ModelHub(storage: storage, committer: committer, configuration: configuration, logger: logger)
+        model = try ModelHub(storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger)
 
         // Restore every note from its log, each into the shard its id hashes to.
         let notes = try storage.loadNotes(initialTexts: model.initialNoteTexts)
@@ -90,6 +91,7 @@ public final class ReferenceServer: Sendable {
 
     private func run(handleSignals: Bool) async throws {
         let outboxes = router.shards.map { shard in Task { await self.drain(shard) } }
+        model.attach { [weak self] sends in self?.deliver(sends) }
         let app = Application(
             router: HTTPRoutes(server: self).makeRouter(),
             server: .http1WebSocketUpgrade(

@@ -32,9 +32,9 @@ struct BenchServerCommand: AsyncParsableCommand {
     @Option(help: "Seed file the server starts from.")
     var fixtures = "Fixtures/whaler/seed.json"
     @Option(help: "A seeded user the bench signs in as.")
-    var email = "ada@northwind.test"
+    var email = "ann@acme.test"
     @Option(help: "Its password.")
-    var password = "whaler-ada"
+    var password = "whale-ann-1"
     @Flag(name: .customLong("skip-threads"), help: "Skip the one-CPU vs two-CPU comparison.")
     var skipThreads = false
 

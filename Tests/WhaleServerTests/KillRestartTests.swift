@@ -85,6 +85,10 @@ import Glibc
         for client in clients { await client.disconnect() }
         for client in clients { try await client.join(timeout: .seconds(20)) }
         for client in clients { try await client.waitSynchronized(timeout: .seconds(20)) }
+        // Every op is acknowledged now, so the server's note is final; each client catches up to it.
+        let final = try await harness.graphQL("query N($id: ID!) { note(accountID: $id) { content } }", variables: ["id": account], token: ada.token)
+        let content = try #require((final.data?["note"] as? [String: Any])?["content"] as? String)
+        for client in clients { try await client.wait(timeout: .seconds(20), for: "the final text") { $0.text == content } }
         let texts = clients.map(\.state.text)
         #expect(Set(texts).count == 1, "clients converged after the restart")
         // Every marker typed is there: acknowledged ones survived the kill, the rest were resent.

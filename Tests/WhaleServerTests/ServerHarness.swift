@@ -12,9 +12,9 @@ struct ServerHarness: WhalerHTTPClient {
     static let seed = ExternalProcess.packageRoot.appendingPathComponent("Fixtures/whaler/seed.json")
     static let secret = "whalesim-test-secret-0123456789"
     /// Two users of one organization and one of the other (from the seed).
-    static let ada = (email: "ada@northwind.test", password: "whaler-ada")
-    static let bob = (email: "bob@northwind.test", password: "whaler-bob")
-    static let eve = (email: "eve@contoso.test", password: "whaler-eve")
+    static let ada = (email: "ann@acme.test", password: "whale-ann-1")
+    static let bob = (email: "bo@acme.test", password: "whale-bo-1")
+    static let eve = (email: "dee@globex.test", password: "whale-dee-1")
 
     let server: ReferenceServer
     let database: String

@@ -107,14 +107,14 @@ import WhaleProtocol
             ("m2", #"{"messageId":"m2","type":"teleport","data":{}}"#, .unknownType),
             ("m3", #"{"messageId":"m3","type":"docChange","data":{"resourceId":"\#(account)","rev":"zero","n":[0],"s":["x"]}}"#, .malformedMessage),
             ("m4", #"{"messageId":"m4","type":"docChange","data":{"resourceId":"\#(account)","rev":0,"n":[\#(length + 5)],"s":[""]}}"#, .badOperation),
-            ("m5", #"{"messageId":"m5","type":"docChange","data":{"resourceId":"\#(account)","rev":99999,"n":[\#(length)],"s":[""]}}"#, .badRevision),
+            ("m5", #"{"messageId":"m5","type":"docChange","data":{"resourceId":"\#(account)","rev":99999,"n":[0\#(length > 0 ? ",\(length)" : "")],"s":["x"\#(length > 0 ? ",\"\"" : "")]}}"#, .badRevision),
             ("m6", #"{"messageId":"m6","type":"docChange","data":{"resourceId":"\#(account)","rev":-1,"n":[0],"s":["x"]}}"#, .badRevision),
             ("m7", #"{"messageId":"m7","type":"docChange","data":{"resourceId":"not-joined","rev":0,"n":[0],"s":["x"]}}"#, .forbidden),
             ("m8", #"{"messageId":"m8","type":"docChange","data":{"resourceId":"\#(account)","rev":0,"n":[0,1],"s":["x"]}}"#, .malformedMessage),
         ]
         for (id, frame, code) in cases {
             socket.send(frame)
-            let got = await errorCode(socket, inReplyTo: id == "m1" ? nil : id)
+            let got = await errorCode(socket, inReplyTo: id == "m1" ? nil : id)  // a frame that is not JSON has no messageId
             #expect(got == code || (id == "m8" && got == .badOperation), "\(id): \(String(describing: got)) instead of \(code)")
         }
         socket.send(String(repeating: "x", count: 5000))

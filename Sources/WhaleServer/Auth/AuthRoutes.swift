@@ -1,4 +1,5 @@
 import Foundation
+import WhaleModel
 import Hummingbird
 import HummingbirdBcrypt
 import NIOPosix

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleModel
 import GraphQL
 import Hummingbird
 

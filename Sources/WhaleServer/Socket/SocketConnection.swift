@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOWebSocket
+import WhaleModel
 import WhaleProtocol
 
 /// One accepted websocket: who it is, which pool it listens to, the note it has joined, and the
@@ -74,16 +75,6 @@ final class SocketConnection: Sendable {
     func finish() {
         state.withLockedValue { $0.closed = true }
         outgoing.finish()
-    }
-}
-
-/// The signed-in user behind a request or socket.
-public struct Caller: Sendable, Hashable {
-    public var userId: String
-    public var organizationId: String
-    public init(userId: String, organizationId: String) {
-        self.userId = userId
-        self.organizationId = organizationId
     }
 }
 

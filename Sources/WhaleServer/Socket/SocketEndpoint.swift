@@ -1,4 +1,5 @@
 import Foundation
+import WhaleModel
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
@@ -103,6 +104,12 @@ struct SocketEndpoint: Sendable {
                 do {
                     envelope = try WireCodec.decodeClient(bytes, maxBytes: configuration.maxMessageBytes)
                 } catch {
+                    var error = error
+                    // Name the refused message when its envelope is readable, so the client can tell which.
+                    if error.inReplyTo == nil, case .object(let fields)? = try? WireJSON.parse(bytes),
+                       case .string(let messageId)? = fields.first(where: { $0.0 == "messageId" })?.1 {
+                        error.inReplyTo = messageId
+                    }
                     refuse(error, connection)
                     continue
                 }
