@@ -162,7 +162,7 @@ public final class ReferenceServer: Sendable {
                     return
                 }
             }
-            deliver(item.sends)
+            deliver(item.sends, via: shard)
             if item.opsApplied > 0 {
                 metrics.opsApplied.increment(by: item.opsApplied)
                 if let receivedAt = item.receivedAt {
@@ -174,10 +174,12 @@ public final class ReferenceServer: Sendable {
     }
 
     /// Encodes and queues each send; a broadcast encodes once for all members that get the same bytes.
-    func deliver(_ sends: [(ClientID, ServerEnvelope)]) {
+    /// Recipients are looked up in the shard's socket table, or the registry for model (pool) sends.
+    func deliver(_ sends: [(ClientID, ServerEnvelope)], via shard: NoteShard? = nil) {
         var previous: (ServerEnvelope, String)?
-        for (client, envelope) in sends {
-            guard let connection = registry.get(client) else { continue }
+        let table = shard?.sockets.withLockedValue { table in sends.map { table[$0.0] } }
+        for (index, (client, envelope)) in sends.enumerated() {
+            guard let connection = table.map({ $0[index] }) ?? registry.get(client) else { continue }
             let text: String
             if let previous, previous.0 == envelope { text = previous.1 } else {
                 text = WireCodec.encode(envelope)

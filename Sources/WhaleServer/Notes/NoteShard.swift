@@ -15,6 +15,9 @@ final class NoteShard: Sendable {
     }
 
     private let server: NIOLockedValueBox<CollabServer>
+    /// The sockets of this shard's members: the outbox finds its recipients here, under this
+    /// shard's own lock rather than a registry lock every note would share.
+    let sockets = NIOLockedValueBox([ClientID: SocketConnection]())
     private let committer: GroupCommitter
     private let outbox: AsyncStream<OutboxItem>.Continuation
     let items: AsyncStream<OutboxItem>

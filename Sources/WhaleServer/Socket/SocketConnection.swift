@@ -16,6 +16,8 @@ final class SocketConnection: Sendable {
     struct Mutable {
         /// The shard of the note this connection has joined, if any.
         var shardIndex: Int?
+        /// The last note this connection was found allowed to use (protocol 2).
+        var checkedNote: String?
         var queued = 0
         var slow = false
         var closed = false

@@ -66,6 +66,7 @@ struct SocketEndpoint: Sendable {
         await read(inbound, connection)
         if let index = connection.state.withLockedValue({ $0.shardIndex }) {
             server.router.shards[index].handle(.disconnected(connection.id))
+            server.router.shards[index].sockets.withLockedValue { $0[connection.id] = nil }
         }
         server.model.leavePool(connection.id)
         server.registry.remove(connection.id)
@@ -128,9 +129,15 @@ struct SocketEndpoint: Sendable {
     /// Sends the message to its document's shard, moving the connection there on a join.
     private func route(_ envelope: ClientEnvelope, _ connection: SocketConnection) {
         let resourceId = envelope.message.resourceId
-        if connection.protocolVersion == .v2, let caller = connection.caller, !server.model.noteBelongs(resourceId, to: caller) {
-            refuse(ProtocolError(.forbidden, "note \(resourceId) is not in your organization", inReplyTo: envelope.messageId), connection)
-            return
+        // The organization check takes the model's lock, so it runs once per note and connection,
+        // not once per keystroke (an account never changes organization).
+        if connection.protocolVersion == .v2, let caller = connection.caller,
+           connection.state.withLockedValue({ $0.checkedNote }) != resourceId {
+            guard server.model.noteBelongs(resourceId, to: caller) else {
+                refuse(ProtocolError(.forbidden, "note \(resourceId) is not in your organization", inReplyTo: envelope.messageId), connection)
+                return
+            }
+            connection.state.withLockedValue { $0.checkedNote = resourceId }
         }
         let index = server.router.shardIndex(for: resourceId)
         let current = connection.state.withLockedValue { $0.shardIndex }
@@ -140,8 +147,12 @@ struct SocketEndpoint: Sendable {
                 refuse(ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: envelope.messageId), connection)
                 return
             }
-            if let current { server.router.shards[current].handle(.disconnected(connection.id)) }
+            if let current {
+                server.router.shards[current].handle(.disconnected(connection.id))
+                server.router.shards[current].sockets.withLockedValue { $0[connection.id] = nil }
+            }
             connection.state.withLockedValue { $0.shardIndex = index }
+            server.router.shards[index].sockets.withLockedValue { $0[connection.id] = connection }
             server.router.shards[index].handle(.connected(connection.id, userId: connection.caller?.userId ?? "anonymous",
                                                           protocolVersion: connection.protocolVersion))
         }
