@@ -34,6 +34,8 @@ import WhaleOT
             .docChangeReturnOps(resourceId: "a", op: op, opId: "c1:9"),
             .docChangeReturnOps(resourceId: "a", op: op, opId: nil),
             .resourceUpdate(resourceId: "org1", senderId: "client-uuid"),
+            .resourceUpdate(resourceId: "acc1", senderId: "c2", update: RecordUpdate(
+                recordType: "account", record: .object([("id", .string("acc1")), ("state", .string("In Progress")), ("assignedTo", .null)]), seq: 12)),
             .error(ProtocolError(.badRevision, "revision 9 is not in 0...4", inReplyTo: "c1:9")),
             .cursorUpdate(RemoteCursor(resourceId: "a", userId: "u2", clientId: "c2", rev: 4, selection: Selection(anchor: 1, head: 3))),
             .presenceLeft(resourceId: "a", userId: "u2", clientId: "c2"),
@@ -42,6 +44,19 @@ import WhaleOT
             let envelope = ServerEnvelope(senderId: "srv", messageId: "m", message: message)
             #expect(try WireCodec.decodeServer(Array(WireCodec.encode(envelope).utf8)) == envelope)
         }
+    }
+
+    /// The original `resourceUpdate` is byte for byte `{"resourceId","senderId"}`; protocol 2 adds
+    /// `recordType`, `record` and `seq`, all three or none.
+    @Test func resourceUpdateOriginalBytesAndProtocol2Extras() throws {
+        let original = ServerEnvelope(senderId: "srv", messageId: "m1", message: .resourceUpdate(resourceId: "org1", senderId: "c1"))
+        #expect(WireCodec.encode(original) == #"{"senderId":"srv","messageId":"m1","type":"resourceUpdate","data":{"resourceId":"org1","senderId":"c1"}}"#)
+        let update = RecordUpdate(recordType: "task", record: .object([("id", .string("t1")), ("done", .bool(true))]), seq: 3)
+        let v2 = ServerEnvelope(senderId: "srv", messageId: "m2", message: .resourceUpdate(resourceId: "t1", senderId: "c1", update: update))
+        #expect(WireCodec.encode(v2) == #"{"senderId":"srv","messageId":"m2","type":"resourceUpdate","data":{"resourceId":"t1","senderId":"c1","recordType":"task","record":{"id":"t1","done":true},"seq":3}}"#)
+        #expect(try WireCodec.decodeServer(Array(WireCodec.encode(v2).utf8)) == v2)
+        let partial = #"{"senderId":"srv","messageId":"m3","type":"resourceUpdate","data":{"resourceId":"t1","senderId":"c1","seq":3}}"#
+        #expect(throws: ProtocolError.self) { try WireCodec.decodeServer(Array(partial.utf8)) }
     }
 
     /// What each bad input gets: the error code the server answers with, and a message naming the problem.

@@ -32,8 +32,16 @@ extension WireCodec {
             let resourceId = try data.string("resourceId"), opId = try data.optionalString("opId")
             message = .docChangeReturnOps(resourceId: resourceId, op: try data.operation(), opId: opId)
         case "resourceUpdate":
-            message = .resourceUpdate(resourceId: try data.string("resourceId"), senderId: try data.string("senderId"))
-            _ = data.optional("record"); _ = data.optional("seq") // protocol-2 extras, read by the model layer
+            let resourceId = try data.string("resourceId"), sender = try data.string("senderId")
+            // Protocol 2 carries all three extras or none (the original sends none).
+            let recordType = try data.optionalString("recordType"), record = data.optional("record"), seq = try data.optionalInt("seq")
+            var update: RecordUpdate?
+            if let recordType, let record, let seq {
+                update = RecordUpdate(recordType: recordType, record: record, seq: seq)
+            } else if recordType != nil || record != nil || seq != nil {
+                throw ProtocolError(.malformedMessage, "resourceUpdate carries all of data.recordType, data.record and data.seq, or none")
+            }
+            message = .resourceUpdate(resourceId: resourceId, senderId: sender, update: update)
         case "error":
             let codeText = try data.string("code")
             guard let code = ProtocolErrorCode(rawValue: codeText) else { throw ProtocolError(.malformedMessage, "unknown error code \"\(codeText)\"") }
@@ -70,8 +78,11 @@ extension WireCodec {
         case .docChangeReturnOps(let resourceId, let op, let opId):
             data = [("resourceId", .string(resourceId))] + opMembers(op)
             if let opId { data.append(("opId", .string(opId))) }
-        case .resourceUpdate(let resourceId, let senderId):
+        case .resourceUpdate(let resourceId, let senderId, let update):
             data = [("resourceId", .string(resourceId)), ("senderId", .string(senderId))]
+            if let update {
+                data += [("recordType", .string(update.recordType)), ("record", update.record), ("seq", .int(update.seq))]
+            }
         case .error(let error):
             data = [("code", .string(error.code.rawValue)), ("message", .string(error.message))]
             if let inReplyTo = error.inReplyTo { data.append(("inReplyTo", .string(inReplyTo))) }

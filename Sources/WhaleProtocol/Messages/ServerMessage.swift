@@ -47,8 +47,9 @@ public enum ServerMessage: Hashable, Sendable {
     case resourceConnectionConf(ResourceConnectionConf)
     /// An applied change, to every client of the document (the sender's copy is its ack).
     case docChangeReturnOps(resourceId: String, op: Operation, opId: String?)
-    /// A model record changed; receivers other than `senderId` refetch.
-    case resourceUpdate(resourceId: String, senderId: String)
+    /// A model record changed; receivers other than `senderId` refetch. Protocol 2 may carry the
+    /// changed record and its pool's `seq` (``RecordUpdate``) so receivers can skip the refetch.
+    case resourceUpdate(resourceId: String, senderId: String, update: RecordUpdate? = nil)
     case error(ProtocolError)
     case cursorUpdate(RemoteCursor)
     case presenceLeft(resourceId: String, userId: String, clientId: ClientID)
