@@ -2,7 +2,7 @@
 // whalesim: a headless integration and simulation harness for real-time collaborative CRM apps.
 //
 // Dependencies point one way (docs/whats-here.md):
-//   WhaleOT ← WhaleProtocol ← WhaleSim ← WhalesimCLI
+//   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 // Only WhalesimLive opens sockets.
 import PackageDescription
@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "whalesim", targets: ["WhalesimCLI"]),
         .library(name: "WhaleOT", targets: ["WhaleOT"]),
         .library(name: "WhaleProtocol", targets: ["WhaleProtocol"]),
+        .library(name: "WhaleModel", targets: ["WhaleModel"]),
         .library(name: "WhaleSim", targets: ["WhaleSim"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
         .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
@@ -35,8 +36,10 @@ let package = Package(
         .target(name: "WhaleOT"),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
+        // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
+        .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
-        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", .product(name: "Yams", package: "Yams")]),
+        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", .product(name: "Yams", package: "Yams")]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
@@ -69,6 +72,7 @@ let package = Package(
         ),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
+        .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
         .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),

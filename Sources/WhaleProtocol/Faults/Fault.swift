@@ -11,6 +11,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
     case serverAppliesResendTwice = "server-applies-resend-twice"
     case remoteCursorWrongRule = "remote-cursor-wrong-rule"
     case revisionResetOnEmpty = "revision-reset-on-empty"
+    case staleRefetchOverwrites = "stale-refetch-overwrites"
+    case echoStorm = "echo-storm"
 
     /// One line saying what the fault does.
     public var summary: String {
@@ -24,6 +26,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
         case .serverAppliesResendTwice: "server applies an op resent after a reconnect a second time"
         case .remoteCursorWrongRule: "client moves remote cursors by the ot.js rule instead of the remote rule"
         case .revisionResetOnEmpty: "server resets a document's revision to 0 when its last client leaves"
+        case .staleRefetchOverwrites: "model client applies a refetch answered before a newer update it already has (the original's refetch race)"
+        case .echoStorm: "model client re-saves the single record after a refetch, echoing resourceUpdate between clients forever"
         }
     }
 

@@ -1,0 +1,142 @@
+import WhaleProtocol
+
+extension ModelClient {
+    mutating func onReceived(_ envelope: ServerEnvelope, _ actions: inout [Action]) {
+        switch envelope.message {
+        case .resourceUpdate(let resourceId, let senderId, let update):
+            let own = senderId == clientId.rawValue
+            guard speaksV2, let update else {
+                // The original: refetch unless we caused it.
+                if !own { refetch(trigger: resourceId, &actions) }
+                return
+            }
+            let gap = socketSeq.map { update.seq != $0 + 1 } ?? false
+            socketSeq = update.seq
+            if own { return } // the reply brings our own records
+            guard let record = ModelRecord(recordType: update.recordType, json: update.record) else {
+                actions.append(.failed("unreadable \(update.recordType) record in resourceUpdate \(envelope.messageId)"))
+                refetch(trigger: nil, &actions)
+                return
+            }
+            if gap {
+                refetch(trigger: record.key, &actions)
+            } else if absorbRemote(record, seq: update.seq, &actions) {
+                echo(record.key, &actions)
+            }
+        case .error(let error):
+            actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
+        default:
+            break // note messages are the ClientSession's
+        }
+    }
+
+    /// A page fetch answered: every key the answer covers takes the answer's version, unless
+    /// the client already knows that key at a newer `seq`. On the board the answer covers the
+    /// user's tracking of every account (absent: not tracked) and the content of the tracked ones.
+    mutating func onAnswer(_ requestId: String, _ result: Result<PoolSnapshot, ModelError>, _ actions: inout [Action]) {
+        guard let fetch = fetches.removeValue(forKey: requestId) else { return }
+        switch result {
+        case .failure(let error):
+            actions.append(.failed("fetch \(requestId) refused: \(error)"))
+        case .success(let snapshot):
+            var fetched: [String: ModelRecord] = [:]
+            for record in snapshot.records { fetched[record.key] = record }
+            var covered = Set(fetched.keys)
+            if page == .board {
+                for account in snapshot.accounts {
+                    let tracking = ModelRecord.tracking(Tracking(userId: caller.userId, accountId: account.id, tracked: true))
+                    fetched[tracking.key] = tracking
+                }
+                // Every tracking key is covered (absent means untracked); account contents only when listed.
+                covered = Set(fetched.keys).union(confirmed.keys.filter { $0.hasPrefix("tracking:") })
+            } else {
+                covered.formUnion(confirmed.keys)
+            }
+            for key in covered.sorted() {
+                // The fault: the original app applies whatever answer arrives last.
+                if !has(.staleRefetchOverwrites), let known = stamps[key], known > snapshot.seq { continue }
+                confirmed[key] = fetched[key]
+                stamps[key] = snapshot.seq
+            }
+            hasFetched = true
+            if let trigger = fetch.trigger { echo(trigger, &actions) }
+        }
+    }
+
+    /// A mutation answered: the records it wrote in this page's pool join the confirmed state.
+    mutating func onReply(_ requestId: String, _ result: Result<MutationReply, ModelError>, _ actions: inout [Action]) {
+        guard let index = pending.firstIndex(where: { $0.requestId == requestId }) else { return }
+        pending.remove(at: index)
+        switch result {
+        case .failure(let error):
+            actions.append(.refused(requestId: requestId, error))
+        case .success(let reply):
+            for update in reply.updates where update.poolId == poolId {
+                absorbOwn(update.record, seq: update.seq, reply: reply)
+            }
+            actions.append(.acknowledged(requestId: requestId, order: reply.order))
+        }
+    }
+
+    /// Stores `record` at `seq` if nothing newer is known for its key.
+    mutating func store(_ key: String, _ record: ModelRecord?, seq: Int) {
+        if let known = stamps[key], known >= seq { return }
+        confirmed[key] = record
+        stamps[key] = seq
+    }
+
+    /// Someone else's record; true when it changed what the page shows from the server.
+    mutating func absorbRemote(_ record: ModelRecord, seq: Int, _ actions: inout [Action]) -> Bool {
+        let key = record.key
+        switch (page, record) {
+        case (.board, .account(let a)):
+            // Kept even when not on this board: a later tracking of ours shows the latest content.
+            store(key, record, seq: seq)
+            return isTracked(a.id)
+        case (.board, .tracking(let t)):
+            // The same user in another window tracked or untracked an account.
+            if t.userId == caller.userId { store(trackingKey(t.accountId), record, seq: seq) }
+            return false
+        case (.account(let id), .contact(let c)):
+            store(key, c.accountID == id ? record : nil, seq: seq)
+            return c.accountID == id
+        case (.account(let id), .task(let t)):
+            store(key, t.associatedTo == id && !t.isDeleted ? record : nil, seq: seq)
+            return t.associatedTo == id && !t.isDeleted
+        case (.account, .assignment):
+            store(key, record, seq: seq)
+            return false
+        default:
+            return false
+        }
+    }
+
+    /// One of our own records, from a reply.
+    mutating func absorbOwn(_ record: ModelRecord, seq: Int, reply: MutationReply) {
+        var ignored: [Action] = []
+        _ = absorbRemote(record, seq: seq, &ignored)
+    }
+
+    /// Where the board keeps whether the user tracks an account (a `Tracking` record).
+    func trackingKey(_ accountId: String) -> String { "tracking:\(caller.userId)/\(accountId)" }
+
+    func isTracked(_ accountId: String) -> Bool {
+        if case .tracking(let t)? = confirmed[trackingKey(accountId)] { return t.tracked }
+        return false
+    }
+
+    /// The `echo-storm` fault: after the server's version of a record arrives, the app saves that
+    /// record again (a no-op save the original server still broadcasts).
+    mutating func echo(_ key: String, _ actions: inout [Action]) {
+        guard has(.echoStorm) else { return }
+        // The record as the server just gave it (`key`, or a bare id from an original update).
+        let candidates = [key] + ["account", "contact", "task"].map { "\($0):\(key)" }
+        guard let found = candidates.first(where: { confirmed[$0] != nil }), let record = confirmed[found] else { return }
+        switch record {
+        case .account(let a): actions += mutate(.saveAccounts([AccountInput(a)]))
+        case .contact(let c): actions += mutate(.saveContacts([ContactInput(c)]))
+        case .task(let t): actions += mutate(.saveTask(t))
+        default: break
+        }
+    }
+}

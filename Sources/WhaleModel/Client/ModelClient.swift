@@ -1,0 +1,152 @@
+import WhaleProtocol
+
+/// One app window's model side, shaped like the Whaler app, sans-I/O: a page (the board, or
+/// one account's page) with its stores, fed by page fetches, mutation replies and the pool's
+/// `resourceUpdate`s. Feed it ``Event``s, carry out the ``Action``s.
+///
+/// ```swift
+/// var client = ModelClient(clientId: "c1", caller: ann, page: .board)
+/// var actions = client.handle(.joined)                     // → .query("c1:q1", .board)
+/// actions = client.handle(.answered(requestId: "c1:q1", .success(snapshot)))
+/// actions = client.mutate(.saveAccounts([card]))           // optimistic; → .mutate("c1:m2", ...)
+/// ```
+///
+/// What it shows (``view``) is what the server confirmed (``confirmed``) with the mutations
+/// still pending applied on top; a refused mutation simply drops out of the overlay (rollback).
+/// Every confirmed record carries the pool `seq` it is known at: a fetch answer, a carried
+/// record or a reply only replaces what is older (per-record last writer wins in server order),
+/// because replies, fetch answers and socket updates travel separate connections and may
+/// arrive in any order. On a `resourceUpdate` from someone else the original protocol
+/// refetches the page; protocol 2 applies the carried record when its `seq` follows the last
+/// one the socket saw, and refetches on a gap. (The page fetches carry their pool's `seq`:
+/// whalesim's GraphQL extension.)
+public struct ModelClient: Sendable {
+    public enum Page: Hashable, Sendable, Codable {
+        /// The organization's kanban (the caller's tracked accounts; organization pool).
+        case board
+        /// One account's page: contacts, tasks, assignment entries (that account's pool).
+        case account(String)
+    }
+
+    public struct Configuration: Sendable, Hashable {
+        public var protocolVersion: ProtocolVersion
+        /// `stale-refetch-overwrites` and `echo-storm` live here.
+        public var faults: FaultSet
+        public init(protocolVersion: ProtocolVersion = .v2, faults: FaultSet = []) {
+            self.protocolVersion = protocolVersion
+            self.faults = faults
+        }
+    }
+
+    public enum Event: Sendable, Hashable {
+        /// The socket joined the page's pool (again): fetch the page.
+        case joined
+        case disconnected
+        case received(ServerEnvelope)
+        case answered(requestId: String, Result<PoolSnapshot, ModelError>)
+        case replied(requestId: String, Result<MutationReply, ModelError>)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case query(requestId: String, ModelQuery)
+        case mutate(requestId: String, Mutation)
+        /// A mutation of this client was applied at server order `order`.
+        case acknowledged(requestId: String, order: Int)
+        /// A mutation was refused; its optimistic change is rolled back.
+        case refused(requestId: String, ModelError)
+        /// Something the client could not use (a server error, an unreadable record).
+        case failed(String)
+    }
+
+    struct Fetch: Sendable, Hashable {
+        var query: ModelQuery
+        /// The record key whose update caused the refetch (what the echo-storm fault re-saves).
+        var trigger: String?
+    }
+
+    public let clientId: ClientID
+    public let caller: Caller
+    public let page: Page
+    public let configuration: Configuration
+
+    /// Server-confirmed records of the page, by key.
+    public internal(set) var confirmed: [String: ModelRecord] = [:]
+    /// The pool `seq` each key is known at (kept for removed keys too).
+    public internal(set) var stamps: [String: Int] = [:]
+    /// Mutations sent and not answered yet, in order.
+    public internal(set) var pending: [(requestId: String, mutation: Mutation)] = []
+    var fetches: [String: Fetch] = [:]
+    /// The `seq` of the last update the socket delivered since it joined (protocol 2).
+    var socketSeq: Int?
+    public internal(set) var isJoined = false
+    /// True once a page fetch has been applied.
+    public internal(set) var hasFetched = false
+    var nextRequest = 1
+
+    public init(clientId: ClientID, caller: Caller, page: Page, configuration: Configuration = .init()) {
+        self.clientId = clientId
+        self.caller = caller
+        self.page = page
+        self.configuration = configuration
+    }
+
+    /// The pool the page listens to.
+    public var poolId: String {
+        switch page {
+        case .board: caller.organizationId
+        case .account(let id): id
+        }
+    }
+
+    public var query: ModelQuery {
+        switch page {
+        case .board: .board
+        case .account(let id): .accountPage(accountID: id)
+        }
+    }
+
+    /// Nothing pending and no fetch in flight.
+    public var isQuiet: Bool { pending.isEmpty && fetches.isEmpty }
+
+    var speaksV2: Bool { configuration.protocolVersion == .v2 }
+    func has(_ fault: Fault) -> Bool { configuration.faults.contains(fault) }
+
+    mutating func makeRequestId(_ kind: String) -> String {
+        defer { nextRequest += 1 }
+        return "\(clientId.rawValue):\(kind)\(nextRequest)"
+    }
+
+    /// Sends a mutation; it shows in ``view`` at once (optimistic).
+    public mutating func mutate(_ mutation: Mutation) -> [Action] {
+        let id = makeRequestId("m")
+        pending.append((id, mutation))
+        return [.mutate(requestId: id, mutation)]
+    }
+
+    mutating func refetch(trigger: String?, _ actions: inout [Action]) {
+        let id = makeRequestId("q")
+        fetches[id] = Fetch(query: query, trigger: trigger)
+        actions.append(.query(requestId: id, query))
+    }
+
+    /// Feeds one event; returns the actions to carry out, in order.
+    public mutating func handle(_ event: Event) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .joined:
+            isJoined = true
+            socketSeq = nil
+            refetch(trigger: nil, &actions)
+        case .disconnected:
+            isJoined = false
+            socketSeq = nil
+        case .received(let envelope):
+            onReceived(envelope, &actions)
+        case .answered(let requestId, let result):
+            onAnswer(requestId, result, &actions)
+        case .replied(let requestId, let result):
+            onReply(requestId, result, &actions)
+        }
+        return actions
+    }
+}

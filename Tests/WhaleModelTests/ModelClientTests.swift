@@ -1,0 +1,188 @@
+import Testing
+import WhaleProtocol
+@testable import WhaleModel
+
+/// The client side: optimistic mutations, rollback, refetch (original) or carried records
+/// (protocol 2), and the per-record `seq` guard against stale answers.
+@Suite struct ModelClientTests {
+    /// A server with two board clients joined, and their fetches answered.
+    struct Board {
+        var server: ModelServer
+        var a: ModelClient
+        var b: ModelClient
+
+        init(version: ProtocolVersion, faults: FaultSet = []) throws {
+            server = try Fixture.server()
+            // Both Acme users track both accounts, so their boards show the same cards.
+            _ = server.handle(.mutate(requestId: "setup", caller: Fixture.bo, senderID: nil, .applyAccountTrackingChanges([
+                TrackingChange(account: AccountInput(server.state.accounts["acc-acme-2"]!), newState: .tracked)])))
+            let config = ModelClient.Configuration(protocolVersion: version, faults: faults)
+            a = ModelClient(clientId: "ca", caller: Fixture.ann, page: .board, configuration: config)
+            b = ModelClient(clientId: "cb", caller: Fixture.bo, page: .board, configuration: config)
+            _ = server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: version))
+            _ = server.handle(.joinPool("cb", poolId: "org-acme", caller: Fixture.bo, protocolVersion: version))
+            a.answerAll(a.handle(.joined), server)
+            b.answerAll(b.handle(.joined), server)
+        }
+    }
+
+    func truth(_ server: ModelServer, _ client: ModelClient) throws -> [ModelRecord] {
+        try server.answer(client.query, client.caller).records
+    }
+
+    @Test func fetchOptimisticMoveAndRollback() throws {
+        var board = try Board(version: .v2)
+        #expect(board.a.accounts.map(\.id) == ["acc-acme-1", "acc-acme-2"])
+        #expect(board.a.view == (try truth(board.server, board.a)))
+        var card = AccountInput(board.a.accounts[0])
+        card.state = "In Progress"
+        let sent = board.a.mutate(.saveAccounts([card]))
+        #expect(board.a.accounts[0].state == "In Progress") // shown before the reply
+        guard case .mutate(let id, _) = sent.first else { Issue.record("\(sent)"); return }
+        let refused = board.a.handle(.replied(requestId: id, .failure(.badInput("no"))))
+        #expect(refused == [.refused(requestId: id, .badInput("no"))])
+        #expect(board.a.accounts[0].state == "Ready") // rolled back
+        #expect(board.a.isQuiet)
+    }
+
+    @Test(arguments: [ProtocolVersion.original, .v2])
+    func anotherClientsMoveReachesTheBoard(_ version: ProtocolVersion) throws {
+        var board = try Board(version: version)
+        var card = AccountInput(board.b.accounts[1])
+        card.state = "Worked"
+        let actions = board.b.mutate(.saveAccounts([card]))
+        guard case .mutate(let id, let mutation) = actions.first else { return }
+        let serverActions = board.server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cb", mutation))
+        // The sender ignores its own update; the other client refetches (original) or applies the record (v2).
+        for (client, envelope) in serverActions.sends {
+            if client == "cb" { #expect(board.b.handle(.received(envelope)) == []) }
+            if client == "ca" {
+                let reaction = board.a.handle(.received(envelope))
+                if version == .original {
+                    #expect(reaction.count == 1)
+                    board.a.answerAll(reaction, board.server)
+                } else {
+                    #expect(reaction == [])
+                }
+            }
+        }
+        _ = board.b.handle(.replied(requestId: id, serverActions.reply!))
+        #expect(board.a.view == (try truth(board.server, board.a)))
+        #expect(board.b.view == (try truth(board.server, board.b)))
+        #expect(board.a.accounts[1].state == "Worked")
+    }
+
+    @Test func protocol2RefetchesOnAGap() throws {
+        var board = try Board(version: .v2)
+        var sends: [(ClientID, ServerEnvelope)] = []
+        for state in [KanbanState.worked, .opportunity] {
+            sends += board.server.handle(.mutate(requestId: "x", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: state))).sends
+        }
+        let toA = sends.filter { $0.0 == "ca" }.map(\.1)
+        #expect(board.a.handle(.received(toA[0])) == [])
+        // The second update lost (say a dropped frame): a third one shows the gap.
+        sends = board.server.handle(.mutate(requestId: "y", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked))).sends
+        let third = sends.first { $0.0 == "ca" }!.1
+        let reaction = board.a.handle(.received(third))
+        guard case .query(_, .board)? = reaction.first else { Issue.record("no refetch on a gap: \(reaction)"); return }
+        board.a.answerAll(reaction, board.server)
+        #expect(board.a.view == (try truth(board.server, board.a)))
+    }
+
+    /// An answer computed before a newer record the client already has must not overwrite it;
+    /// with `stale-refetch-overwrites` it does (the original's race).
+    @Test(arguments: [false, true])
+    func staleAnswersDoNotOverwrite(_ faulty: Bool) throws {
+        var board = try Board(version: .original, faults: faulty ? [.staleRefetchOverwrites] : [])
+        // b moves a card: a refetches, but the answer is slow...
+        let first = board.server.handle(.mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        let slow = board.a.handle(.received(first.sends.first { $0.0 == "ca" }!.1))
+        guard case .query(let slowId, let q)? = slow.first else { return }
+        let staleAnswer = try board.server.answer(q, Fixture.ann)
+        // ...a moves the card again and gets its reply first.
+        var card = AccountInput(board.a.accounts[0]); card.state = "Opportunity"
+        guard case .mutate(let id, let m)? = board.a.mutate(.saveAccounts([card])).first else { return }
+        let reply = board.server.handle(.mutate(requestId: id, caller: Fixture.ann, senderID: "ca", m)).reply!
+        _ = board.a.handle(.replied(requestId: id, reply))
+        _ = board.a.handle(.answered(requestId: slowId, .success(staleAnswer)))
+        #expect(board.a.accounts[0].state == (faulty ? "Worked" : "Opportunity"))
+        #expect((board.a.view == (try truth(board.server, board.a))) == !faulty)
+    }
+
+    @Test(arguments: [ProtocolVersion.original, .v2])
+    func echoStormResavesAfterEveryRefresh(_ version: ProtocolVersion) throws {
+        var board = try Board(version: version, faults: [.echoStorm])
+        var sends = board.server.handle(.mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked))).sends
+        var rounds = 0
+        // a and b re-save in turn, forever: cut it after a few rounds.
+        while rounds < 6, !sends.isEmpty {
+            var next: [(ClientID, ServerEnvelope)] = []
+            for (client, envelope) in sends {
+                let caller = client == "ca" ? Fixture.ann : Fixture.bo
+                var reaction = client == "ca" ? board.a.handle(.received(envelope)) : board.b.handle(.received(envelope))
+                var queue = reaction
+                reaction = []
+                while let action = queue.first {
+                    queue.removeFirst()
+                    switch action {
+                    case .query(let id, let q):
+                        let answer = Result<PoolSnapshot, ModelError>.success(try board.server.answer(q, caller))
+                        queue += client == "ca" ? board.a.handle(.answered(requestId: id, answer)) : board.b.handle(.answered(requestId: id, answer))
+                    case .mutate(let id, let m):
+                        let actions = board.server.handle(.mutate(requestId: id, caller: caller, senderID: client.rawValue, m))
+                        next += actions.sends
+                        _ = client == "ca" ? board.a.handle(.replied(requestId: id, actions.reply!)) : board.b.handle(.replied(requestId: id, actions.reply!))
+                    default: break
+                    }
+                }
+            }
+            sends = next
+            rounds += 1
+        }
+        #expect(rounds == 6)
+        #expect(board.server.poolSeq("org-acme") >= 8)
+    }
+
+    func isOwn(_ send: (ClientID, ServerEnvelope)) -> Bool {
+        if case .resourceUpdate(_, let sender, _) = send.1.message { return sender == send.0.rawValue }
+        return false
+    }
+
+    @Test func accountPageTracksTasksAndAssignments() throws {
+        var server = try Fixture.server()
+        var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"))
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+        page.answerAll(page.handle(.joined), server)
+        #expect(page.tasks.count == 2 && page.contacts.count == 2)
+        let task = TaskItem(id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
+        let mutations: [Mutation] = [
+            .saveTask(task),
+            .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-bo", assignedTo: "u-cy"),
+        ]
+        for m in mutations {
+            guard case .mutate(let id, let mutation)? = page.mutate(m).first else { return }
+            let actions = server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", mutation))
+            for (_, e) in actions.sends { _ = page.handle(.received(e)) }
+            _ = page.handle(.replied(requestId: id, actions.reply!))
+        }
+        #expect(page.tasks.first { $0.id == "t-new" }?.assignedTo == "u-cy")
+        #expect(page.assignments.map(\.targetId) == ["t-new"])
+        var deleted = page.tasks.first { $0.id == "t-new" }!
+        deleted.deletedAt = "2026-11-22T19:30:00Z"
+        guard case .mutate(let id, let m)? = page.mutate(.saveTask(deleted)).first else { return }
+        #expect(!page.tasks.contains { $0.id == "t-new" } && page.assignments.isEmpty) // optimistic delete hides its entries too
+        _ = page.handle(.replied(requestId: id, server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", m)).reply!))
+        #expect(page.view == (try server.answer(page.query, Fixture.bo).records))
+    }
+}
+
+extension ModelClient {
+    /// Answers every query among `actions` from `server`, at once, in order.
+    mutating func answerAll(_ actions: [Action], _ server: ModelServer) {
+        for case .query(let id, let query) in actions {
+            let result: Result<PoolSnapshot, ModelError>
+            do { result = .success(try server.answer(query, caller)) } catch { result = .failure(error) }
+            _ = handle(.answered(requestId: id, result))
+        }
+    }
+}
