@@ -16,6 +16,23 @@ import WhaleProtocol
         }
     }
 
+    /// The model server crashes and restarts from what it persisted (seqs included) while
+    /// partitions and disconnects come and go: mutations in flight fail, none acknowledged is lost.
+    @Test(arguments: [1, 2])
+    func salesTeamSurvivesServerRestarts(_ version: Int) throws {
+        var scenario = try BuiltinScenarios.load("sales-team")
+        scenario.protocolVersion = version
+        scenario.ops = 600
+        scenario.nemeses += [NemesisSpec(kind: .serverRestart, every: 400, duration: 60), NemesisSpec(kind: .partition, every: 900, duration: 80)]
+        var restarts = 0
+        for seed: UInt64 in 1...6 {
+            let result = Simulation.run(scenario, seed: seed)
+            restarts += result.counts.serverRestarts
+            #expect(result.verdict == .valid, "protocol \(version) seed \(seed): \(result.results.filter { $0.verdict != .valid })")
+        }
+        #expect(restarts > 6)
+    }
+
     @Test func everyModelWorkloadHappensAndIsAcknowledged() throws {
         let result = Simulation.run(try BuiltinScenarios.load("sales-team"), seed: 1)
         var mutations: [String] = []
