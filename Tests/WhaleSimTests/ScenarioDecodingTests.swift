@@ -108,9 +108,9 @@ import Testing
         #expect(s.model == ModelSpec(boardClients: 4, accounts: 2))
         #expect(s.mix[.moveAccount] == 3 && s.mix[.createTask] == 1 && s.checkers == [.model])
         #expect(problems("name: t\nmix: {typing-burst: 1, track: 2}") == ["mix.track: a model workload needs a `model` section (model: {board: N, accounts: K})"])
-        #expect(problems("name: t\nmodel: {board: 1, accounts: 0, pages: 2}") == [
-            "model: unknown key pages (allowed: board, accounts)", "model.accounts: 0 is out of range 1...1000",
-        ] || problems("name: t\nmodel: {board: 1, accounts: 0, pages: 2}").count == 2)
+        #expect(Set(problems("name: t\nmodel: {board: 1, accounts: 0, pages: 2}")) == [
+            "model.pages: unknown key (allowed: board, accounts)", "model.accounts: 0 is out of range 1...1000",
+        ])
         #expect(try Scenario.decode(yaml: "name: t", source: "t").model == nil)
     }
 
