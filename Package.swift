@@ -2,9 +2,10 @@
 // whalesim: a headless integration and simulation harness for real-time collaborative CRM apps.
 //
 // Dependencies point one way (docs/whats-here.md):
-//   WhaleOT ← WhaleProtocol ← WhaleSim ← WhalesimCLI
+//   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
+//   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
-// Only WhalesimLive opens sockets.
+// Only the live ring (WhalesimLive, WhaleServer, WhaleLoad) opens sockets.
 import PackageDescription
 
 let package = Package(
@@ -44,10 +45,10 @@ let package = Package(
         .target(name: "WhaleOT"),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
-        // The Whaler model (organizations, users, accounts on the kanban, contacts, tasks, assignments, pools), sans-I/O.
+        // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
-        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", .product(name: "Yams", package: "Yams")]),
+        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", .product(name: "Yams", package: "Yams")]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.

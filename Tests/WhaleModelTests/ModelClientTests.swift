@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WhaleProtocol
 @testable import WhaleModel
@@ -141,6 +142,33 @@ import WhaleProtocol
         }
         #expect(rounds == 6)
         #expect(board.server.poolSeq("org-acme") >= 8)
+    }
+
+    /// Regression: on the board, a newer content update of an account must not hide our own
+    /// untracking of it (tracking and content are stamped apart).
+    @Test func anUntrackingSurvivesANewerContentUpdate() throws {
+        var board = try Board(version: .v2)
+        let account = board.a.accounts[1]
+        guard case .mutate(let id, let m)? = board.a.mutate(.applyAccountTrackingChanges([TrackingChange(account: AccountInput(account), newState: .untracked)])).first else { return }
+        #expect(!board.a.accounts.contains { $0.id == account.id })
+        let untrack = board.server.handle(.mutate(requestId: id, caller: Fixture.ann, senderID: "ca", m))
+        // b moves the card right after; its update reaches a before a's own reply does.
+        let move = board.server.handle(.mutate(requestId: "b1", caller: Fixture.bo, senderID: "cb", board.server.move(account.id, to: .opportunity)))
+        for (client, envelope) in untrack.sends + move.sends where client == "ca" { _ = board.a.handle(.received(envelope)) }
+        _ = board.a.handle(.replied(requestId: id, untrack.reply!))
+        #expect(!board.a.accounts.contains { $0.id == account.id })
+        #expect(board.a.view == (try truth(board.server, board.a)))
+    }
+
+    @Test func stateAndChangesRoundTripThroughJSON() throws {
+        let model = try Fixture.server()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let state = try JSONDecoder().decode(ModelState.self, from: encoder.encode(model.state))
+        #expect(state == model.state)
+        let changes = try JSONDecoder().decode([ModelChange].self, from: encoder.encode(model.state.changes))
+        #expect(ModelServer(restoring: changes).state == model.state)
+        #expect(try encoder.encode(model.state) == encoder.encode(state)) // deterministic bytes
     }
 
     func isOwn(_ send: (ClientID, ServerEnvelope)) -> Bool {

@@ -122,6 +122,8 @@ import WhaleProtocol
         #expect(throws: ModelError.notFound("task 8f1d2c3a-0001-4a5b-9c6d-acme00000001")) { try model.taskAssignmentEntries(taskID: "8f1d2c3a-0001-4a5b-9c6d-acme00000001", dee) }
         #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.answer(.accountPage(accountID: "acc-acme-1"), dee) }
         #expect(throws: ModelError.notFound("account no-such")) { try model.contacts(accountID: "no-such", dee) }
+        #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.authorizeNote("acc-acme-1", dee) }
+        #expect(throws: Never.self) { try model.authorizeNote("acc-globex-1", dee) }
         #expect(try model.organization(dee).users.allSatisfy { $0.organizationId == "org-globex" })
         #expect(try model.accounts(dee).allSatisfy { $0.organizationId == "org-globex" })
 

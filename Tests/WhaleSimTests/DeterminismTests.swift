@@ -3,7 +3,7 @@ import WhaleProtocol
 @testable import WhaleSim
 
 @Suite struct DeterminismTests {
-    @Test(arguments: ["convergence-smoke", "flaky-network", "server-restart"])
+    @Test(arguments: ["convergence-smoke", "flaky-network", "server-restart", "sales-team"])
     func sameSeedSameHistoryHash(_ name: String) throws {
         let scenario = try BuiltinScenarios.load(name)
         let a = Simulation.run(scenario, seed: 42), b = Simulation.run(scenario, seed: 42)

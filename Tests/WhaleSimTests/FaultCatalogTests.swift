@@ -26,6 +26,10 @@ import WhaleProtocol
         Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
         Case(fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3, maxOps: 10),
         Case(fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions], maxClients: 3, maxOps: 10),
+        // The model faults: a refetch race shows as a board that differs from the server's; the
+        // echo storm never goes quiet (liveness), its clients still waiting (model: unknown).
+        Case(fault: .staleRefetchOverwrites, scenario: "sales-team", caughtBy: [.model], maxClients: 3, maxOps: 10),
+        Case(fault: .echoStorm, scenario: "sales-team", caughtBy: [.liveness, .model], maxClients: 3, maxOps: 10),
     ]
 
     @Test func everyCatalogFaultHasACase() {

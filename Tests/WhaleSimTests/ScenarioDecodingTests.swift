@@ -103,6 +103,17 @@ import Testing
         #expect(problems("name: t\ncheckers: [liveness]\nthresholds: [\"convergence == valid\"]") == ["thresholds[0]: checker convergence is not in checkers"])
     }
 
+    @Test func theModelSectionAndItsWorkloads() throws {
+        let s = try Scenario.decode(yaml: "name: t\nmix: {move-account: 3, create-task: 1}\nmodel: {board: 4, accounts: 2}\ncheckers: [model]", source: "t")
+        #expect(s.model == ModelSpec(boardClients: 4, accounts: 2))
+        #expect(s.mix[.moveAccount] == 3 && s.mix[.createTask] == 1 && s.checkers == [.model])
+        #expect(problems("name: t\nmix: {typing-burst: 1, track: 2}") == ["mix.track: a model workload needs a `model` section (model: {board: N, accounts: K})"])
+        #expect(Set(problems("name: t\nmodel: {board: 1, accounts: 0, pages: 2}")) == [
+            "model.pages: unknown key (allowed: board, accounts)", "model.accounts: 0 is out of range 1...1000",
+        ])
+        #expect(try Scenario.decode(yaml: "name: t", source: "t").model == nil)
+    }
+
     @Test func everyProblemIsReportedAtOnce() {
         let found = problems("""
             name: t
@@ -119,7 +130,7 @@ import Testing
             "clients.extra: unknown key (allowed: count, documents, protocol)",
             "network.delay.min: min 9 is greater than max 1",
             #"faults[0]: unknown fault "bogus" (see whalesim simulate --list-faults)"#,
-            "unknown-top: unknown key (allowed: name, description, mode, seed, clients, text, ops, ticks, network, think-time, mix, nemeses, faults, checkers, thresholds)",
+            "unknown-top: unknown key (allowed: name, description, mode, seed, clients, text, ops, ticks, network, think-time, mix, nemeses, faults, checkers, thresholds, model)",
         ])
         #expect(found.count == 7)
     }

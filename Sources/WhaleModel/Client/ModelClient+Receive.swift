@@ -128,7 +128,10 @@ extension ModelClient {
     /// The `echo-storm` fault: after the server's version of a record arrives, the app saves that
     /// record again (a no-op save the original server still broadcasts).
     mutating func echo(_ key: String, _ actions: inout [Action]) {
-        guard has(.echoStorm), let record = view.first(where: { $0.key == key || $0.id == key }) else { return }
+        guard has(.echoStorm) else { return }
+        // The record as the server just gave it (`key`, or a bare id from an original update).
+        let candidates = [key] + ["account", "contact", "task"].map { "\($0):\(key)" }
+        guard let found = candidates.first(where: { confirmed[$0] != nil }), let record = confirmed[found] else { return }
         switch record {
         case .account(let a): actions += mutate(.saveAccounts([AccountInput(a)]))
         case .contact(let c): actions += mutate(.saveContacts([ContactInput(c)]))

@@ -84,6 +84,13 @@ extension ModelServer {
 
     public func user(id: String) -> User? { state.users[id] }
 
+    /// Whether the caller may open a note (protocol 2): a note's resource id is its account's
+    /// id, so it must be an account of the caller's organization. The live server asks this
+    /// before it hands a `resourceConnection` to `CollabServer`, which knows no organizations.
+    public func authorizeNote(_ resourceId: String, _ caller: Caller) throws(ModelError) {
+        _ = try account(resourceId, caller)
+    }
+
     /// A pool's current `seq` (0 before its first update).
     public func poolSeq(_ poolId: String) -> Int { state.poolSeqs[poolId] ?? 0 }
 

@@ -10,6 +10,7 @@ public enum Checkers {
             case .cursors: CursorChecker.check(history)
             case .revisions: RevisionChecker.check(history, log: log)
             case .liveness: LivenessChecker.check(history)
+            case .model: ModelChecker.check(history)
             }
         }
     }

@@ -48,6 +48,23 @@ public enum HistoryEvent: Hashable, Sendable {
     case clientFinal(client: Int, text: String, revision: Int, pendingOps: Int, connected: Bool)
     /// A server document's state at the end of the run.
     case serverFinal(document: Int, text: String, revision: Int, historyCount: Int)
+
+    // The model side (scenarios with a `model` section). Records are "key json" lines
+    // (`account:acc-1 {"id":"acc-1",...}`), sorted by key.
+    /// The client sent a GraphQL mutation.
+    case modelInvoke(client: Int, requestId: String, mutation: String)
+    /// The server applied it as number `order` in server order, writing these records.
+    case modelApply(client: Int, requestId: String, order: Int, records: [String])
+    /// The client got the mutation's success reply.
+    case modelAck(client: Int, requestId: String, order: Int)
+    /// The mutation was refused (or the server was down); the client rolled it back.
+    case modelFailed(client: Int, requestId: String, code: String)
+    /// At the end: what the client's page shows, and how many of its mutations are unanswered.
+    case modelClientFinal(client: Int, page: String, records: [String], pending: Int)
+    /// At the end: the server's answer to that client's page fetch.
+    case modelServerFinal(client: Int, page: String, records: [String])
+    /// At the end: every record the server holds (tracking as tracked pairs).
+    case modelServerState(records: [String])
 }
 
 /// A history event with the simulated time it happened at.

@@ -44,6 +44,13 @@ extension History {
         case .traffic(let m, let e, let c): [("type", "traffic"), ("messages", .int(m)), ("actions", .int(e)), ("clients", .int(c))]
         case .clientFinal(let c, let t, let r, let p, let conn): [("type", "clientFinal"), ("client", client(c)), ("text", .string(t)), ("revision", .int(r)), ("pendingOps", .int(p)), ("connected", .bool(conn))]
         case .serverFinal(let d, let t, let r, let h): [("type", "serverFinal"), ("document", document(d)), ("text", .string(t)), ("revision", .int(r)), ("historyCount", .int(h))]
+        case .modelInvoke(let c, let id, let m): [("type", "modelInvoke"), ("client", client(c)), ("requestId", .string(id)), ("mutation", .string(m))]
+        case .modelApply(let c, let id, let o, let records): [("type", "modelApply"), ("client", client(c)), ("requestId", .string(id)), ("order", .int(o)), ("records", .string(records.joined(separator: "\n")))]
+        case .modelAck(let c, let id, let o): [("type", "modelAck"), ("client", client(c)), ("requestId", .string(id)), ("order", .int(o))]
+        case .modelFailed(let c, let id, let code): [("type", "modelFailed"), ("client", client(c)), ("requestId", .string(id)), ("reason", .string(code))]
+        case .modelClientFinal(let c, let page, let records, let p): [("type", "modelClientFinal"), ("client", client(c)), ("page", .string(page)), ("records", .string(records.joined(separator: "\n"))), ("pending", .int(p))]
+        case .modelServerFinal(let c, let page, let records): [("type", "modelServerFinal"), ("client", client(c)), ("page", .string(page)), ("records", .string(records.joined(separator: "\n")))]
+        case .modelServerState(let records): [("type", "modelServerState"), ("records", .string(records.joined(separator: "\n")))]
         }
     }
 }

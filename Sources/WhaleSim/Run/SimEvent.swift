@@ -15,11 +15,13 @@ enum SimEvent: Sendable {
     case endPartition(index: Int)
     case endSlow(client: Int)
     case restartServer
+    /// A GraphQL request or response (model scenarios) arrives; the call waits in `ModelWorld.calls[slot]`.
+    case http(slot: Int)
 
     var isWorkloadOrNemesis: Bool {
         switch self {
         case .act, .keystroke, .strike, .endPartition, .endSlow: true
-        case .deliver, .connect, .restartServer: false
+        case .deliver, .connect, .restartServer, .http: false
         }
     }
 }

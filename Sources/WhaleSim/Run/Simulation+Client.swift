@@ -52,7 +52,11 @@ extension Simulation {
             serverHandle(.received(clientIds[c], envelope), messageId: envelope.messageId)
         case .down:
             guard let envelope = network.receiveDown(delivery) else { return }
-            clientHandle(c, .received(envelope))
+            if model != nil, envelope.isForTheModel {
+                modelClientHandle(c, .received(envelope))
+            } else {
+                clientHandle(c, .received(envelope))
+            }
             checkBackpressure(c)
         }
     }
@@ -68,6 +72,7 @@ extension Simulation {
         record(.connect(client: c))
         serverHandle(.connected(clientIds[c], userId: sessions[c].userId, protocolVersion: version), messageId: "")
         clientHandle(c, .connected)
+        modelConnect(c)
     }
 
     /// Breaks client `c`'s connection (both sides notice); it reconnects after `reconnectAfter` ticks.
@@ -78,6 +83,7 @@ extension Simulation {
         record(.disconnect(client: c, cause: cause))
         clientHandle(c, .disconnected)
         if server != nil { serverHandle(.disconnected(clientIds[c]), messageId: "") }
+        modelDisconnect(c)
         if let reconnectAfter { queue.schedule(.connect(client: c), at: clock.now + reconnectAfter) }
     }
 }

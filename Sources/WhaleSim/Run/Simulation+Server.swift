@@ -43,10 +43,12 @@ extension Simulation {
         counts.serverRestarts += 1
         record(.serverCrash)
         server = nil
+        model?.server = nil
         for c in sessions.indices where network.isConnected(c) {
             network.disconnect(c)
             record(.disconnect(client: c, cause: "server crash"))
             clientHandle(c, .disconnected)
+            modelClientHandle(c, .disconnected)
         }
         queue.schedule(.restartServer, at: clock.now + restartAfter)
     }
@@ -61,6 +63,7 @@ extension Simulation {
             server = CollabServer(configuration: serverConfiguration)
         }
         record(.serverRestart)
+        modelRestart()
         for (d, id) in resourceIds.enumerated() {
             let revision = server!.documents[id]?.revision ?? 0
             if revision != serverRevisions[d] {

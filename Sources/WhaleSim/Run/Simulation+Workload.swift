@@ -9,6 +9,11 @@ extension Simulation {
         let action = sessions[c].hasJoined ? (mix.draw(using: &clientRandom[c]) ?? .idle) : .idle
         counts.actions += 1
         var think = scenario.thinkTime.sample(using: &clientRandom[c])
+        if action.isModel {
+            if !modelAct(c, action) { think *= 3 } // nothing to do on this page: think longer
+            queue.schedule(.act(client: c), at: clock.now + max(1, think))
+            return
+        }
         switch action {
         case .typingBurst:
             let count = clientRandom[c].int(in: 1...6)
@@ -34,6 +39,8 @@ extension Simulation {
             think *= 3
         case .reconnect:
             disconnect(c, cause: "client reconnect", reconnectAfter: 10 + clientRandom[c].int(in: 0...90))
+        case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack, .assignAccount:
+            break // handled above
         }
         queue.schedule(.act(client: c), at: clock.now + max(1, think))
     }

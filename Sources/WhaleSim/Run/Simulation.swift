@@ -42,6 +42,8 @@ public struct Simulation {
     /// The clients each partition cut off, by strike order.
     var partitions: [[Int]] = []
     var healed = false
+    /// The Whaler model side, for scenarios with a `model` section.
+    var model: ModelWorld?
 
     /// Runs `scenario` (with its faults) from `seed` and checks the history.
     public static func run(_ scenario: Scenario, seed: UInt64) -> SimulationResult {
@@ -93,6 +95,10 @@ public struct Simulation {
             initialTexts: Array(repeating: scenario.initialText, count: scenario.documents), protocolVersion: scenario.protocolVersion)
         lastInvoked = Array(repeating: nil, count: scenario.clients)
         editsLeft = scenario.ops
+        // Its own random stream: scenarios without a model draw exactly what they drew before.
+        model = scenario.model.map { spec in
+            ModelWorld(scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version, faults: faults, random: root.derive(4_000_004))
+        }
     }
 
     mutating func record(_ event: HistoryEvent) { history.append(event, at: clock.now) }
@@ -116,9 +122,9 @@ public struct Simulation {
             quiet = probeCursors(deadline: deadline)
         }
         record(.quiescence(reached: quiet, ticksAfterHeal: quiet ? clock.now - healedAt : scenario.livenessBudget))
-        counts.messages = network.sentCount
+        counts.messages = network.sentCount + (model?.sent ?? 0)
         counts.dropped = network.droppedCount
-        record(.traffic(messages: network.sentCount, edits: counts.actions, clients: sessions.count))
+        record(.traffic(messages: counts.messages, edits: counts.actions, clients: sessions.count))
         recordFinalStates()
         counts.ticks = clock.now
     }
@@ -136,6 +142,7 @@ public struct Simulation {
         case .endPartition(let index): endPartition(partitions[index])
         case .endSlow(let c): network.setSlowFactor(c, 1); record(.note("\(clientIds[c]) link back to normal speed"))
         case .restartServer: restartServer()
+        case .http(let slot): httpArrive(slot)
         }
     }
 
@@ -144,6 +151,7 @@ public struct Simulation {
         while let next = queue.nextTime, next <= deadline { step() }
         return queue.isEmpty && network.totalInFlight == 0 && server != nil
             && sessions.allSatisfy { $0.connection == .joined && $0.syncState == .synchronized }
+            && (model?.isQuiet ?? true)
     }
 
     mutating func recordFinalStates() {
@@ -159,5 +167,6 @@ public struct Simulation {
             let pending = (s.outstanding == nil ? 0 : 1) + (s.buffer == nil ? 0 : 1)
             record(.clientFinal(client: i, text: s.text, revision: s.revision, pendingOps: pending, connected: s.connection == .joined))
         }
+        recordModelFinals()
     }
 }

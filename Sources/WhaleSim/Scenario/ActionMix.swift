@@ -18,6 +18,34 @@ public struct ActionMix: Hashable, Sendable {
         case idle
         /// The client drops its connection and reconnects a little later.
         case reconnect
+        // Model workloads (a scenario with a `model` section): board clients move, track,
+        // untrack and assign accounts; account-page clients move contacts and work on tasks.
+        /// A card moves to another column of the board (`saveAccounts` with that one account).
+        case moveAccount = "move-account"
+        /// A contact card moves on the account page (`saveContacts`).
+        case moveContact = "move-contact"
+        /// A new task with a client-generated id (`saveTask`).
+        case createTask = "create-task"
+        /// A task is ticked done, or back (`saveTask`).
+        case completeTask = "complete-task"
+        /// A task gets another assignee (`createTaskAssignmentEntry`).
+        case reassignTask = "reassign-task"
+        /// A task is deleted (`saveTask` with `deletedAt`).
+        case deleteTask = "delete-task"
+        /// An account of the organization joins the user's board (`applyAccountTrackingChanges`).
+        case track
+        /// An account leaves the user's board.
+        case untrack
+        /// An account gets another assignee (`createAccountAssignmentEntry`).
+        case assignAccount = "assign-account"
+
+        /// Whether this is a model workload (it needs the scenario's `model` section).
+        public var isModel: Bool {
+            switch self {
+            case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack, .assignAccount: true
+            default: false
+            }
+        }
     }
 
     /// Weights in `Action.allCases` order.

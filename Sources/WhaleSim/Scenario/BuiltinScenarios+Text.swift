@@ -72,6 +72,52 @@ extension BuiltinScenarios {
               - liveness == valid
 
             """#),
+        ("sales-team", #"""
+            # A sales team at work: most clients watch the kanban board and move, track, untrack and assign
+            # accounts; a few on each account page move contacts and create, complete, reassign and delete
+            # tasks; and everyone types in the account notes at the same time. Every mutation goes out as a
+            # resourceUpdate to its pool; receivers refetch (protocol 1) or apply the carried record (2).
+            name: sales-team
+            description: many clients on one board, a few on each account page, notes typed at the same time
+            mode: simulate
+            seed: 1
+            clients: {count: 8, documents: 2, protocol: 1}
+            text: {alphabet: ascii, initial: "Pipeline review:\n"}
+            ops: 240
+            ticks: {safety: 100000, liveness-budget: 20000}
+            network:
+              delay: {distribution: uniform, min: 1, max: 30}
+              queue-bound: 64
+            think-time: {distribution: exponential, mean: 20, max: 400}
+            mix:
+              typing-burst: 20
+              paste: 4
+              delete: 8
+              select: 4
+              cursor-move: 4
+              idle: 4
+              move-account: 14
+              track: 3
+              untrack: 3
+              assign-account: 4
+              move-contact: 10
+              create-task: 6
+              complete-task: 6
+              reassign-task: 4
+              delete-task: 3
+            nemeses:
+              - {kind: disconnect, every: 1500, duration: 50}
+            model: {board: 5, accounts: 2}
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - cursors == valid
+              - revisions == valid
+              - liveness == valid
+              - model == valid
+
+            """#),
         ("same-position-storm", #"""
             # Clients keep inserting at the same spot at the same time: the tie-breaking rule of
             # transform decides the order, and every replica must pick the same one.

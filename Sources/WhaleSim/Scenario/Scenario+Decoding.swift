@@ -3,7 +3,7 @@ import Yams
 extension Scenario {
     static let topLevelKeys = [
         "name", "description", "mode", "seed", "clients", "text", "ops", "ticks", "network",
-        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds",
+        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model",
     ]
 
     /// Decodes a scenario strictly: unknown keys, wrong types and out-of-range values are all
@@ -70,6 +70,15 @@ extension Scenario {
                     r.problem("faults[\(i)]", "unknown fault \(String(reflecting: name)) (see whalesim simulate --list-faults)")
                 }
             }
+        }
+        if let n = top["model"], let m = r.mapping(n, "model", allowed: ["board", "accounts"]) {
+            var spec = ModelSpec(boardClients: 1, accounts: 1)
+            if let x = m["board"], let v = r.int(x, "model.board", range: 0...10_000) { spec.boardClients = v }
+            if let x = m["accounts"], let v = r.int(x, "model.accounts", range: 1...1_000) { spec.accounts = v }
+            s.model = spec
+        }
+        if s.model == nil, let action = ActionMix.Action.allCases.first(where: { $0.isModel && s.mix[$0] > 0 }) {
+            r.problem("mix.\(action.rawValue)", "a model workload needs a `model` section (model: {board: N, accounts: K})")
         }
         if let n = top["checkers"], let items = r.sequence(n, "checkers") {
             s.checkers = items.enumerated().compactMap { r.choice($1, "checkers[\($0)]", CheckerName.self, choices: CheckerName.allCases) }

@@ -12,6 +12,7 @@
 /// mix: {typing-burst: 40, paste: 10, delete: 15}
 /// checkers: [convergence, intention]
 /// thresholds: ["convergence == valid"]
+/// model: {board: 5, accounts: 2}   # optional: the Whaler model workloads
 /// ```
 public struct Scenario: Hashable, Sendable {
     public enum Mode: String, Hashable, Sendable, CaseIterable { case simulate, live }
@@ -48,13 +49,15 @@ public struct Scenario: Hashable, Sendable {
     public var faults: [String] = []
     public var checkers: [CheckerName] = CheckerName.allCases
     public var thresholds: [Threshold] = []
+    /// The Whaler model side (boards, account pages, GraphQL mutations); nil: notes only.
+    public var model: ModelSpec?
 
     public init(name: String) { self.name = name }
 }
 
 /// The checkers a scenario can run.
 public enum CheckerName: String, Hashable, Sendable, CaseIterable, Codable, Comparable {
-    case convergence, intention, cursors, revisions, liveness
+    case convergence, intention, cursors, revisions, liveness, model
     public static func < (a: CheckerName, b: CheckerName) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }

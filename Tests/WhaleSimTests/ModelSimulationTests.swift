@@ -1,0 +1,111 @@
+import Testing
+import WhaleProtocol
+@testable import WhaleSim
+
+/// The model half of the simulator: `sales-team` exercises every model workload over both
+/// protocols, and the model checker fails on hand-made histories without any fault.
+@Suite struct ModelSimulationTests {
+    /// `sales-team` runs the original protocol by default (where the refetch race lives);
+    /// protocol 2 (carried records, seq gaps) must be valid too.
+    @Test func salesTeamPassesWithProtocol2() throws {
+        var scenario = try BuiltinScenarios.load("sales-team")
+        scenario.protocolVersion = 2
+        for seed: UInt64 in 1...12 {
+            let result = Simulation.run(scenario, seed: seed)
+            #expect(result.verdict == .valid, "seed \(seed): \(result.results.filter { $0.verdict != .valid })")
+        }
+    }
+
+    /// The model server crashes and restarts from what it persisted (seqs included) while
+    /// partitions and disconnects come and go: mutations in flight fail, none acknowledged is lost.
+    @Test(arguments: [1, 2])
+    func salesTeamSurvivesServerRestarts(_ version: Int) throws {
+        var scenario = try BuiltinScenarios.load("sales-team")
+        scenario.protocolVersion = version
+        scenario.ops = 600
+        scenario.nemeses += [NemesisSpec(kind: .serverRestart, every: 400, duration: 60), NemesisSpec(kind: .partition, every: 900, duration: 80)]
+        var restarts = 0
+        for seed: UInt64 in 1...6 {
+            let result = Simulation.run(scenario, seed: seed)
+            restarts += result.counts.serverRestarts
+            #expect(result.verdict == .valid, "protocol \(version) seed \(seed): \(result.results.filter { $0.verdict != .valid })")
+        }
+        #expect(restarts > 6)
+    }
+
+    @Test func everyModelWorkloadHappensAndIsAcknowledged() throws {
+        let result = Simulation.run(try BuiltinScenarios.load("sales-team"), seed: 1)
+        var mutations: [String] = []
+        var acks = 0, applies = 0
+        for entry in result.history.entries {
+            switch entry.event {
+            case .modelInvoke(_, _, let m): mutations.append(String(m.prefix { $0 != " " }))
+            case .modelAck: acks += 1
+            case .modelApply: applies += 1
+            default: break
+            }
+        }
+        for name in ["saveAccounts", "saveContacts", "saveTask", "applyAccountTrackingChanges", "createAccountAssignmentEntry", "createTaskAssignmentEntry"] {
+            #expect(mutations.contains(name), "no \(name) in sales-team seed 1")
+        }
+        #expect(acks > 20 && applies >= acks)
+        #expect(result.results.first { $0.checker == .model }?.verdict == .valid)
+    }
+
+    /// Scenarios without a model section record no model events, so their history is unchanged.
+    @Test func noteScenariosRecordNoModelEvents() throws {
+        let result = Simulation.run(try BuiltinScenarios.load("convergence-smoke"), seed: 3)
+        #expect(!result.history.entries.contains { if case .modelInvoke = $0.event { true } else { false } })
+        #expect(result.results.first { $0.checker == .model } == nil)
+        #expect(ModelChecker.check(result.history).verdict == .valid)
+    }
+
+    func history(_ events: [HistoryEvent]) -> History {
+        var h = History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: [""], protocolVersion: 1)
+        for (t, e) in events.enumerated() { h.append(e, at: t) }
+        return h
+    }
+
+    let moved = #"account:a1 {"id":"a1","state":"Worked"}"#
+    let ready = #"account:a1 {"id":"a1","state":"Ready"}"#
+
+    @Test func theModelCheckerFindsADivergedBoardAndALostMutation() {
+        let ok: [HistoryEvent] = [
+            .modelInvoke(client: 0, requestId: "c0:m1", mutation: "saveAccounts"),
+            .modelApply(client: 0, requestId: "c0:m1", order: 1, records: [moved]),
+            .modelAck(client: 0, requestId: "c0:m1", order: 1),
+            .heal, .quiescence(reached: true, ticksAfterHeal: 5),
+            .modelClientFinal(client: 0, page: "board", records: [moved], pending: 0),
+            .modelServerFinal(client: 0, page: "board", records: [moved]),
+            .modelClientFinal(client: 1, page: "board", records: [moved], pending: 0),
+            .modelServerFinal(client: 1, page: "board", records: [moved]),
+            .modelServerState(records: [moved]),
+        ]
+        #expect(ModelChecker.check(history(ok)).verdict == .valid)
+
+        var stale = ok
+        stale[7] = .modelClientFinal(client: 1, page: "board", records: [ready], pending: 0)
+        let diverged = ModelChecker.check(history(stale))
+        #expect(diverged.verdict == .invalid)
+        #expect(diverged.evidence.first?.hasPrefix("c1's board differs from the server's: account:a1: the client shows") == true)
+
+        var lost = ok
+        lost[9] = .modelServerState(records: [ready])
+        for i in [6, 8] { lost[i] = .modelServerFinal(client: i == 6 ? 0 : 1, page: "board", records: [ready]) }
+        lost[5] = .modelClientFinal(client: 0, page: "board", records: [ready], pending: 0)
+        lost[7] = .modelClientFinal(client: 1, page: "board", records: [ready], pending: 0)
+        let result = ModelChecker.check(history(lost))
+        #expect(result.verdict == .invalid)
+        #expect(result.evidence.first?.contains("an acknowledged mutation was lost") == true)
+
+        // Superseded by a later mutation in server order: fine.
+        var superseded = lost
+        superseded.insert(.modelApply(client: 1, requestId: "c1:m1", order: 2, records: [ready]), at: 3)
+        #expect(ModelChecker.check(history(superseded)).verdict == .valid)
+
+        // Not quiescent: a difference is unknown, not invalid.
+        var noisy = stale
+        noisy[4] = .quiescence(reached: false, ticksAfterHeal: 5)
+        #expect(ModelChecker.check(history(noisy)).verdict == .unknown)
+    }
+}
