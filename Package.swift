@@ -3,6 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleSim ← WhalesimCLI
+//   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 // Only WhalesimLive opens sockets.
 import PackageDescription
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "WhaleOT", targets: ["WhaleOT"]),
         .library(name: "WhaleProtocol", targets: ["WhaleProtocol"]),
         .library(name: "WhaleSim", targets: ["WhaleSim"]),
+        .library(name: "WhaleReports", targets: ["WhaleReports"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
         .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
         .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", .product(name: "Yams", package: "Yams")]),
+        // Run directory (run.json, history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
+        .target(name: "WhaleReports"),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
@@ -63,13 +67,14 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
+        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
