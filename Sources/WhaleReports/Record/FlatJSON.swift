@@ -3,7 +3,12 @@
 /// Nested values are skipped as `null`.
 enum FlatJSON {
     static func object(_ bytes: Substring.UTF8View) -> (Int, String, [String: HistoryLine.FieldValue])? {
-        var p = Parser(bytes: Array(bytes))
+        object(Array(bytes), 0..<bytes.count)
+    }
+
+    /// The object in `bytes[range]` (one line of a file read whole: no copy per line).
+    static func object(_ bytes: [UInt8], _ range: Range<Int>) -> (Int, String, [String: HistoryLine.FieldValue])? {
+        var p = Parser(bytes: bytes, i: range.lowerBound, end: range.upperBound)
         guard let all = p.object(), p.atEnd else { return nil }
         guard case .int(let t)? = all["t"], case .string(let type)? = all["type"] else { return nil }
         var fields = all
@@ -13,18 +18,19 @@ enum FlatJSON {
     }
 
     private struct Parser {
-        var bytes: [UInt8]
-        var i = 0
+        let bytes: [UInt8]
+        var i: Int
+        let end: Int
 
-        var atEnd: Bool { mutating get { skipSpace(); return i == bytes.count } }
+        var atEnd: Bool { mutating get { skipSpace(); return i == end } }
 
         mutating func skipSpace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
+            while i < end, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
         }
 
         mutating func eat(_ b: UInt8) -> Bool {
             skipSpace()
-            guard i < bytes.count, bytes[i] == b else { return false }
+            guard i < end, bytes[i] == b else { return false }
             i += 1
             return true
         }
@@ -43,7 +49,7 @@ enum FlatJSON {
 
         mutating func value() -> HistoryLine.FieldValue? {
             skipSpace()
-            guard i < bytes.count else { return nil }
+            guard i < end else { return nil }
             switch bytes[i] {
             case UInt8(ascii: "\""): return string().map { .string($0) }
             case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
@@ -56,14 +62,26 @@ enum FlatJSON {
 
         mutating func literal(_ word: String) -> Bool {
             let w = Array(word.utf8)
-            guard i + w.count <= bytes.count, Array(bytes[i..<i + w.count]) == w else { return false }
+            guard i + w.count <= end, Array(bytes[i..<i + w.count]) == w else { return false }
             i += w.count
             return true
         }
 
         mutating func number() -> HistoryLine.FieldValue? {
+            // Integers (nearly every number in a history) without building a String.
+            var j = i, negative = false, value = 0, digits = 0
+            if j < end, bytes[j] == UInt8(ascii: "-") { negative = true; j += 1 }
+            while j < end, bytes[j] >= 0x30, bytes[j] <= 0x39, digits < 18 {
+                value = value * 10 + Int(bytes[j] - 0x30)
+                digits += 1
+                j += 1
+            }
+            if digits > 0, j == end || !(bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E") || (bytes[j] >= 0x30 && bytes[j] <= 0x39)) {
+                i = j
+                return .int(negative ? -value : value)
+            }
             let start = i
-            while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
+            while i < end, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
                 || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { i += 1 }
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
             if let n = Int(text) { return .int(n) }
@@ -74,7 +92,7 @@ enum FlatJSON {
         /// Skips a nested array or object (strings inside may hold brackets).
         mutating func skipNested() -> Bool {
             var depth = 0
-            while i < bytes.count {
+            while i < end {
                 switch bytes[i] {
                 case UInt8(ascii: "\""): guard string() != nil else { return false }; continue
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
@@ -89,15 +107,15 @@ enum FlatJSON {
         }
 
         mutating func string() -> String? {
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            guard i < end, bytes[i] == UInt8(ascii: "\"") else { return nil }
             i += 1
             var out: [UInt8] = []
-            while i < bytes.count {
+            while i < end {
                 let b = bytes[i]
                 i += 1
                 if b == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
                 guard b == UInt8(ascii: "\\") else { out.append(b); continue }
-                guard i < bytes.count else { return nil }
+                guard i < end else { return nil }
                 let e = bytes[i]
                 i += 1
                 switch e {
@@ -119,7 +137,7 @@ enum FlatJSON {
         }
 
         mutating func hex4() -> UInt32? {
-            guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16) else { return nil }
+            guard i + 4 <= end, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16) else { return nil }
             i += 4
             return v
         }

@@ -44,12 +44,20 @@ public struct HistoryLine: Sendable, Equatable {
 
     /// Parses a whole `history.jsonl` text; `file` names it in errors (with the line number).
     public static func parse(_ text: String, file: String) throws -> [HistoryLine] {
+        try parse(Array(text.utf8), file: file)
+    }
+
+    /// Parses the bytes of a whole `history.jsonl` file, one object a line (blank lines skipped).
+    public static func parse(_ bytes: [UInt8], file: String) throws -> [HistoryLine] {
         var lines: [HistoryLine] = []
-        var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var number = 0, start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
             number += 1
-            if raw.isEmpty { continue }
-            guard let (t, type, fields) = FlatJSON.object(raw.utf8) else {
+            defer { start = end + 1 }
+            if end == start || (end == start + 1 && bytes[start] == 0x0D) { continue }
+            guard let (t, type, fields) = FlatJSON.object(bytes, start..<end) else {
                 throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
             }
             lines.append(HistoryLine(t: t, type: type, fields: fields))

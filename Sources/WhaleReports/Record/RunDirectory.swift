@@ -55,8 +55,9 @@ public struct RunDirectory: Sendable {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw ReportError.corrupt("\(file): not UTF-8") }
-        return try HistoryLine.parse(text, file: file)
+        let bytes = [UInt8](data)
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw ReportError.corrupt("\(file): not UTF-8") }
+        return try HistoryLine.parse(bytes, file: file)
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -93,23 +93,31 @@ public enum SeriesDerivation {
             }
             for (d, cs) in seen { clientsOf[d] = cs.sorted() }
         }
-        var revisions: [String: [(t: Int, revision: Int)]] = [:]
+        // Per client (by index), its revision changes in time order: parallel arrays, so the
+        // inner loop below is plain integer work on big runs.
+        var index: [String: Int] = [:]
+        var times: [[Int]] = [], revs: [[Int]] = []
         for line in history where line.type == "clientRevision" {
-            if let c = line.client, let r = line.int("revision") { revisions[c, default: []].append((line.t, r)) }
+            guard let c = line.client, let r = line.int("revision") else { continue }
+            let k: Int
+            if let known = index[c] { k = known } else { k = times.count; index[c] = k; times.append([]); revs.append([]) }
+            times[k].append(line.t)
+            revs[k].append(r)
         }
+        let others = clientsOf.mapValues { $0.map { (name: $0, index: index[$0]) } }
         var samples: [(time: Int, value: Double)] = []
         for line in history where line.type == "serverApply" {
             guard let d = line.string("document"), let origin = line.client, let id = line.opId,
                   let r = line.int("revision"), let start = invokeTime[id] else { continue }
-            for c in clientsOf[d] ?? [] where c != origin {
-                guard let list = revisions[c] else { continue }
+            for (name, k) in others[d] ?? [] where name != origin {
+                guard let k else { continue }
                 // Binary search to the first revision change at or after the apply, then the
                 // first that reaches its revision (usually the next one or two).
-                var lo = 0, hi = list.count
-                while lo < hi { let mid = (lo + hi) / 2; if list[mid].t < line.t { lo = mid + 1 } else { hi = mid } }
-                if let reached = list[lo...].first(where: { $0.revision >= r }) {
-                    samples.append((reached.t, Double(reached.t - start)))
-                }
+                let ts = times[k], rs = revs[k]
+                var lo = 0, hi = ts.count
+                while lo < hi { let mid = (lo + hi) / 2; if ts[mid] < line.t { lo = mid + 1 } else { hi = mid } }
+                while lo < rs.count, rs[lo] < r { lo += 1 }
+                if lo < rs.count { samples.append((ts[lo], Double(ts[lo] - start))) }
             }
         }
         return samples.sorted { ($0.time, $0.value) < ($1.time, $1.value) }
