@@ -96,9 +96,11 @@ public struct RunComparison: Codable, Sendable, Equatable {
     public func table() -> String {
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
-        var out = "A: \(a)\nB: \(b)\n\nlatency                     A          B     change\n"
-        for r in latency {
-            out += pad("\(r.metric) \(r.stat) (\(r.unit))", 24) + lpad(figure(r.a), 8) + lpad(figure(r.b), 11) + lpad(Self.percent(r.change), 11)
+        let names = latency.map { "\($0.metric) \($0.stat) (\($0.unit))" }
+        let width = max(24, (names.map(\.count).max() ?? 0) + 2)
+        var out = "A: \(a)\nB: \(b)\n\n" + pad("latency", width) + lpad("A", 8) + lpad("B", 11) + lpad("change", 11) + "\n"
+        for (r, name) in zip(latency, names) {
+            out += pad(name, width) + lpad(figure(r.a), 8) + lpad(figure(r.b), 11) + lpad(Self.percent(r.change), 11)
             out += r.regressed ? "  REGRESSED" : ""
             out += "\n"
         }
@@ -106,8 +108,8 @@ public struct RunComparison: Codable, Sendable, Equatable {
         for r in verdicts {
             out += pad(r.name, 36) + pad(r.a ?? "–", 10) + "→ " + pad(r.b ?? "–", 10) + (r.worse ? "  WORSE" : "") + "\n"
         }
-        out += "\ncounts                      A          B\n"
-        for r in counts { out += pad(r.name, 24) + lpad(r.a.map(String.init) ?? "–", 8) + lpad(r.b.map(String.init) ?? "–", 11) + "\n" }
+        out += "\n" + pad("counts", width) + lpad("A", 8) + lpad("B", 11) + "\n"
+        for r in counts { out += pad(r.name, width) + lpad(r.a.map(String.init) ?? "–", 8) + lpad(r.b.map(String.init) ?? "–", 11) + "\n" }
         out += "\n" + (regressed ? "B regressed against A (max regression \(String(format: "%.1f", maxRegression * 100)) %)" : "no regression (max regression \(String(format: "%.1f", maxRegression * 100)) %)") + "\n"
         return out
     }
