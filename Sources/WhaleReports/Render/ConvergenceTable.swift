@@ -3,6 +3,8 @@
 struct ConvergenceTable {
     var run: RunDirectory
     var maxRows: Int
+    /// Up to this many clients, every client gets a row; past it only those that differ.
+    static let allClientsUpTo = 20
 
     struct ClientFinal {
         var client: String
@@ -63,9 +65,12 @@ struct ConvergenceTable {
         }
         out += "</table>\n"
         if order.count > maxRows { out += "<p class=\"note\">\(order.count - maxRows) more documents not listed</p>\n" }
-        out += "<table><tr><th>client</th><th>document</th><th class=\"num\">revision</th><th class=\"num\">pending ops</th><th>connected</th><th>text</th></tr>\n"
-        for c in finals.prefix(maxRows) {
-            var status = "<span class=\"note\">document unknown</span>"
+        // Every client when there are few; past that only those that differ from their server,
+        // so a thousand converged clients do not make a thousand rows.
+        var rows: [(ClientFinal, String)] = []
+        var hidden = 0
+        for c in finals {
+            var status = "<span class=\"note\">document unknown</span>", same = false
             if let d = c.document, let s = server[d] {
                 if let at = Self.firstDifference(c.text, s.text) {
                     status = "<span class=\"invalid\">differs at scalar \(at): client …\(html(excerpt(c.text, at)))… server …\(html(excerpt(s.text, at)))…</span>"
@@ -73,12 +78,20 @@ struct ConvergenceTable {
                     status = "<span class=\"unknown\">same text, revision \(c.revision) vs \(s.revision)</span>"
                 } else {
                     status = "<span class=\"valid\">same as the server</span>"
+                    same = true
                 }
             }
-            out += "<tr><td>\(html(c.client))</td><td>\(html(c.document ?? "?"))</td><td class=\"num\">\(c.revision)</td><td class=\"num\">\(c.pending)</td><td>\(c.connected ? "yes" : "no")</td><td>\(status)</td></tr>\n"
+            if same, finals.count > Self.allClientsUpTo { hidden += 1 } else { rows.append((c, status)) }
         }
-        out += "</table>\n"
-        if finals.count > maxRows { out += "<p class=\"note\">\(finals.count - maxRows) more clients not listed</p>\n" }
+        if !rows.isEmpty {
+            out += "<table><tr><th>client</th><th>document</th><th class=\"num\">revision</th><th class=\"num\">pending ops</th><th>connected</th><th>text</th></tr>\n"
+            for (c, status) in rows.prefix(maxRows) {
+                out += "<tr><td>\(html(c.client))</td><td>\(html(c.document ?? "?"))</td><td class=\"num\">\(c.revision)</td><td class=\"num\">\(c.pending)</td><td>\(c.connected ? "yes" : "no")</td><td>\(status)</td></tr>\n"
+            }
+            out += "</table>\n"
+        }
+        if rows.count > maxRows { out += "<p class=\"note\">\(rows.count - maxRows) more clients not listed</p>\n" }
+        if hidden > 0 { out += "<p>\(hidden) of \(finals.count) clients ended with their server's text and revision\(hidden == finals.count ? "" : " (the others are listed)").</p>\n" }
         return out + "</section>\n"
     }
 
