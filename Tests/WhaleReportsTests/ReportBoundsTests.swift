@@ -14,7 +14,7 @@ import Testing
             documents: [.init(name: "doc1", clients: (1...200).map { String(format: "c%03d", $0) })], series: nil, salesforce: nil)
     }
 
-    /// 200 clients, 150,000 events with long pastes, disconnects every few ticks: a failed run.
+    /// 200 clients, 150,201 events with long pastes, disconnects every few ticks: a failed run.
     static func bigHistory() -> [HistoryLine] {
         var lines: [HistoryLine] = []
         let paste = String(repeating: "pipeline review ", count: 40)
@@ -26,6 +26,11 @@ import Testing
             lines.append(HistoryLine(t: t + 2, type: "disconnect", fields: ["client": .string(c), "cause": .string("nemesis")]))
             lines.append(HistoryLine(t: t + 2, type: "connect", fields: ["client": .string(c)]))
         }
+        lines.append(HistoryLine(t: 90_000, type: "serverFinal", fields: ["document": .string("doc1"), "text": .string("abc"), "revision": .int(30_000), "historyCount": .int(30_000)]))
+        for k in 1...200 {
+            lines.append(HistoryLine(t: 90_000, type: "clientFinal", fields: ["client": .string(String(format: "c%03d", k)), "text": .string(k == 7 ? "acb" : "abc"),
+                                                                              "revision": .int(30_000), "pendingOps": .int(0), "connected": .bool(true)]))
+        }
         return lines
     }
 
@@ -35,9 +40,13 @@ import Testing
         let html = try #require(files.first { $0.name == ReportFiles.html })
         #expect(html.data.count < 5_000_000, "report.html is \(html.data.count) bytes")
         let text = String(decoding: html.data, as: UTF8.self)
-        #expect(text.contains("of 150000 shown (the timeline is capped at 2000 rows)"))
+        #expect(text.contains("of 150201 shown (the timeline is capped at 2000 rows)"))
         #expect(text.contains("fault windows drawn"))
         #expect(text.contains("<th>who</th>"))   // 200 clients: one column, not 200
+        // Only the diverged client gets a convergence row.
+        #expect(text.contains("<p>199 of 200 clients ended with their server's text and revision (the others are listed).</p>"))
+        #expect(text.contains("<tr><td>c007</td><td>doc1</td>"))
+        #expect(!text.contains("<tr><td>c008</td><td>doc1</td>"))
     }
 
     @Test func everythingFromTheRecordIsEscaped() throws {
