@@ -36,10 +36,18 @@ enum ReportWriter {
         return dir
     }
 
-    /// Points the symbolic link `link` at `target` (relative to the link's directory), replacing it.
+    /// Points the symbolic link `link` at `target` (relative to the link's directory), replacing
+    /// it atomically: a new link beside it renamed over it, so runs finishing together (CI jobs
+    /// sharing a Reports directory) never see the link missing or fail to create it.
     static func relink(_ link: String, to target: String) throws {
-        try? FileManager.default.removeItem(atPath: link)
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let temporary = "\(link).\(ProcessInfo.processInfo.processIdentifier).tmp"
+        try? FileManager.default.removeItem(atPath: temporary)
+        try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: target)
+        guard rename(temporary, link) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: link, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
+        }
     }
 
     /// ISO 8601 in UTC, seconds precision: `2026-11-22T18:43:19Z`.
