@@ -15,15 +15,11 @@ struct ConvergenceTable {
         var connected: Bool
     }
 
-    /// The document each client edits: from the record, else the only document there is.
+    /// The document each client edits: from the record, else inferred from the history.
     static func documentOf(_ run: RunDirectory) -> [String: String] {
+        guard let docs = run.record.documents else { return Timeline.inferDocuments(run.history) }
         var map: [String: String] = [:]
-        if let docs = run.record.documents {
-            for d in docs { for c in d.clients { map[c] = d.name } }
-        } else {
-            let docs = Set(run.history.filter { $0.type == "serverFinal" }.compactMap { $0.string("document") })
-            if docs.count == 1 { for line in run.history where line.type == "clientFinal" { if let c = line.client { map[c] = docs.first! } } }
-        }
+        for d in docs { for c in d.clients { map[c] = d.name } }
         return map
     }
 
