@@ -3,7 +3,7 @@ import Testing
 import WhaleReports
 import WhalesimTesting
 
-/// report.html and junit.xml of recorded runs against golden files, with what differs between
+/// report.html, junit.xml and summary.json of recorded runs against golden files, with what differs between
 /// runs (start time, wall-clock durations) stripped. Re-record after a deliberate change with
 /// `WHALESIM_RECORD_GOLDEN=1 swift test --filter GoldenReportTests` and review the diff.
 @Suite struct GoldenReportTests {
@@ -27,6 +27,13 @@ import WhalesimTesting
         let run = try Support.run(name)
         let golden = Support.fixtures.appendingPathComponent("golden/\(name).junit.xml")
         if let problem = GoldenFile.compare(GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip), with: golden) { Issue.record(Comment(rawValue: problem)) }
+    }
+
+    @Test(arguments: runs) func summaryMatchesItsGoldenFile(name: String) throws {
+        let run = try Support.run(name)
+        let json = String(decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
+        let golden = Support.fixtures.appendingPathComponent("golden/\(name).summary.json")
+        if let problem = GoldenFile.compare(json, with: golden) { Issue.record(Comment(rawValue: problem)) }
     }
 
     @Test func renderingIsDeterministic() throws {

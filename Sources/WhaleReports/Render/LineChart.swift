@@ -76,7 +76,10 @@ struct LineChart {
         var out = "<p class=\"legend\">"
         for (k, line) in lines.enumerated() { out += "<span><i class=\"swatch s\(k % 6)\"></i>\(html(line.name))</span>" }
         if !series.faultWindows.isEmpty {
-            out += "<span><i class=\"swatch fault\"></i>fault window</span>"
+            // One swatch per kind present, named as the fault catalog names it.
+            var kinds: [String] = []
+            for w in series.faultWindows where !kinds.contains(w.kind) { kinds.append(w.kind) }
+            for kind in kinds.sorted() { out += "<span><i class=\"swatch fault \(html(kind))\"></i>\(html(kind))</span>" }
             if series.faultWindows.count > Self.maxFaultWindows {
                 out += "<span class=\"note\">\(Self.maxFaultWindows) of \(series.faultWindows.count) fault windows drawn</span>"
             }
