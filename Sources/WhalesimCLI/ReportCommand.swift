@@ -44,7 +44,8 @@ struct ReportCommand: AsyncParsableCommand {
                 for file in files { print((runDirectory as NSString).appendingPathComponent(file)) }
                 return
             }
-            guard compare.count == 2, runDirectory == nil else { throw BadInput("--compare takes exactly two run directories, A and B") }
+            guard runDirectory == nil else { throw BadInput("give either RUN_DIR or --compare A B, not both") }
+            guard compare.count == 2 else { throw BadInput("--compare takes exactly two run directories, A and B") }
             guard let limit = Self.percent(maxRegression) else {
                 throw BadInput("--max-regression \(maxRegression): expected a percentage such as 10% (0 or more)")
             }

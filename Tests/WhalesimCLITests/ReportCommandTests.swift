@@ -4,7 +4,8 @@ import Testing
 /// `whalesim report` run as a subprocess on run directories written by `whalesim simulate`.
 /// What each bad input gets: a missing directory, a directory without run.json, a run.json that
 /// is not JSON or lacks a key, an unsupported schemaVersion, a missing or corrupt history.jsonl,
-/// and bad --compare / --max-regression arguments all exit 64 with one line naming the problem.
+/// no RUN_DIR, RUN_DIR and --compare together, --compare with one directory, and a
+/// --max-regression that is not a percentage all exit 64 with one line naming the problem.
 @Suite(.serialized) struct ReportCommandTests {
     let cli = SimulateCommandTests()
 
@@ -67,6 +68,8 @@ import Testing
         #expect(try cli.whalesim(["report"]).status == 64)
         let one = try cli.whalesim(["report", "--compare", run.path])
         #expect(one.status == 64 && one.stderr.contains("exactly two run directories"))
+        let both = try cli.whalesim(["report", run.path, "--compare", run.path, run.path])
+        #expect(both.status == 64 && both.stderr.contains("either RUN_DIR or --compare A B"))
         let percent = try cli.whalesim(["report", "--compare", run.path, run.path, "--max-regression", "lots"])
         #expect(percent.status == 64 && percent.stderr.contains("--max-regression lots"))
     }
