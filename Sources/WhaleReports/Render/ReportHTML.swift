@@ -158,7 +158,7 @@ public struct ReportHTML {
 
     func runSection() -> String {
         let r = run.record
-        var out = "<section id=\"run\"><h2>Scenario and counts</h2>\n<table class=\"half\"><tr><th>option</th><th>value</th></tr>\n"
+        var out = "<section id=\"run\"><h2>Scenario and counts</h2>\n<table><tr><th>option</th><th>value</th></tr>\n"
         out += "<tr><td>scenario</td><td>\(html(r.scenario))</td></tr>\n<tr><td>seed</td><td>\(r.seed)</td></tr>\n"
         for key in r.options.keys.sorted() { out += "<tr><td>\(html(key))</td><td>\(html(r.options[key]!.description))</td></tr>\n" }
         out += "</table>\n<table><tr><th>count</th><th class=\"num\">value</th></tr>\n"
