@@ -4,6 +4,7 @@
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI
+//   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 // Only the live ring (WhalesimLive, WhaleServer, WhaleLoad) opens sockets.
 import PackageDescription
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "WhaleProtocol", targets: ["WhaleProtocol"]),
         .library(name: "WhaleModel", targets: ["WhaleModel"]),
         .library(name: "WhaleSim", targets: ["WhaleSim"]),
+        .library(name: "WhaleReports", targets: ["WhaleReports"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
         .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
@@ -49,6 +51,8 @@ let package = Package(
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
         .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", .product(name: "Yams", package: "Yams")]),
+        // Run directory (run.json, history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
+        .target(name: "WhaleReports"),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
@@ -108,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,6 +120,7 @@ let package = Package(
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
         .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
+        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),

@@ -73,8 +73,9 @@ struct SimulateCommand: AsyncParsableCommand {
             throw error.exit()
         }
         plan.printOptions()
+        let startedAt = Date()
         let outcome = await plan.execute(progress: { print($0) })
-        throw plan.finish(outcome, reportDir: reportDir)
+        throw plan.finish(outcome, reportDir: reportDir, startedAt: startedAt)
     }
 
     /// Validates the options and the scenario into a plan (every problem is exit 64).

@@ -77,7 +77,7 @@ struct SimulationPlan: Sendable {
     }
 
     /// Prints verdicts, writes the run record, and returns the exit code.
-    func finish(_ outcome: Outcome, reportDir: String) -> ExitCode {
+    func finish(_ outcome: Outcome, reportDir: String, startedAt: Date = Date()) -> ExitCode {
         let result = outcome.reported
         if seedCount > 1 {
             let invalid = outcome.verdicts.filter { $0.verdict == .invalid }.count
@@ -90,7 +90,9 @@ struct SimulationPlan: Sendable {
             for line in r.evidence { print("      \(line)") }
         }
         for t in result.breachedThresholds { print("  threshold breached: \(t.description)") }
-        let record = RunRecord(result: result, scenarioRef: scenarioRef, overrides: overrides, shrunk: outcome.shrunk)
+        var record = RunRecord(result: result, scenarioRef: scenarioRef, overrides: overrides, shrunk: outcome.shrunk)
+        record.startedAt = ReportWriter.iso8601(startedAt)
+        record.wallSeconds = Date().timeIntervalSince(startedAt)
         print("replay: \(record.replayCommand)")
         if let shrunk = outcome.shrunk {
             let s = shrunk.result.scenario
@@ -98,8 +100,9 @@ struct SimulationPlan: Sendable {
             print("  \(shrunk.replayCommand(scenarioRef: scenarioRef))")
         }
         do {
-            let dir = try ReportWriter.write(record: record, history: result.history, scenario: result.scenario.name, seed: result.seed, root: reportDir)
-            print("report: \(dir)/run.json")
+            let dir = try ReportWriter.write(record: record, history: result.history, shrunkHistory: outcome.shrunk?.result.history,
+                                             scenario: result.scenario.name, seed: result.seed, root: reportDir, startedAt: startedAt)
+            print("report: \(dir)/report.html")
         } catch {
             printError("whalesim: could not write the report: \(error)")
         }

@@ -17,6 +17,7 @@ struct Whalesim: AsyncParsableCommand {
             """,
         subcommands: [
             SimulateCommand.self,
+            ReportCommand.self,
             OTCommand.self,
             ServeCommand.self,
             FakeSalesforceCommand.self,

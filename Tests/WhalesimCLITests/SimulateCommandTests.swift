@@ -40,10 +40,16 @@ import Testing
         #expect(run.stdout.contains("replay: whalesim simulate convergence-smoke --seed 3"))
         let latest = reports.appendingPathComponent("convergence-smoke/latest")
         let record = try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json"))) as? [String: Any]
-        #expect(record?["schemaVersion"] as? Int == 1)
+        #expect(record?["schemaVersion"] as? Int == 2)
         #expect(record?["seed"] as? Int == 3)
         let history = try String(contentsOf: latest.appendingPathComponent("history.jsonl"), encoding: .utf8)
         #expect(history.hasPrefix("{\"t\":0,"))
+        // The rendered files sit beside the record; Reports/latest points at the same run.
+        for file in ["report.html", "junit.xml", "summary.json"] {
+            #expect(FileManager.default.fileExists(atPath: latest.appendingPathComponent(file).path), "\(file) missing")
+        }
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("latest/summary.json").path))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: reports.appendingPathComponent("latest").path).hasPrefix("convergence-smoke/"))
     }
 
     @Test func sameSeedPrintsTheSameHistoryHash() throws {
@@ -67,6 +73,12 @@ import Testing
         let command = lines[index + 1].trimmingCharacters(in: .whitespaces)
         #expect(command.hasPrefix("whalesim simulate same-position-storm --seed "))
         #expect(command.hasSuffix("--fault client-tie-priority"))
+        // The run directory keeps the shrunk history and its report shows it.
+        let latest = reports.appendingPathComponent("same-position-storm/latest")
+        #expect(FileManager.default.fileExists(atPath: latest.appendingPathComponent("shrunk-history.jsonl").path))
+        let html = try String(contentsOf: latest.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("Shrunk history per client"))
+        #expect(html.contains(command))
         // The printed command replays a failure.
         let replay = try whalesim(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--no-shrink", "--report-dir", reports.path])
         #expect(replay.status == 2)

@@ -7,9 +7,13 @@ public enum WhaleSimVersion {
 }
 
 /// `run.json`: one run's options, verdicts with evidence, counts, history hash and replay
-/// command. Versioned (`schemaVersion`) so CI tooling can rely on the shape.
+/// command. Versioned (`schemaVersion`) so CI tooling can rely on the shape; every field is
+/// documented in docs/run-record.md (bump the version and the doc together).
 public struct RunRecord: Codable, Sendable {
-    public static let schemaVersion = 1
+    /// 2 added `timeUnit`, `startedAt`, `wallSeconds`, `documents` and `shrunk.history`.
+    public static let schemaVersion = 2
+    /// The shrunk run's history, next to `history.jsonl` in the run directory.
+    public static let shrunkHistoryFile = "shrunk-history.jsonl"
 
     public struct Options: Codable, Sendable {
         public var clients: Int
@@ -41,12 +45,25 @@ public struct RunRecord: Codable, Sendable {
         public var runs: Int
         public var replayCommand: String
         public var evidence: [String]
+        /// The shrunk run's history file in the run directory.
+        public var history: String
+    }
+
+    /// A document and the clients editing it (for per-document convergence in reports).
+    public struct DocumentClients: Codable, Sendable {
+        public var name: String
+        public var clients: [String]
     }
 
     public var schemaVersion = RunRecord.schemaVersion
     public var whalesimVersion = WhaleSimVersion.current
     public var scenario: String
     public var seed: UInt64
+    /// The unit of every time in the record and its history: simulated ticks.
+    public var timeUnit = "ticks"
+    /// Wall-clock start (ISO 8601 UTC) and duration, set by the CLI; never on the simulated path.
+    public var startedAt: String?
+    public var wallSeconds: Double?
     public var options: Options
     public var verdict: Verdict
     public var verdicts: [CheckResult]
@@ -55,6 +72,7 @@ public struct RunRecord: Codable, Sendable {
     public var historyHash: String
     public var replayCommand: String
     public var shrunk: Shrunk?
+    public var documents: [DocumentClients]
 
     public init(result: SimulationResult, scenarioRef: String, overrides: ScenarioOverrides, shrunk: Shrinker.Outcome?) {
         let s = result.scenario
@@ -73,12 +91,15 @@ public struct RunRecord: Codable, Sendable {
         }
         counts = result.counts
         historyHash = result.history.hash
+        let h = result.history
+        documents = h.documentNames.indices.map { d in DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] }) }
         replayCommand = (["whalesim", "simulate", scenarioRef, "--seed", "\(result.seed)"] + overrides.arguments).joined(separator: " ")
         if let shrunk {
             let r = shrunk.result
             self.shrunk = Shrunk(seed: shrunk.seed, clients: r.scenario.clients, documents: r.scenario.documents, ops: r.scenario.ops,
                                  runs: shrunk.runs, replayCommand: shrunk.replayCommand(scenarioRef: scenarioRef),
-                                 evidence: r.results.filter { $0.verdict == .invalid }.flatMap { ["\($0.checker.rawValue): "] + $0.evidence })
+                                 evidence: r.results.filter { $0.verdict == .invalid }.flatMap { ["\($0.checker.rawValue): "] + $0.evidence },
+                                 history: Self.shrunkHistoryFile)
         }
     }
 

@@ -1,0 +1,168 @@
+/// `report.html`: one self-contained page (inline CSS and SVG, no script, nothing fetched)
+/// for one run. Verdicts first, then latency, throughput, clients and errors over time with
+/// fault windows shaded, per-document convergence, the fake Salesforce summary, the run's
+/// options and counts, and for a failure the (shrunk) history as a timeline per client.
+///
+/// Everything from the record is HTML-escaped; big runs are bounded by ``Limits``.
+public struct ReportHTML {
+    /// Caps that keep a big run's page small (well under 5 MB); each cut is said on the page.
+    public struct Limits: Sendable {
+        public var timelineRows = 2_000
+        public var evidenceLines = 50
+        public var tableRows = 500
+        public init() {}
+    }
+
+    public var run: RunDirectory
+    public var series: RunSeries
+    public var limits: Limits
+
+    public init(run: RunDirectory, series: RunSeries, limits: Limits = Limits()) {
+        self.run = run
+        self.series = series
+        self.limits = limits
+    }
+
+    public func render() -> String {
+        let r = run.record
+        var page = """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>whalesim: \(html(r.scenario)) seed \(r.seed): \(html(r.verdict))</title>
+        <style>\(ReportStyle.css)</style></head><body>
+
+        """
+        page += header()
+        page += verdictsSection()
+        page += latencySection()
+        page += activitySection()
+        page += ConvergenceTable(run: run, maxRows: limits.tableRows).render()
+        page += salesforceSection()
+        page += runSection()
+        if r.verdict != "valid" { page += Timeline(run: run, maxRows: limits.timelineRows).render() }
+        page += "<p class=\"meta\">whalesim \(html(r.whalesimVersion)) · run record schema \(r.schemaVersion) · history \(html(r.historyHash))</p>\n</body></html>\n"
+        return page
+    }
+
+    func header() -> String {
+        let r = run.record
+        var out = "<header><h1>\(html(r.scenario)) <span class=\"meta\">seed \(r.seed)</span></h1>\n"
+        out += "<p class=\"verdict\">verdict <span class=\"badge \(html(r.verdict))\">\(html(r.verdict))</span>"
+        let met = r.thresholds.filter(\.met).count
+        if !r.thresholds.isEmpty { out += " · thresholds \(met)/\(r.thresholds.count) met" }
+        out += "</p>\n"
+        if let started = r.startedAt {
+            out += "<p class=\"meta\">started <time class=\"started\">\(html(started))</time>"
+            if let wall = r.wallSeconds { out += " · took <span class=\"wall\">\(figure((wall * 10).rounded() / 10)) s</span>" }
+            out += " · time in \(html(r.unit))</p>\n"
+        }
+        out += "<p>replay: <code>\(html(r.replayCommand))</code></p>\n"
+        if let s = r.shrunk { out += "<p>shrunk replay (\(s.clients) clients, \(s.ops) ops, \(s.runs) runs): <code>\(html(s.replayCommand))</code></p>\n" }
+        return out + "</header>\n"
+    }
+
+    func verdictsSection() -> String {
+        let r = run.record
+        var out = "<section id=\"verdicts\"><h2>Checkers</h2>\n<table><tr><th>checker</th><th>verdict</th><th>evidence</th></tr>\n"
+        for v in r.verdicts {
+            out += "<tr><td>\(html(v.checker))</td><td><span class=\"badge \(html(v.verdict))\">\(html(v.verdict))</span></td><td>"
+            out += evidenceList(v.evidence)
+            out += "</td></tr>\n"
+        }
+        out += "</table>\n"
+        if !r.thresholds.isEmpty {
+            out += "<h3>Thresholds</h3>\n<table><tr><th>threshold</th><th>outcome</th></tr>\n"
+            for t in r.thresholds {
+                out += "<tr><td><code>\(html(t.threshold))</code></td><td><span class=\"badge \(t.met ? "valid" : "invalid")\">\(t.met ? "met" : "breached")</span></td></tr>\n"
+            }
+            out += "</table>\n"
+        }
+        return out + "</section>\n"
+    }
+
+    func evidenceList(_ lines: [String]) -> String {
+        guard !lines.isEmpty else { return "" }
+        var out = "<ul class=\"evidence\">"
+        for line in lines.prefix(limits.evidenceLines) { out += "<li>\(html(line))</li>" }
+        if lines.count > limits.evidenceLines { out += "<li class=\"note\">\(lines.count - limits.evidenceLines) more lines not shown</li>" }
+        return out + "</ul>"
+    }
+
+    static let latencyNames: [(key: String, title: String)] = [
+        ("op_ack", "op → ack"), ("op_remote_apply", "op → remote apply"), ("graphql", "GraphQL"), ("soql", "SOQL"),
+    ]
+
+    func latencySection() -> String {
+        var out = "<section id=\"latency\"><h2>Latency percentiles over time</h2>\n"
+        for (key, title) in Self.latencyNames {
+            out += "<h3>\(html(title))</h3>\n"
+            guard let s = series.latency[key], s.overall.count > 0 else {
+                out += "<p class=\"note\">no \(html(title)) samples in this run\(series.unit == "ticks" && (key == "graphql" || key == "soql") ? " (the simulator has no GraphQL or SOQL traffic)" : "")</p>\n"
+                continue
+            }
+            let o = s.overall
+            out += "<p class=\"mono\">\(o.count) samples · p50 \(figure(o.p50)) · p90 \(figure(o.p90)) · p99 \(figure(o.p99)) · max \(figure(o.max)) \(html(series.unit))</p>\n"
+            let chart = LineChart(title: "\(title) latency", yLabel: "latency (\(series.unit))", series: series, lines: [
+                .init(name: "p50", values: s.p50), .init(name: "p90", values: s.p90), .init(name: "p99", values: s.p99), .init(name: "max", values: s.max),
+            ])
+            out += chart.render() + "\n" + chart.legend() + "\n"
+        }
+        return out + "</section>\n"
+    }
+
+    func activitySection() -> String {
+        let per = "per \(series.bucketWidth) \(series.unit)"
+        var out = "<section id=\"activity\"><h2>Throughput, clients and errors</h2>\n<h3>Ops \(html(per))</h3>\n"
+        let throughput = LineChart(title: "ops over time", yLabel: "ops \(per)", series: series, lines: series.counters.keys.sorted().map {
+            .init(name: $0.replacingOccurrences(of: "_", with: " "), values: series.counters[$0]!.map(Double.init))
+        })
+        out += throughput.render() + "\n" + throughput.legend() + "\n<h3>Connected clients</h3>\n"
+        let clients = LineChart(title: "connected clients", yLabel: "clients", series: series, lines: [
+            .init(name: "connected", values: series.connected.map(Double.init)),
+        ])
+        out += clients.render() + "\n" + clients.legend() + "\n<h3>Errors by kind</h3>\n"
+        if series.errors.isEmpty {
+            out += "<p class=\"note\">no errors in this run</p>\n"
+        } else {
+            let kinds = series.errors.keys.sorted()
+            let errors = LineChart(title: "errors by kind", yLabel: "errors \(per)", series: series, lines: kinds.map {
+                .init(name: $0, values: series.errors[$0]!.map(Double.init))
+            })
+            out += errors.render() + "\n" + errors.legend() + "\n<table><tr><th>kind</th><th class=\"num\">count</th></tr>\n"
+            for k in kinds { out += "<tr><td>\(html(k))</td><td class=\"num\">\(series.errors[k]!.reduce(0, +))</td></tr>\n" }
+            out += "</table>\n"
+        }
+        if !series.faultWindows.isEmpty {
+            out += "<h3>Fault windows</h3>\n<table><tr><th>fault</th><th class=\"num\">from</th><th class=\"num\">to</th></tr>\n"
+            for w in series.faultWindows.prefix(limits.tableRows) {
+                out += "<tr><td>\(html(w.label))</td><td class=\"num\">\(w.start)</td><td class=\"num\">\(w.end)</td></tr>\n"
+            }
+            out += "</table>\n"
+            if series.faultWindows.count > limits.tableRows { out += "<p class=\"note\">\(series.faultWindows.count - limits.tableRows) more fault windows not listed</p>\n" }
+        }
+        return out + "</section>\n"
+    }
+
+    func salesforceSection() -> String {
+        var out = "<section id=\"salesforce\"><h2>Fake Salesforce requests</h2>\n"
+        guard let sf = run.record.salesforce, sf.requests > 0 else {
+            return out + "<p class=\"note\">no Salesforce traffic in this run</p>\n</section>\n"
+        }
+        out += "<p>\(sf.requests) requests, \(sf.errors) errors</p>\n<table><tr><th>endpoint</th><th class=\"num\">requests</th><th class=\"num\">errors</th><th class=\"num\">p50 (\(html(sf.unit)))</th><th class=\"num\">p99 (\(html(sf.unit)))</th></tr>\n"
+        for e in sf.endpoints.prefix(limits.tableRows) {
+            out += "<tr><td><code>\(html(e.endpoint))</code></td><td class=\"num\">\(e.requests)</td><td class=\"num\">\(e.errors)</td><td class=\"num\">\(figure(e.p50))</td><td class=\"num\">\(figure(e.p99))</td></tr>\n"
+        }
+        return out + "</table>\n</section>\n"
+    }
+
+    func runSection() -> String {
+        let r = run.record
+        var out = "<section id=\"run\"><h2>Scenario and counts</h2>\n<table><tr><th>option</th><th>value</th></tr>\n"
+        out += "<tr><td>scenario</td><td>\(html(r.scenario))</td></tr>\n<tr><td>seed</td><td>\(r.seed)</td></tr>\n"
+        for key in r.options.keys.sorted() { out += "<tr><td>\(html(key))</td><td>\(html(r.options[key]!.description))</td></tr>\n" }
+        out += "</table>\n<table><tr><th>count</th><th class=\"num\">value</th></tr>\n"
+        for key in r.counts.keys.sorted() { out += "<tr><td>\(html(key))</td><td class=\"num\">\(r.counts[key]!)</td></tr>\n" }
+        return out + "</table>\n</section>\n"
+    }
+}

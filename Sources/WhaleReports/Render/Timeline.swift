@@ -1,0 +1,127 @@
+/// A failed run's history as a timeline: one column per client (its ops, acks, remote applies,
+/// cursors, connects) and one for the server and the nemeses, one row per event. The shrunk
+/// run's history when there is one, else the run's own. The first divergence is highlighted.
+struct Timeline {
+    var run: RunDirectory
+    var maxRows: Int
+
+    /// Past this many clients the timeline has one "who" column instead of one per client.
+    static let maxClientColumns = 16
+    /// Longer event texts (a big paste) are cut with an ellipsis.
+    static let maxCellScalars = 160
+
+    var lines: [HistoryLine] { run.shrunkHistory ?? run.history }
+
+    /// The evidence the highlight is looked for in: the shrunk run's, else the run's failing checkers'.
+    var evidence: [String] {
+        if let s = run.record.shrunk, run.shrunkHistory != nil { return s.evidence }
+        return run.record.verdicts.filter { $0.verdict != "valid" }.flatMap(\.evidence)
+    }
+
+    /// Client → document for a history without a record of its own (the shrunk run): the
+    /// document of the client's applied ops, or the only document there is.
+    static func inferDocuments(_ lines: [HistoryLine]) -> [String: String] {
+        let documents = Set(lines.filter { $0.type == "serverFinal" }.compactMap { $0.string("document") })
+        var map: [String: String] = [:]
+        for line in lines where line.type == "serverApply" {
+            if let c = line.client, let d = line.string("document") { map[c] = d }
+        }
+        if documents.count == 1 {
+            for line in lines where line.type == "clientFinal" { if let c = line.client, map[c] == nil { map[c] = documents.first! } }
+        }
+        return map
+    }
+
+    func render() -> String {
+        let lines = self.lines
+        let shrunk = run.shrunkHistory != nil
+        var out = "<section id=\"timeline\"><h2>\(shrunk ? "Shrunk history" : "History") per client</h2>\n"
+        if let s = run.record.shrunk, shrunk {
+            out += "<p>The failure shrunk to \(s.clients) clients and \(s.ops) ops (seed \(s.seed)). Replay: <code>\(html(s.replayCommand))</code></p>\n"
+        } else {
+            out += "<p>Replay: <code>\(html(run.record.replayCommand))</code></p>\n"
+        }
+        var clients: [String] = []
+        var seen = Set<String>()
+        for line in lines {
+            for key in ["client", "observer"] { if let c = line.string(key), c != "?", seen.insert(c).inserted { clients.append(c) } }
+        }
+        clients.sort()
+        let documentOf = run.shrunkHistory == nil ? ConvergenceTable.documentOf(run) : Self.inferDocuments(lines)
+        let divergence = Self.firstDivergence(lines, evidence: evidence, documentOf: documentOf)
+        let hit = divergence?.row
+        var range = 0..<min(lines.count, maxRows)
+        if let hit, hit >= range.upperBound {
+            let lo = max(0, min(hit - maxRows / 2, lines.count - maxRows))
+            range = lo..<min(lines.count, lo + maxRows)
+        }
+        if let divergence {
+            out += "<p>First divergence (highlighted): row \(divergence.row + 1), t=\(lines[divergence.row].t): \(html(divergence.why)).</p>\n"
+        }
+        if range.count < lines.count {
+            out += "<p class=\"note\">Rows \(range.lowerBound + 1)–\(range.upperBound) of \(lines.count) shown (the timeline is capped at \(maxRows) rows); the whole history is in \(html(shrunk ? run.record.shrunk?.history ?? "" : RunDirectory.historyFile)).</p>\n"
+        }
+        // Many clients: one "who" column instead of a column each, so the page stays small.
+        let wide = clients.count <= Self.maxClientColumns
+        out += "<div class=\"scroll\"><table class=\"timeline\"><tr><th>t</th>"
+        if wide {
+            for c in clients { out += "<th>\(html(c))</th>" }
+            out += "<th>server · faults</th></tr>\n"
+        } else {
+            out += "<th>who</th><th>event</th></tr>\n"
+        }
+        let column = Dictionary(uniqueKeysWithValues: clients.enumerated().map { ($1, $0) })
+        for i in range {
+            let line = lines[i]
+            var (who, cls, text) = Self.cell(line)
+            if text.unicodeScalars.count > Self.maxCellScalars { text = String(String.UnicodeScalarView(text.unicodeScalars.prefix(Self.maxCellScalars))) + "…" }
+            out += "<tr\(i == hit ? " class=\"hit\"" : "")><td class=\"t\">\(line.t)</td>"
+            if wide {
+                let col = who.flatMap { column[$0] } ?? clients.count
+                for k in 0...clients.count {
+                    out += k == col ? "<td class=\"\(cls)\">\(html(text))</td>" : "<td></td>"
+                }
+            } else {
+                out += "<td>\(html(who ?? "server"))</td><td class=\"\(cls)\">\(html(text))</td>"
+            }
+            out += "</tr>\n"
+        }
+        return out + "</table></div>\n</section>\n"
+    }
+
+    /// Which client column an event goes in (nil: the server column), its class and its text.
+    static func cell(_ l: HistoryLine) -> (String?, String, String) {
+        let id = l.opId ?? "?", rev = l.int("revision").map { "r\($0)" } ?? ""
+        func sel() -> String { "[\(l.int("anchor").map(String.init) ?? "–"),\(l.int("head").map(String.init) ?? "–")]" }
+        switch l.type {
+        case "edit": return (l.client, "", "edit @\(l.int("position") ?? 0) −\(l.int("deleted") ?? 0) +\(String(reflecting: l.string("inserted") ?? ""))")
+        case "invoke": return (l.client, "", "invoke \(id) \(l.string("op") ?? "") base r\(l.int("baseRevision") ?? 0)")
+        case "send": return (l.client, "", "send \(id) at \(rev)")
+        case "ack": return (l.client, "ack", "ack \(id) → \(rev)")
+        case "failed": return (l.client, "fail", "failed \(id) (\(l.string("reason") ?? ""))")
+        case "clientRevision": return (l.client, "remote", "now at \(rev)")
+        case "error": return (l.client, "fail", "error \(l.string("code") ?? ""): \(l.string("message") ?? "")")
+        case "selectionSet": return (l.client, "cursor", "select \(sel()) at \(rev)")
+        case "ownCursor": return (l.client, "cursor", "own cursor \(sel()) at \(rev)")
+        case "remoteCursor": return (l.string("observer"), "cursor", "sees \(l.string("subject") ?? "?") at \(sel()) \(rev)")
+        case "connect": return (l.client, "", "connect")
+        case "disconnect": return (l.client, "fault-ev", "disconnect (\(l.string("cause") ?? ""))")
+        case "clientFinal":
+            let n = (l.string("text") ?? "").unicodeScalars.count
+            return (l.client, "", "final \(rev), \(n) scalars, \(l.int("pendingOps") ?? 0) pending\(l.bool("connected") == false ? ", offline" : "")")
+        case "serverApply": return (nil, "", "\(l.string("document") ?? "") applies \(id) from \(l.client ?? "?") as \(rev): \(l.string("op") ?? "")")
+        case "serverRevision": return (nil, "fault-ev", "\(l.string("document") ?? "") revision \(l.int("from") ?? 0) → \(l.int("to") ?? 0) (\(l.string("cause") ?? ""))")
+        case "cursorDelivered": return (nil, "cursor", "cursor of \(l.client ?? "?") \(sel()) at \(rev)")
+        case "serverCrash": return (nil, "fault-ev", "server crashes")
+        case "serverRestart": return (nil, "fault-ev", "server restarts")
+        case "note": return (nil, "fault-ev", l.string("text") ?? "")
+        case "heal": return (nil, "", "heal: faults end, liveness phase")
+        case "quiescence": return (nil, "", l.bool("reached") == true ? "quiescent after \(l.int("ticksAfterHeal") ?? 0)" : "no quiescence")
+        case "traffic": return (nil, "", "traffic: \(l.int("messages") ?? 0) messages, \(l.int("edits") ?? 0) edits")
+        case "serverFinal": return (nil, "", "final \(l.string("document") ?? "") \(rev), \((l.string("text") ?? "").unicodeScalars.count) scalars")
+        default:
+            let fields = l.fields.keys.sorted().map { "\($0)=\(l.fields[$0]!)" }.joined(separator: " ")
+            return (l.client, "", "\(l.type) \(fields)")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import WhaleReports
+
+/// A failed run's report.html opened in headless Chromium (Debian's `chromium`, installed by
+/// scripts/setup) through Tests/External/report_in_chromium.py: no failed request, no console
+/// error, nothing fetched, dark mode applies, and the charts in the screenshot have content.
+/// The screenshots are kept in `.build/test-artifacts/` for a human to look at.
+@Suite struct ChromiumReportTests {
+    static let chromium = Support.which("chromium") ?? Support.which("chromium-browser")
+
+    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/setup installs Debian's chromium)"),
+          .timeLimit(.minutes(2)))
+    func theReportOpensCleanlyWithChartsThatHaveContent() throws {
+        let dir = try Support.copyOfRun("failed-shrunk")
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        try ReportFiles.write(try RunDirectory.load(dir.path))
+        let artifacts = Support.packageRoot.appendingPathComponent(".build/test-artifacts")
+        let script = Support.packageRoot.appendingPathComponent("Tests/External/report_in_chromium.py").path
+        let out = try Support.execute("/usr/bin/env", ["python3", script, dir.appendingPathComponent("report.html").path, artifacts.path, "--timeout", "45"], timeout: 75)
+        #expect(!out.timedOut, "chromium did not finish within 75 s")
+        #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any], "\(out.stdout)\(out.stderr)")
+        #expect((result["problems"] as? [String]) == [])
+        let charts = try #require(result["charts"] as? [[String: Any]])
+        #expect(charts.count >= 4)
+        #expect(charts.contains { ($0["faults"] as? Int ?? 0) > 0 }, "a chart shades fault windows")
+        let light = artifacts.appendingPathComponent("report-light.png")
+        let size = (try FileManager.default.attributesOfItem(atPath: light.path)[.size] as? Int) ?? 0
+        #expect(size > 50_000, "the light screenshot is \(size) bytes")
+    }
+}
