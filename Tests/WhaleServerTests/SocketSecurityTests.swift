@@ -89,6 +89,32 @@ import WhaleProtocol
             variables: ["input": ["id": "eve-task-1", "createdAt": "2026-01-01T00:00:00Z", "associatedTo": adaAccount, "description": "x"]],
             token: eve.token)
         #expect(!move.errors.isEmpty, "a task on another organization's account is refused")
+        // Every other write that names another organization's account: refused, nothing changed.
+        let noteBefore = harness.server.noteText(adaAccount)
+        let writes: [(String, [String: Any])] = [
+            ("mutation M($input: [NewContact!]!) { saveContacts(senderID: \"eve\", input: $input) { id } }",
+             ["input": [["accountID": adaAccount, "salesforceID": "003EVE", "firstName": "E", "lastName": "V"]]]),
+            ("mutation M($input: NewAccountAssignmentEntry!) { createAccountAssignmentEntry(senderID: \"eve\", input: $input) { id } }",
+             ["input": ["accountId": adaAccount, "assignedBy": eve.userId, "assignedTo": eve.userId]]),
+            ("mutation M($input: NewNote!) { saveNote(input: $input) { content } }",
+             ["input": ["id": adaAccount, "accountID": adaAccount, "content": "overwritten by eve"]]),
+            ("mutation M($input: NewUser!) { createUser(input: $input) { id } }",
+             ["input": ["email": "mole@acme.test", "password": "secret-123", "organizationID": ada.organizationId]]),
+        ]
+        for (query, variables) in writes {
+            let answer = try await harness.graphQL(query, variables: variables, token: eve.token)
+            #expect(!answer.errors.isEmpty, "\(query) was not refused: \(String(describing: answer.data))")
+        }
+        #expect(harness.server.noteText(adaAccount) == noteBefore, "eve's saveNote changed ada's note")
+        let adaContacts = try await harness.graphQL("query Q($id: ID!) { contacts(accountID: $id) { salesforceID } }", variables: ["id": adaAccount], token: ada.token)
+        #expect(!(adaContacts.data?["contacts"] as? [[String: Any]] ?? []).contains { $0["salesforceID"] as? String == "003EVE" })
+        // Eve's id for ada's account in saveAccounts: not a move of ada's card.
+        let steal = try await harness.graphQL(
+            "mutation M($input: [NewAccount!]!) { saveAccounts(senderID: \"eve\", input: $input) { id state } }",
+            variables: ["input": [["id": adaAccount, "name": "Stolen", "state": "Worked"]]], token: eve.token)
+        let adaBoard = try await harness.graphQL("{ accounts { id name state } }", token: ada.token)
+        let card = (adaBoard.data?["accounts"] as? [[String: Any]] ?? []).first { $0["id"] as? String == adaAccount }
+        #expect(card?["name"] as? String != "Stolen", "eve renamed ada's account (\(steal.errors))")
         await harness.stop()
     }
 
