@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "SQLite file (created and migrated if needed), or :memory: for a throwaway run.")
     var database = "whalesim.sqlite"
 
-    @Option(name: .long, help: "Seed file with organizations, users, accounts, contacts, tasks and notes.")
+    @Option(name: .long, help: "Seed file with organizations, users (plain passwords, hashed on first start), accounts, contacts, tasks and tracking.")
     var fixtures = "Fixtures/whaler/seed.json"
 
     @Option(name: .customLong("max-message-bytes"), help: "Largest websocket message accepted (bigger: tooLarge).")
@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
     var compatibility = false
 
-    @Option(name: .long, help: "Serve with a catalog fault switched on (repeatable; see `whalesim simulate --list-faults`).")
+    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty.")
     var fault: [String] = []
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start).")
@@ -81,8 +81,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.compatibility = compatibility
         var faults = FaultSet()
         for name in fault {
+            let serverSide = Fault.allCases.filter { !$0.isClientSide }
             guard let known = Fault(rawValue: name) else {
-                throw BadInput("unknown fault \(name); known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))").exit()
+                throw BadInput("unknown fault \(name); the server's: \(serverSide.map(\.rawValue).joined(separator: ", "))").exit()
+            }
+            guard !known.isClientSide else {
+                throw BadInput("\(name) is a client-side fault (the virtual clients reproduce it); the server's: \(serverSide.map(\.rawValue).joined(separator: ", "))").exit()
             }
             faults.insert(known)
         }

@@ -28,6 +28,10 @@ import WhaleProtocol
             #expect(await errorCode(socket) == .unauthorized, "\(token ?? "no token")")
             #expect(await socket.closeCode() == 1008)
         }
+        // Protocol 2 asked for by header instead of query: the same refusal.
+        let byHeader = TestSocket(url: harness.socketURL, headers: ["ObjectId": ada.organizationId, "Whalesim-Protocol": "2"])
+        #expect(await errorCode(byHeader) == .unauthorized)
+        #expect(await byHeader.closeCode() == 1008)
         // The same refusals on GraphQL: HTTP 403, code 4003.
         for token in [nil, forged, expired, none] {
             let answer = try await harness.post("/query", ["query": "{ accounts { id } }"], token: token)
