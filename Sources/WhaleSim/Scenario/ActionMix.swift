@@ -18,6 +18,9 @@ public struct ActionMix: Hashable, Sendable {
         case idle
         /// The client drops its connection and reconnects a little later.
         case reconnect
+        /// The caret jumps anywhere in the note: the next edit lands far from the last one
+        /// (long gap moves in a large note's `TextDocument`).
+        case jump
     }
 
     /// Weights in `Action.allCases` order.
