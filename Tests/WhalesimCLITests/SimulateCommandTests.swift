@@ -90,6 +90,16 @@ import Testing
         #expect(run.stdout.contains("revision-reset-on-empty  server resets a document's revision to 0"))
     }
 
+    @Test func aFaultTheScenarioCannotExerciseIsInconclusive() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "convergence-smoke", "--fault", "reconnect-drops-unacked", "--report-dir", reports.path])
+        #expect(run.status == 3, "\(run.stdout)")
+        #expect(run.stdout.contains("inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"))
+        let list = try whalesim(["simulate", "--list-faults"])
+        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, server-restart)"))
+    }
+
     @Test func badInputExits64WithEveryProblem() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
