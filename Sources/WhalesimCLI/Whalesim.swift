@@ -20,6 +20,7 @@ struct Whalesim: AsyncParsableCommand {
             OTCommand.self,
             FakeSalesforceCommand.self,
             BenchCommand.self,
+            FuzzCommand.self,
         ]
     )
 }
