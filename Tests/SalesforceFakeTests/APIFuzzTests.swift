@@ -99,6 +99,17 @@ import Testing
         print("API fuzz: \(Self.count) requests, statuses \(statuses.sorted { $0.key < $1.key })")
     }
 
+    /// The query of issue 8, as a new user sent it: a 400 MALFORMED_QUERY, and the fake keeps serving.
+    @Test func nestedSemiJoinOverTheAPIIsAMalformedQuery() throws {
+        let (fake, token) = try APITestOrg.fakeWithSession()
+        let soql = "SELECT Id FROM Account WHERE Id IN (SELECT AccountId FROM Contact WHERE AccountId IN (SELECT Id FROM Account))"
+        let response = fake.handle(APITestOrg.get(APITestOrg.queryTarget(soql), token: token))
+        #expect(response.status == 400)
+        #expect(response.errorCode == "MALFORMED_QUERY")
+        #expect(response.json[0]?["message"]?.stringValue?.hasSuffix("Nesting of semi join sub-selects is not supported") == true)
+        #expect(fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token)).status == 200)
+    }
+
     /// What is wrong with a response, or nil when it is a result or a Salesforce-shaped error.
     static func problem(_ response: SFResponse) -> String? {
         guard [200, 201, 204, 300, 302, 400, 401, 403, 404, 405, 415, 500, 503].contains(response.status) else {

@@ -84,4 +84,15 @@ import WhaleOT
         for e in h.entries { h2.append(e.event, at: e.time) }
         #expect(IntentionChecker.check(h2).verdict == .invalid)
     }
+
+    /// flaky-network under the original protocol: valid, but the edits its reconnects lost are listed.
+    @Test func originalProtocolRunListsItsLossesAsFindings() throws {
+        var scenario = try BuiltinScenarios.load("flaky-network")
+        scenario.protocolVersion = 1
+        let result = Simulation.run(scenario, seed: 1)
+        let intention = try #require(result.results.first { $0.checker == .intention })
+        #expect(intention.verdict == .valid, "\(intention.evidence)")
+        #expect(!intention.findings.isEmpty)
+        #expect(intention.findings.first?.contains("the original protocol throws unacknowledged edits away on reconnect") == true, "\(intention.findings)")
+    }
 }
