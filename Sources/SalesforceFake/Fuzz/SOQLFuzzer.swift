@@ -25,13 +25,16 @@ public struct SOQLFuzzer: Sendable {
         return SeededGenerator(seed: mix.next())
     }
 
-    /// Query number `index`: about a third from the grammar as is, the rest mutated.
+    /// Query number `index`: a sixth strict grammar, a sixth loose grammar, the rest mutated.
     public func query(_ index: Int) -> String {
         var rng = generator(index)
         var grammar = SOQLGrammar(objects: objects, rng: rng)
+        let kind = grammar.rng.below(12)
+        grammar.strict = kind < 2
         let base = grammar.query(depth: 0)
+        grammar.strict = false
         rng = grammar.rng
-        switch rng.below(12) {
+        switch kind {
         case 0, 1, 2, 3: return base
         case 4: return wrapDeep(base, &rng)
         case 5: return hugeLiteral(base, &rng)

@@ -4,6 +4,10 @@
 struct SOQLGrammar {
     let objects: [ObjectSchema]
     var rng: SeededGenerator
+    /// Strict queries keep to what a careful user writes (plain fields and paths, child
+    /// subqueries, literals of the field's type, no grouping), so most of them are answered and
+    /// the evaluator, not only the compiler's errors, gets exercised.
+    var strict = false
 
     init(objects: [ObjectSchema], rng: SeededGenerator) {
         self.objects = objects
@@ -25,13 +29,13 @@ struct SOQLGrammar {
         let schema = rng.pick(objects)
         var parts = ["SELECT", selectList(schema, depth: depth), "FROM", cased(schema.name)]
         if chance(60) { parts += ["WHERE", condition(schema, depth: depth, level: 0)] }
-        if chance(15) { parts += ["GROUP BY", cased(rng.pick(schema.fields).name)] }
-        if chance(8) { parts += ["HAVING COUNT(Id) >", String(rng.below(3))] }
+        if !strict, chance(15) { parts += ["GROUP BY", cased(rng.pick(schema.fields).name)] }
+        if !strict, chance(8) { parts += ["HAVING COUNT(Id) >", String(rng.below(3))] }
         if chance(30) {
             parts += ["ORDER BY", path(schema), rng.pick(["", "ASC", "DESC"]), rng.pick(["", "NULLS FIRST", "NULLS LAST"])]
         }
-        if chance(35) { parts += ["LIMIT", number()] }
-        if chance(15) { parts += ["OFFSET", rng.pick(["0", "1", "5", "2000", "2001", "100000", "2147483647"])] }
+        if chance(35) { parts += ["LIMIT", strict ? rng.pick(["1", "5", "200"]) : number()] }
+        if !strict, chance(15) { parts += ["OFFSET", rng.pick(["0", "1", "5", "2000", "2001", "100000", "2147483647"])] }
         return parts.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
@@ -42,7 +46,7 @@ struct SOQLGrammar {
     mutating func selectList(_ schema: ObjectSchema, depth: Int) -> String {
         var items: [String] = []
         for _ in 0..<(1 + rng.below(4)) {
-            switch rng.below(14) {
+            switch strict ? [2, 5, 6, 7][rng.below(4)] : rng.below(14) {
             case 0: items.append("COUNT()")
             case 1: items.append(rng.pick(["COUNT", "SUM", "MIN", "MAX", "AVG", "COUNT_DISTINCT"]) + "(" + path(schema) + ")")
             case 2:
@@ -79,7 +83,7 @@ struct SOQLGrammar {
             guard let target = objects.first(where: { $0.name == ref.referenceTo[0] }) else { break }
             current = target
         }
-        segments.append(chance(3) ? "NoSuchField__c" : cased(rng.pick(current.fields).name))
+        segments.append(!strict && chance(3) ? "NoSuchField__c" : cased(rng.pick(current.fields).name))
         return segments.joined(separator: ".")
     }
 
@@ -94,7 +98,7 @@ struct SOQLGrammar {
         if chance(8) { return "NOT " + condition(schema, depth: depth, level: level + 1) }
         if depth < 3, chance(12) { return semiJoin(schema, depth: depth) }
         let field = rng.pick(schema.fields)
-        let lhs = chance(20) ? path(schema) : cased(field.name)
+        let lhs = !strict && chance(20) ? path(schema) : cased(field.name)
         switch rng.below(10) {
         case 0: return lhs + " LIKE " + stringLiteral()
         case 1, 2:
@@ -123,7 +127,7 @@ struct SOQLGrammar {
     }
 
     mutating func literal(_ field: FieldSchema) -> String {
-        if chance(15) { return rng.pick(["null", "TRUE", "'x'", "42", "2024-06-14", "TODAY"]) }
+        if !strict, chance(15) { return rng.pick(["null", "TRUE", "'x'", "42", "2024-06-14", "TODAY"]) }
         switch field.type {
         case .id, .reference:
             let prefix = field.referenceTo.first.flatMap { name in objects.first { $0.name == name }?.keyPrefix } ?? "001"
