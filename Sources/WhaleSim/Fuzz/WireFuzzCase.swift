@@ -50,11 +50,11 @@ struct WireFuzzCase {
     mutating func serverEnvelope(length: Int, revision: Int) -> ServerEnvelope {
         let message: ServerMessage
         switch below(6) {
-        case 0: message = .resourceConnectionConf(ResourceConnectionConf(resourceId: "doc", revision: revision + below(3), initialState: rng.chance(0.7) ? text(12) : nil,
+        case 0: message = .resourceConnectionConf(ResourceConnectionConf(resourceId: "doc", revision: revision &+ below(3), initialState: rng.chance(0.7) ? text(12) : nil,
                                                                           missedOps: rng.chance(0.5) ? [MissedOp(op: operation(baseLength: length), opId: rng.chance(0.5) ? "c0:1" : nil)] : nil))
         case 1, 2: message = .docChangeReturnOps(resourceId: "doc", op: operation(baseLength: length), opId: rng.chance(0.4) ? "c0:\(below(4) + 1)" : nil)
         case 3: message = .error(ProtocolError(pick(ProtocolErrorCode.allCases), "refused", inReplyTo: rng.chance(0.5) ? "c0:1" : nil))
-        case 4: message = .cursorUpdate(RemoteCursor(resourceId: "doc", userId: "u9", clientId: "c9", rev: revision + below(3) - 1, selection: Selection(anchor: below(length + 3), head: below(length + 3))))
+        case 4: message = .cursorUpdate(RemoteCursor(resourceId: "doc", userId: "u9", clientId: "c9", rev: revision &+ below(3) &- 1, selection: Selection(anchor: below(length + 3), head: below(length + 3))))
         default: message = .presenceLeft(resourceId: "doc", userId: "u9", clientId: "c9")
         }
         return ServerEnvelope(senderId: "srv", messageId: "s\(below(100))", message: message)
@@ -71,7 +71,15 @@ struct WireFuzzCase {
         var b = frame
         for _ in 0..<(1 + below(3)) {
             let at = b.isEmpty ? 0 : below(b.count + 1)
-            switch below(6) {
+            switch below(8) {
+            case 6, 7:
+                // Keep the JSON valid but change a number: negative, zero, past the document, huge.
+                let digits = b.indices.filter { (48...57).contains(b[$0]) && ($0 == 0 || !(48...57).contains(b[$0 - 1])) }
+                guard !digits.isEmpty else { continue }
+                let start = pick(digits)
+                var end = start
+                while end < b.count, (48...57).contains(b[end]) { end += 1 }
+                b.replaceSubrange(start..<end, with: Array(pick(["-1", "0", "1", "7", "999", "-2147483648", "9223372036854775807", "1.5"]).utf8))
             case 0: if !b.isEmpty { b.removeSubrange(at..<min(b.count, at + 1 + below(6))) }
             case 1: b.insert(contentsOf: pick(Self.junk), at: at)
             case 2: if at < b.count { b[at] ^= UInt8(truncatingIfNeeded: 1 << below(8)) }
