@@ -119,6 +119,9 @@ extension WireFuzzCase {
             if failed, !changed, after != before {
                 report.findings.append(.init(index: index, problem: "step \(step): \(event) failed but changed the session"))
             }
+            for remote in session.remoteCursors where max(remote.selection.anchor, remote.selection.head) > session.document.count {
+                report.findings.append(.init(index: index, problem: "step \(step): remote cursor \(remote.selection) of \(remote.clientId) outside the document after \(event)"))
+            }
             let selection = session.selection
             if max(selection.anchor, selection.head) > session.document.count || min(selection.anchor, selection.head) < 0 {
                 report.findings.append(.init(index: index, problem: "step \(step): selection \(selection) outside the document after \(event)"))
