@@ -99,6 +99,24 @@ import Testing
         print("API fuzz: \(Self.count) requests, statuses \(statuses.sorted { $0.key < $1.key })")
     }
 
+    /// Generated queries through the API: every answer is a result or a 400, and the result cache
+    /// and request log stay within their capacities however many distinct texts arrive.
+    @Test func fuzzedQueriesKeepTheAPICachesBounded() throws {
+        var config = FakeSalesforceConfig()
+        config.queryResultCacheCapacity = 16
+        let (fake, token) = try APITestOrg.fakeWithSession(config: config)
+        let fuzzer = SOQLFuzzer(org: fake.org, seed: Self.seed)
+        var answered = 0
+        for index in 0..<2_000 {
+            let response = fake.handle(APITestOrg.get(APITestOrg.queryTarget(fuzzer.query(index)), token: token))
+            #expect(response.status == 200 || response.status == 400, "seed \(Self.seed) case \(index): \(response.status) \(response.bodyText.prefix(200))")
+            if response.status == 200 { answered += 1 } else { #expect(Self.problem(response) == nil) }
+        }
+        #expect(answered > 100)
+        #expect(fake.state.withLock { $0.results.count } <= 16)
+        #expect(fake.requestLog.entries.count <= config.requestLogCapacity)
+    }
+
     /// The query of issue 8, as a new user sent it: a 400 MALFORMED_QUERY, and the fake keeps serving.
     @Test func nestedSemiJoinOverTheAPIIsAMalformedQuery() throws {
         let (fake, token) = try APITestOrg.fakeWithSession()
