@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleProtocol
 import WhaleSim
 
 /// What `whalesim simulate` was asked to do, validated: the scenario, its overrides and the seeds.
@@ -30,6 +31,7 @@ struct SimulationPlan: Sendable {
         let nemeses = s.nemeses.map { $0.kind.rawValue }
         print("  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faults.isEmpty ? "none" : s.faults.joined(separator: ", "))")
         print("  checkers: \(s.checkers.map(\.rawValue).joined(separator: ", "))")
+        for (fault, reason) in unexercisedFaults { print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)") }
     }
 
     /// Runs every seed (in parallel, at most one per core) and shrinks the first failure.
@@ -88,6 +90,7 @@ struct SimulationPlan: Sendable {
         for r in result.results {
             print("  \(r.checker.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(r.verdict.rawValue)")
             for line in r.evidence { print("      \(line)") }
+            for line in r.findings { print("      finding: \(line)") }
         }
         for t in result.breachedThresholds { print("  threshold breached: \(t.description)") }
         var record = RunRecord(result: result, scenarioRef: scenarioRef, overrides: overrides, shrunk: outcome.shrunk)
@@ -106,7 +109,18 @@ struct SimulationPlan: Sendable {
         } catch {
             printError("whalesim: could not write the report: \(error)")
         }
-        return Self.exitCode(for: result)
+        let code = Self.exitCode(for: result)
+        if code.rawValue == ExitStatus.pass.rawValue, let (fault, reason) = unexercisedFaults.first {
+            print("inconclusive: --fault \(fault.rawValue) cannot be exercised: \(reason)")
+            return ExitStatus.inconclusive
+        }
+        return code
+    }
+
+    /// Faults switched on that this scenario cannot exercise, with why: a pass would prove nothing.
+    var unexercisedFaults: [(Fault, String)] {
+        let s = scenario
+        return s.faults.compactMap(Fault.init(rawValue:)).compactMap { fault in s.cannotExercise(fault).map { (fault, $0) } }
     }
 
     /// 2 if any checker is invalid; 3 if a checker is unknown and no `!= invalid` threshold

@@ -22,6 +22,7 @@ struct Whalesim: AsyncParsableCommand {
             ServeCommand.self,
             FakeSalesforceCommand.self,
             BenchCommand.self,
+            FuzzCommand.self,
         ]
     )
 }

@@ -47,4 +47,23 @@ import Testing
         #expect(inserted.unicodeScalars.contains { $0 == "\u{301}" })            // combining mark
         #expect(inserted.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) }) // CJK
     }
+
+    /// large-notes really works a large note: tens of thousands of scalars, pastes of thousands,
+    /// and consecutive edits of a client far apart (long gap moves in `TextDocument`).
+    @Test func largeNotesScenarioEditsFarApartInALargeNote() throws {
+        let scenario = try BuiltinScenarios.load("large-notes")
+        #expect(scenario.initialText.unicodeScalars.count == 40_000)
+        let result = Simulation.run(scenario, seed: scenario.seed)
+        #expect(result.verdict == .valid, "\(result.results.filter { $0.verdict != .valid })")
+        var lastPosition: [Int: Int] = [:]
+        var farMoves = 0, biggestPaste = 0
+        for entry in result.history.entries {
+            guard case .edit(let c, let position, _, let text) = entry.event else { continue }
+            biggestPaste = max(biggestPaste, text.unicodeScalars.count)
+            if let last = lastPosition[c], abs(position - last) > 10_000 { farMoves += 1 }
+            lastPosition[c] = position
+        }
+        #expect(biggestPaste >= 1_000)
+        #expect(farMoves >= 10, "\(farMoves) edits more than 10,000 scalars from the previous one")
+    }
 }

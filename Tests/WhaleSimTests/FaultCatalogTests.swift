@@ -36,6 +36,33 @@ import WhaleProtocol
         #expect(Set(Self.cases.map(\.fault)) == Set(Fault.allCases))
     }
 
+    @Test func eachCaseScenarioCanExerciseItsFault() throws {
+        for c in Self.cases {
+            let scenario = try BuiltinScenarios.load(c.scenario)
+            #expect(scenario.cannotExercise(c.fault) == nil, "\(c.fault) in \(c.scenario)")
+            #expect(FaultCatalog.scenarios(exercising: c.fault).contains(c.scenario))
+        }
+    }
+
+    /// What `simulate --fault` says (and exits 3 on) when the scenario cannot exercise the fault.
+    @Test func scenariosThatCannotExerciseAFaultSayWhy() throws {
+        let smoke = try BuiltinScenarios.load("convergence-smoke")
+        #expect(smoke.cannotExercise(.reconnectDropsUnacked) == "convergence-smoke has no reconnects (no disconnect or server-restart nemesis, no reconnect action)")
+        #expect(smoke.cannotExercise(.serverAppliesResendTwice) != nil)
+        #expect(smoke.cannotExercise(.revisionResetOnEmpty) == "convergence-smoke never has every client leave a document (no disconnect nemesis, no reconnect action)")
+        #expect(smoke.cannotExercise(.utf8LengthUnits) == "convergence-smoke types only ASCII, where UTF-8 bytes and scalars count the same")
+        #expect(smoke.cannotExercise(.serverDropsSlowClient) != nil)
+        #expect(smoke.cannotExercise(.clientTiePriority) == nil)
+        var single = smoke
+        single.clients = 1
+        #expect(single.cannotExercise(.clientTiePriority) == "convergence-smoke has no document shared by two clients, so no concurrent inserts")
+        var original = try BuiltinScenarios.load("flaky-network")
+        original.protocolVersion = 1
+        #expect(original.cannotExercise(.remoteCursorWrongRule) == "flaky-network speaks the original protocol, which has no remote cursors")
+        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, same-position-storm, server-restart, unicode)") == true,
+                "\(FaultCatalog.listing.first ?? "")")
+    }
+
     @Test(arguments: cases)
     func caughtAndShrunk(_ c: Case) throws {
         let base = try BuiltinScenarios.load(c.scenario)

@@ -103,6 +103,16 @@ import Testing
         #expect(names.suffix(2) == ["stale-refetch-overwrites", "echo-storm"])
     }
 
+    @Test func aFaultTheScenarioCannotExerciseIsInconclusive() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "convergence-smoke", "--fault", "reconnect-drops-unacked", "--report-dir", reports.path])
+        #expect(run.status == 3, "\(run.stdout)")
+        #expect(run.stdout.contains("inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"))
+        let list = try whalesim(["simulate", "--list-faults"])
+        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, server-restart)"))
+    }
+
     @Test func badInputExits64WithEveryProblem() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

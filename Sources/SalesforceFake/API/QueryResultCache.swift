@@ -30,6 +30,8 @@ struct QueryResultCache: Sendable {
     }
 
     var capacity: Int { entries.capacity }
+    /// Answers kept now (at most `capacity`).
+    var count: Int { entries.count }
 
     mutating func lookup(_ key: Key) -> Entry? {
         guard capacity > 0 else { return nil }

@@ -42,12 +42,19 @@ public struct FieldSchema: Hashable, Sendable {
     public var picklistValues: [String]
     /// Derived fields computed by the org (`Contact.Name`, `Task.IsClosed`): never writable.
     public var calculated: Bool
+    /// Declared polymorphic in the fixture (`"polymorphic": true`) although it names one target:
+    /// Salesforce keeps `Task.WhatId` polymorphic in an org whose tasks relate only to accounts.
+    public var declaredPolymorphic: Bool
+
+    /// A lookup that may point at several object types: describe reports `polymorphicForeignKey`,
+    /// and SOQL reaches the target through the "Name" pseudo-object (`What.Type`, `What.Name`).
+    public var isPolymorphic: Bool { type == .reference && (declaredPolymorphic || referenceTo.count > 1) }
 
     public init(
         name: String, label: String? = nil, type: FieldType, nillable: Bool = true, filterable: Bool = true,
         sortable: Bool = true, groupable: Bool = true, createable: Bool = true, updateable: Bool = true,
         custom: Bool? = nil, length: Int = 0, referenceTo: [String] = [], relationshipName: String? = nil,
-        picklistValues: [String] = [], calculated: Bool = false
+        picklistValues: [String] = [], calculated: Bool = false, polymorphic: Bool = false
     ) {
         self.name = name
         self.label = label ?? name
@@ -64,6 +71,7 @@ public struct FieldSchema: Hashable, Sendable {
         self.relationshipName = relationshipName
         self.picklistValues = picklistValues
         self.calculated = calculated
+        self.declaredPolymorphic = polymorphic
     }
 }
 

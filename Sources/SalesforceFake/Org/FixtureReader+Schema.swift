@@ -4,6 +4,7 @@ extension FixtureReader {
     static let fieldKeys = [
         "name", "label", "type", "nillable", "filterable", "sortable", "groupable", "createable", "updateable",
         "custom", "length", "referenceTo", "relationshipName", "picklistValues", "calculated",
+        "polymorphic",
     ]
 
     static func schema(_ file: URL) throws(FixtureError) -> ObjectSchema {
@@ -69,6 +70,10 @@ extension FixtureReader {
         if type == .reference && referenceTo.isEmpty {
             throw FixtureError(file: file.path, line: nil, message: "\(where_).referenceTo: a reference needs at least one object")
         }
+        let polymorphic = try flag("polymorphic", false)
+        if polymorphic && type != .reference {
+            throw FixtureError(file: file.path, line: nil, message: "\(where_).polymorphic: only a reference can be polymorphic")
+        }
         let calculated = try flag("calculated", false)
         let writable = !calculated && type != .id
         var length = raw["length"]?.intValue ?? 0
@@ -89,7 +94,7 @@ extension FixtureReader {
             createable: try flag("createable", writable), updateable: try flag("updateable", writable),
             custom: raw["custom"]?.boolValue, length: length, referenceTo: referenceTo,
             relationshipName: raw["relationshipName"]?.stringValue, picklistValues: try strings("picklistValues"),
-            calculated: calculated)
+            calculated: calculated, polymorphic: polymorphic)
     }
 
     /// Every referenceTo and child relationship must name a loaded object and field.

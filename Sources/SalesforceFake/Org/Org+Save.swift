@@ -47,6 +47,7 @@ extension Org {
                 ("custom", .bool(f.custom)), ("length", .int(f.length)), ("calculated", .bool(f.calculated)),
             ]
             if !f.referenceTo.isEmpty { pairs.append(("referenceTo", .array(f.referenceTo.map { .string($0) }))) }
+            if f.declaredPolymorphic { pairs.append(("polymorphic", .bool(true))) }
             if let r = f.relationshipName { pairs.append(("relationshipName", .string(r))) }
             if !f.picklistValues.isEmpty { pairs.append(("picklistValues", .array(f.picklistValues.map { .string($0) }))) }
             return .object(pairs)

@@ -35,7 +35,7 @@ extension Compiler {
             }
             hops.append(schema.layout.position(of: ref.name)!)
             relationships.append(ref.relationshipName!)
-            if ref.referenceTo.count > 1 {
+            if ref.isPolymorphic {
                 polymorphicTargets = ref.referenceTo.compactMap { org.schema(named: $0) }
                 polymorphic.append(true)
             } else if let target = org.schema(named: ref.referenceTo[0]) {

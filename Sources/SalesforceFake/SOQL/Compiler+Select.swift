@@ -106,6 +106,7 @@ extension Compiler {
         if !inner.groupBy.isEmpty || inner.having != nil { throw malformed("GROUP BY is not supported in child relationship queries", at: inner.from.offset) }
         if inner.offset != nil { throw malformed("OFFSET is not supported in child relationship queries", at: inner.offsetOffset) }
         try checkLimits(inner)
+        if let condition = inner.whereClause { try checkSemiJoins(condition, insideSemiJoin: false) }
         let scope = Scope(table: t, alias: inner.alias)
         let columns = try selectColumns(inner, scope, allowSubqueries: false)
         let filter = try inner.whereClause.map { c throws(SalesforceError) in try rowPredicate(c, scope) }

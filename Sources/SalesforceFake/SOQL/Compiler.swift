@@ -43,6 +43,7 @@ struct Compiler {
         let schema = org.schemas[t]
         let scope = Scope(table: t, alias: ast.alias)
         try checkLimits(ast)
+        if let condition = ast.whereClause { try checkSemiJoins(condition, insideSemiJoin: semiJoin) }
         let filter = try ast.whereClause.map { c throws(SalesforceError) in try rowPredicate(c, scope) }
         let hints = ast.whereClause.map { indexHints($0, scope) } ?? []
         let isAggregate = !ast.groupBy.isEmpty || ast.select.contains { item in

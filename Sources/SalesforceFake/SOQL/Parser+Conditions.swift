@@ -16,6 +16,16 @@ extension Parser {
     }
 
     mutating func unaryCondition() throws(SalesforceError) -> Condition {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Parser.depthMax else {
+            throw SalesforceError(
+                errorCode: "QUERY_TOO_COMPLICATED",
+                message: QueryErrorFormat.message(
+                    query: query, offset: current.offset,
+                    text: "Query is too complicated: conditions nested more than \(Parser.depthMax) levels deep"),
+                httpStatus: 400)
+        }
         if acceptKeyword("NOT") { return .not(try unaryCondition()) }
         if current.isSymbol("(") {
             _ = advance()

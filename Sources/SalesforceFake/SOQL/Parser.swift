@@ -4,6 +4,13 @@ struct Parser {
     let query: String
     let tokens: [Token]
     var index = 0
+    /// How deep the conditions being parsed are nested (parentheses, NOT, sub-selects): bounded
+    /// so a hostile query cannot exhaust the stack of the thread serving it.
+    var depth = 0
+    /// Deeper than this is `QUERY_TOO_COMPLICATED`; real queries nest a handful of levels.
+    static let depthMax = 500
+    /// Salesforce refuses statements longer than 100,000 characters.
+    static let lengthMax = 100_000
 
     /// Words that can never be a field, object or alias name.
     static let reserved: Set<String> = [
@@ -18,6 +25,10 @@ struct Parser {
     }
 
     static func parse(_ query: String) throws(SalesforceError) -> QueryAST {
+        // UTF-8 bytes bound the characters from above, so most queries skip counting scalars.
+        guard query.utf8.count <= lengthMax || query.unicodeScalars.count <= lengthMax else {
+            throw .malformedQuery("SOQL statements cannot be longer than \(lengthMax) characters.")
+        }
         var parser = try Parser(query: query)
         let ast = try parser.parseQuery(nested: false)
         guard parser.current.kind == .end else { throw parser.unexpected() }
@@ -148,10 +159,12 @@ struct Parser {
         return ast
     }
 
+    /// LIMIT and OFFSET values are 32-bit integers in Salesforce; larger ones are unexpected tokens
+    /// (and `LIMIT + OFFSET` can then never overflow).
     mutating func integer() throws(SalesforceError) -> Int {
-        guard current.kind == .number, let n = Int(current.text) else { throw unexpected() }
+        guard current.kind == .number, let n = Int32(current.text) else { throw unexpected() }
         _ = advance()
-        return n
+        return Int(n)
     }
 
     mutating func orderItem() throws(SalesforceError) -> OrderItem {

@@ -1,6 +1,10 @@
 import WhaleOT
 
 extension ClientSession {
+    /// The largest revision a client accepts (2^53, the largest integer every JSON peer keeps
+    /// exact); counting up from it cannot overflow.
+    public static let revisionMax = 1 << 53
+
     /// Joins the document. A protocol-2 client that has state asks to resync from its revision and
     /// resends its outstanding op at once (same op id: the server acknowledges it again instead of
     /// applying it twice if it already had it).
@@ -18,6 +22,12 @@ extension ClientSession {
     mutating func onConnectionConf(_ conf: ResourceConnectionConf, _ actions: inout [Action]) {
         guard conf.resourceId == resourceId else {
             actions.append(.failed("resourceConnectionConf for \(conf.resourceId), expected \(resourceId)"))
+            return
+        }
+        // A revision is a history count: a negative or absurd one (found by WireFuzz: Int.max, after
+        // which the next op's `revision += 1` trapped) is refused, and nothing changes.
+        guard (0...ClientSession.revisionMax).contains(conf.revision) else {
+            actions.append(.failed("resourceConnectionConf revision \(conf.revision) is outside 0...\(ClientSession.revisionMax)"))
             return
         }
         if let missed = conf.missedOps, conf.initialState == nil {

@@ -91,6 +91,14 @@ extension ClientSession {
     mutating func onRemoteCursor(_ cursor: RemoteCursor, _ actions: inout [Action]) {
         guard cursor.clientId != clientId, cursor.resourceId == resourceId, connection == .joined else { return }
         guard cursor.rev == revision else { return } // stale: a newer one follows
+        // At the server's revision the text is the base of the pending ops; a cursor past its end
+        // (a hostile or broken server) is refused rather than shown outside the note.
+        let length = outstanding?.op.baseLength ?? document.count
+        guard cursor.selection.anchor >= 0, cursor.selection.head >= 0,
+              max(cursor.selection.anchor, cursor.selection.head) <= length else {
+            actions.append(.failed("remote cursor of \(cursor.clientId) at \(cursor.selection.anchor)..\(cursor.selection.head) is outside the note (0...\(length))"))
+            return
+        }
         var selection = cursor.selection
         let rule: CursorRule = has(.remoteCursorWrongRule) ? .otjs : .remote
         do {

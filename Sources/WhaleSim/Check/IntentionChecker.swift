@@ -7,9 +7,14 @@ import WhaleOT
 /// - no op is applied twice (its text would be doubled);
 /// - every acknowledged op is in the server's final history (else its edit was lost);
 /// - the server's final text is exactly the shadow's (nothing appears that nobody typed);
+/// - every applied op deletes only scalars its author had seen (the initial text, its own earlier
+///   ops, or ops before the revision it was sent against), and no more scalars than its user's
+///   edits deleted (transform and compose can only shrink a delete): a too-wide delete is caught
+///   here, with the scalars it took, not only later through convergence;
 /// - protocol 2, after healing: every invoked op was acknowledged (none silently dropped),
 ///   and none was abandoned (refused by the server, or dropped by its client).
-///   Protocol 1 loses unacknowledged edits on reconnect by design.
+///   Protocol 1 loses unacknowledged edits on reconnect by design: each loss is a *finding*
+///   (which client, which op, what text), reported without changing the verdict.
 public enum IntentionChecker {
     public static func check(_ history: History) -> CheckResult {
         check(history, log: AppliedLog.final(history))
@@ -24,12 +29,21 @@ public enum IntentionChecker {
         var failed: [String: String] = [:]
         var serverText: [Int: String] = [:]
         var quiescent = false
+        var widths = DeleteAllowance(clients: history.clientNames.count)
+        var sentRevision: [String: Int] = [:]
+        var invokedOp: [String: Operation] = [:]
         for entry in history.entries {
             switch entry.event {
-            case .invoke(let c, let id, _, _):
+            case .edit(let c, _, let deleted, _):
+                widths.edit(client: c, deleted: deleted)
+            case .invoke(let c, let id, let op, _):
                 invokedOrder.append((id, c, entry.time))
-            case .send(let c, let id, let op, _):
+                invokedOp[id] = op
+                widths.invoke(client: c, opId: id)
+            case .send(let c, let id, let op, let revision):
                 if sent[id] == nil { sent[id] = (c, op, entry.time) }
+                sent[id]?.op = op
+                sentRevision[id] = max(sentRevision[id] ?? 0, revision)
             case .ack(_, let id, _):
                 if acked[id] == nil { acked[id] = entry.time }
             case .failed(_, let id, let code):
@@ -41,10 +55,12 @@ public enum IntentionChecker {
             default: break
             }
         }
+        widths.finish()
         var appliedAt: [String: Int] = [:]
         for d in history.documentNames.indices {
             var shadow = ShadowText(initial: history.initialTexts[d])
-            for (i, e) in log.live[d].enumerated() {
+            let log = log.live[d]
+            for (i, e) in log.enumerated() {
                 if let first = appliedAt[e.opId] {
                     evidence.invalid("\(e.opId) applied twice on \(history.documentNames[d]) (revisions \(first) and \(i + 1)): its text \(String(reflecting: e.op.insertedText)) is doubled")
                 } else {
@@ -58,9 +74,24 @@ public enum IntentionChecker {
                 } else {
                     evidence.invalid("revision \(i + 1) of \(history.documentNames[d]) applies \(e.opId), which no client sent")
                 }
-                if !shadow.apply(e.op, op: i) {
+                var deleted: [(id: Int64, scalar: Unicode.Scalar)] = []
+                if !shadow.apply(e.op, op: i, deleted: &deleted) {
                     evidence.invalid("\(history.documentNames[d]) revision \(i + 1) (\(e.opId)) does not span the shadow text (\(e.op.baseLength) vs \(shadow.count) scalars)")
                     break
+                }
+                let author = sent[e.opId]?.client ?? e.client
+                let where_ = "\(e.opId) (\(history.clientNames[author]), revision \(i + 1) of \(history.documentNames[d]))"
+                let unseen = deleted.filter { item in
+                    guard item.id >= 0 else { return false } // the initial text: every client saw it
+                    let j = Int(item.id >> 32)
+                    return log[j].client != author && j >= (sentRevision[e.opId] ?? 0)
+                }
+                if !unseen.isEmpty {
+                    let ops = Set(unseen.map { log[Int($0.id >> 32)].opId }).sorted()
+                    evidence.invalid("\(where_) deleted \(String(reflecting: scalarsText(unseen.map(\.scalar)))), inserted by \(ops.joined(separator: ", ")) after revision \(sentRevision[e.opId] ?? 0), which its author had not seen")
+                }
+                if let allowed = widths.allowed[e.opId], deleted.count > allowed {
+                    evidence.invalid("\(where_) deleted \(deleted.count) scalars \(String(reflecting: scalarsText(deleted.map(\.scalar)))) but its user's edits deleted \(allowed): a too-wide delete")
                 }
             }
             if let text = serverText[d], shadow.text != text {
@@ -72,6 +103,19 @@ public enum IntentionChecker {
         }
         for (id, time) in acked.sorted(by: { $0.key < $1.key }) where appliedAt[id] == nil && !log.lost.contains(where: { $0.entry.opId == id }) {
             evidence.invalid("\(id) was acknowledged at t=\(time) but is not in the server's history: an acknowledged edit was lost")
+        }
+        if history.protocolVersion < 2 {
+            // The original protocol has no resync: a reconnect throws pending edits away. Say which.
+            for (id, code) in failed.sorted(by: { $0.key < $1.key }) {
+                let op = sent[id]?.op ?? invokedOp[id]
+                let client = invokedOrder.first { $0.id == id }.map { history.clientNames[$0.client] } ?? "?"
+                evidence.finding("\(id) (\(client)) was lost (\(code)): inserted \(String(reflecting: op?.insertedText ?? "")), deleted \(op?.deletedCount ?? 0) scalars; the original protocol throws unacknowledged edits away on reconnect")
+            }
+            if quiescent {
+                for op in invokedOrder where acked[op.id] == nil && failed[op.id] == nil && appliedAt[op.id] == nil {
+                    evidence.finding("\(op.id) (\(history.clientNames[op.client]), invoked at t=\(op.time)) was never acknowledged: the edit was lost without a word")
+                }
+            }
         }
         if history.protocolVersion >= 2 {
             for (id, code) in failed.sorted(by: { $0.key < $1.key }) {
@@ -102,6 +146,12 @@ struct ShadowText {
 
     /// Applies `op` (number `op` in the log); false if it does not span the text.
     mutating func apply(_ operation: Operation, op: Int) -> Bool {
+        var deleted: [(id: Int64, scalar: Unicode.Scalar)] = []
+        return apply(operation, op: op, deleted: &deleted)
+    }
+
+    /// Applies `op` and lists the identities and scalars it deleted.
+    mutating func apply(_ operation: Operation, op: Int, deleted: inout [(id: Int64, scalar: Unicode.Scalar)]) -> Bool {
         guard operation.baseLength == ids.count else { return false }
         var newIds: [Int64] = []
         var newScalars: [Unicode.Scalar] = []
@@ -122,6 +172,7 @@ struct ShadowText {
                     k += 1
                 }
             case .delete(let n):
+                for p in position..<position + n { deleted.append((ids[p], scalars[p])) }
                 position += n
             }
         }
@@ -134,5 +185,54 @@ struct ShadowText {
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars)
         return String(view)
+    }
+}
+
+/// How many scalars each op may delete: the sum of the `deleted` counts of the user edits that
+/// went into it. An edit belongs to the op invoked right after it, else (composed into a pending
+/// op) to its client's last invoked op.
+struct DeleteAllowance {
+    private(set) var allowed: [String: Int] = [:]
+    private var waiting: [Int?]
+    private var lastOp: [String?]
+
+    init(clients: Int) {
+        waiting = Array(repeating: nil, count: clients)
+        lastOp = Array(repeating: nil, count: clients)
+    }
+
+    mutating func edit(client c: Int, deleted: Int) {
+        settle(c)
+        waiting[c] = deleted
+    }
+
+    mutating func invoke(client c: Int, opId: String) {
+        lastOp[c] = opId
+        settle(c)
+    }
+
+    private mutating func settle(_ c: Int) {
+        guard let n = waiting[c], let op = lastOp[c] else { return }
+        allowed[op, default: 0] += n
+        waiting[c] = nil
+    }
+
+    mutating func finish() {
+        for c in waiting.indices { settle(c) }
+    }
+}
+
+func scalarsText(_ scalars: [Unicode.Scalar]) -> String {
+    var view = String.UnicodeScalarView()
+    view.append(contentsOf: scalars.prefix(40))
+    return String(view) + (scalars.count > 40 ? "…" : "")
+}
+
+extension Operation {
+    /// Scalars the operation deletes.
+    var deletedCount: Int {
+        var n = 0
+        for case .delete(let k) in components { n += k }
+        return n
     }
 }

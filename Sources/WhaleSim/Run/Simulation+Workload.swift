@@ -20,7 +20,7 @@ extension Simulation {
             keystroke(c, remaining: count)
             think += count * 3
         case .paste:
-            let text = generator.snippet(clientRandom[c].int(in: 3...16), using: &clientRandom[c])
+            let text = generator.snippet(clientRandom[c].int(in: scenario.pasteSize), using: &clientRandom[c])
             editAtSelection(c, inserting: text)
         case .delete:
             deleteSomething(c)
@@ -39,6 +39,9 @@ extension Simulation {
             think *= 3
         case .reconnect:
             disconnect(c, cause: "client reconnect", reconnectAfter: 10 + clientRandom[c].int(in: 0...90))
+        case .jump:
+            let n = sessions[c].document.count
+            clientHandle(c, .localSelection(Selection(cursor: clientRandom[c].int(in: 0...n))))
         case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack, .assignAccount:
             break // handled above
         }

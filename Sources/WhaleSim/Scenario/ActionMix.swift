@@ -18,6 +18,9 @@ public struct ActionMix: Hashable, Sendable {
         case idle
         /// The client drops its connection and reconnects a little later.
         case reconnect
+        /// The caret jumps anywhere in the note: the next edit lands far from the last one
+        /// (long gap moves in a large note's `TextDocument`).
+        case jump
         // Model workloads (a scenario with a `model` section): board clients move, track,
         // untrack and assign accounts; account-page clients move contacts and work on tasks.
         /// A card moves to another column of the board (`saveAccounts` with that one account).

@@ -72,6 +72,40 @@ extension BuiltinScenarios {
               - liveness == valid
 
             """#),
+        ("large-notes", #"""
+            # Three clients on one note of 40,000 scalars: the caret jumps anywhere before edits, deletes
+            # land far apart and pastes carry thousands of scalars, so TextDocument's long gap moves and
+            # its growth run in the simulator, not only in unit tests.
+            name: large-notes
+            description: a 40,000-scalar note, far-apart edits and pastes of thousands of scalars
+            mode: simulate
+            seed: 1
+            clients: {count: 3, documents: 1, protocol: 2}
+            text: {alphabet: ascii, initial: "Account plan, long form\n", initial-size: 40000, paste-min: 500, paste-max: 3000}
+            ops: 150
+            ticks: {safety: 100000, liveness-budget: 20000}
+            network:
+              delay: {distribution: uniform, min: 1, max: 30}
+              queue-bound: 64
+            think-time: {distribution: exponential, mean: 20, max: 400}
+            mix:
+              typing-burst: 25
+              paste: 10
+              delete: 15
+              select: 8
+              same-position-insert: 5
+              cursor-move: 5
+              idle: 7
+              jump: 25
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - cursors == valid
+              - revisions == valid
+              - liveness == valid
+
+            """#),
         ("sales-team", #"""
             # A sales team at work: most clients watch the kanban board and move, track, untrack and assign
             # accounts; a few on each account page move contacts and create, complete, reassign and delete

@@ -5,9 +5,12 @@ import WhaleProtocol
 public enum FaultCatalog {
     public static var names: [String] { Fault.allCases.map(\.rawValue) }
 
-    /// `name  summary` lines (two spaces between), names first so `cut -d' ' -f1` lists them,
-    /// for `whalesim simulate --list-faults`.
+    /// `name  summary (exercised by: scenario, ...)` lines (two spaces between), names first so
+    /// `cut -d' ' -f1` lists them, for `whalesim simulate --list-faults`.
     public static var listing: [String] {
-        Fault.allCases.map { "\($0.rawValue)  \($0.summary)" }
+        Fault.allCases.map { fault in
+            let scenarios = scenarios(exercising: fault)
+            return "\(fault.rawValue)  \(fault.summary) (exercised by: \(scenarios.isEmpty ? "no built-in scenario" : scenarios.joined(separator: ", ")))"
+        }
     }
 }

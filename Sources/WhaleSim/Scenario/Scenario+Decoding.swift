@@ -43,9 +43,16 @@ extension Scenario {
         if let n = top["mode"], let v = r.choice(n, "mode", Mode.self, choices: Mode.allCases) { s.mode = v }
         if let n = top["seed"], let v = r.int(n, "seed", range: 0...Int.max) { s.seed = UInt64(v) }
         if let n = top["clients"] { decodeClients(n, into: &s, reader: &r) }
-        if let n = top["text"], let m = r.mapping(n, "text", allowed: ["alphabet", "initial"]) {
+        if let n = top["text"], let m = r.mapping(n, "text", allowed: ["alphabet", "initial", "initial-size", "paste-min", "paste-max"]) {
             if let a = m["alphabet"], let v = r.choice(a, "text.alphabet", Alphabet.self, choices: Alphabet.allCases) { s.alphabet = v }
             if let i = m["initial"], let v = r.string(i, "text.initial") { s.initialText = v }
+            if let x = m["initial-size"], let v = r.int(x, "text.initial-size", range: 0...10_000_000) {
+                s.initialText = Scenario.padded(s.initialText, toScalars: v)
+            }
+            var low = s.pasteSize.lowerBound, high = s.pasteSize.upperBound
+            if let x = m["paste-min"], let v = r.int(x, "text.paste-min", range: 1...1_000_000) { low = v }
+            if let x = m["paste-max"], let v = r.int(x, "text.paste-max", range: 1...1_000_000) { high = v }
+            if low <= high { s.pasteSize = low...high } else { r.problem("text.paste-max", "\(high) is below text.paste-min \(low)") }
         }
         if let n = top["ops"], let v = r.int(n, "ops", range: 0...10_000_000) { s.ops = v }
         if let n = top["ticks"], let m = r.mapping(n, "ticks", allowed: ["safety", "liveness-budget"]) {

@@ -34,6 +34,8 @@ public struct Scenario: Hashable, Sendable {
     public var protocolVersion: Int = 2
     public var alphabet: Alphabet = .ascii
     public var initialText: String = ""
+    /// Keystrokes per `paste` action (`text.paste-min` ... `text.paste-max`).
+    public var pasteSize: ClosedRange<Int> = 3...16
     /// Client edits (one keystroke, paste or delete each) over the whole safety phase.
     public var ops: Int = 200
     /// The safety phase ends at this tick even if ops remain.

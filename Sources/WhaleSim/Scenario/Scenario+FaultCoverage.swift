@@ -1,0 +1,63 @@
+import WhaleProtocol
+
+extension Scenario {
+    /// Why this scenario cannot exercise `fault`, in one line, or nil when it can. Decided from
+    /// the scenario alone (its clients, protocol, text, action mix and nemeses), so
+    /// `whalesim simulate --fault F` can say a passing run proved nothing about F.
+    ///
+    /// ```swift
+    /// try BuiltinScenarios.load("convergence-smoke").cannotExercise(.reconnectDropsUnacked)
+    /// // "convergence-smoke has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
+    /// ```
+    public func cannotExercise(_ fault: Fault) -> String? {
+        let sharesDocuments = clients > documents
+        let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0
+        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart } || mix[.reconnect] > 0
+        let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0
+        let noReconnects = "\(name) has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
+        switch fault {
+        case .clientTiePriority:
+            if !sharesDocuments { return "\(name) has no document shared by two clients, so no concurrent inserts" }
+            if !inserts { return "\(name)'s action mix inserts nothing" }
+        case .utf8LengthUnits:
+            if alphabet == .ascii, initialText.unicodeScalars.allSatisfy(\.isASCII) {
+                return "\(name) types only ASCII, where UTF-8 bytes and scalars count the same"
+            }
+        case .graphemeLengthUnits:
+            if alphabet == .ascii, initialText.count == initialText.unicodeScalars.count {
+                return "\(name) has no grapheme cluster of several scalars (ASCII alphabet)"
+            }
+        case .composeSignError:
+            if ops < 2 || mix[.delete] + mix[.paste] == 0 || !inserts {
+                return "\(name) never composes an insert with a later delete (needs inserts, deletes and 2+ ops)"
+            }
+        case .reconnectDropsUnacked:
+            if !reconnects { return noReconnects }
+        case .serverAppliesResendTwice:
+            if !reconnects { return noReconnects }
+            if protocolVersion != 2 { return "\(name) speaks the original protocol, which never resends an op" }
+        case .serverDropsSlowClient:
+            let slow = nemeses.contains { $0.kind == .slowClient || $0.kind == .partition }
+            if !slow, queueBound > 8 {
+                return "\(name) never fills a link queue (no slow-client or partition nemesis, queue bound \(queueBound) > 8)"
+            }
+        case .remoteCursorWrongRule:
+            if protocolVersion != 2 { return "\(name) speaks the original protocol, which has no remote cursors" }
+            if !sharesDocuments { return "\(name) has no document shared by two clients, so no remote cursors" }
+            if !checkers.contains(.cursors) { return "\(name) does not run the cursors checker" }
+        case .revisionResetOnEmpty:
+            if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
+        }
+        return nil
+    }
+}
+
+extension FaultCatalog {
+    /// The built-in scenarios that can exercise `fault`.
+    public static func scenarios(exercising fault: Fault) -> [String] {
+        BuiltinScenarios.names.filter { name in
+            guard let scenario = try? BuiltinScenarios.scenario(named: name) else { return false }
+            return scenario.cannotExercise(fault) == nil
+        }
+    }
+}
