@@ -47,6 +47,9 @@ extension Scenario {
             if !checkers.contains(.cursors) { return "\(name) does not run the cursors checker" }
         case .revisionResetOnEmpty:
             if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
+        case .staleRefetchOverwrites, .echoStorm:
+            let mutates = ActionMix.Action.allCases.contains { $0.isModel && mix[$0] > 0 }
+            if model == nil || !mutates { return "\(name) has no model workload (no model section, or no mutations in its mix)" }
         }
         return nil
     }
