@@ -39,6 +39,13 @@ import Testing
 
 /// Salesforce's semi-join and size limits, each with the error it answers.
 @Suite struct SOQLLimitTests {
+    @Test func moreThanTwentyChildSubqueriesAreMalformed() {
+        let twenty = (0..<20).map { _ in "(SELECT Id FROM Contacts)" }.joined(separator: ", ")
+        let e = queryError("SELECT Id, \(twenty), (SELECT Id FROM Contacts) FROM Account")
+        #expect(e?.errorCode == "MALFORMED_QUERY")
+        #expect(headline(e) == "No more than 20 parent-to-child relationships can be specified in a query")
+    }
+
     @Test func nestedSemiJoinIsMalformedNotATrap() {
         let e = queryError("SELECT Id FROM Account WHERE Id IN (SELECT AccountId FROM Contact WHERE AccountId IN (SELECT Id FROM Account))")
         #expect(e?.errorCode == "MALFORMED_QUERY")

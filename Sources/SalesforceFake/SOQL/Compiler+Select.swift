@@ -7,6 +7,11 @@ extension Compiler {
         var columns: [Column] = []
         var seen: Set<String> = []
         let schema = org.schemas[scope.table]
+        // Salesforce's limit, checked before anything else about the subqueries.
+        let subqueries = ast.select.compactMap { item -> Int? in if case .subquery(_, let offset) = item { offset } else { nil } }
+        if subqueries.count > 20 {
+            throw malformed("No more than 20 parent-to-child relationships can be specified in a query", at: subqueries[20])
+        }
         for item in ast.select {
             switch item {
             case .field(let path):
