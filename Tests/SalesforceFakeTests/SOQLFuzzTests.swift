@@ -46,6 +46,27 @@ import Testing
         #expect(headline(e) == "No more than 20 parent-to-child relationships can be specified in a query")
     }
 
+    /// The small org has too few lookups to name 36 parents, so this test adds 36 to Account.
+    @Test func moreThanThirtyFiveParentRelationshipsAreMalformed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-lookups-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.copyItem(at: FixtureSupport.orgDirectory("small"), to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let schemaFile = directory.appendingPathComponent("schema/Account.json")
+        var schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: schemaFile)) as? [String: Any])
+        var fields = try #require(schema["fields"] as? [[String: Any]])
+        for n in 1...36 {
+            fields.append(["name": "Ref\(n)__c", "type": "reference", "referenceTo": ["User"], "relationshipName": "Ref\(n)__r", "custom": true])
+        }
+        schema["fields"] = fields
+        try JSONSerialization.data(withJSONObject: schema).write(to: schemaFile)
+        let org = try Org.load(directory: directory)
+        let select = { (n: Int) in (1...n).map { "Ref\($0)__r.Username" }.joined(separator: ", ") }
+        #expect(try query("SELECT \(select(35)) FROM Account", org: org).records.count > 0, "35 parents are allowed")
+        let e = queryError("SELECT \(select(36)) FROM Account", org: org)
+        #expect(e?.errorCode == "MALFORMED_QUERY")
+        #expect(headline(e) == "No more than 35 child-to-parent relationships can be specified in a query")
+    }
+
     @Test func nestedSemiJoinIsMalformedNotATrap() {
         let e = queryError("SELECT Id FROM Account WHERE Id IN (SELECT AccountId FROM Contact WHERE AccountId IN (SELECT Id FROM Account))")
         #expect(e?.errorCode == "MALFORMED_QUERY")

@@ -12,16 +12,30 @@ extension Compiler {
         if subqueries.count > 20 {
             throw malformed("No more than 20 parent-to-child relationships can be specified in a query", at: subqueries[20])
         }
+        // Child-to-parent relationships named by the selected paths (`Account`, `Account.Owner`...).
+        var parents: Set<String> = []
+        func countParents(_ resolved: ResolvedPath, at offset: Int) throws(SalesforceError) {
+            var prefix = ""
+            for relationship in resolved.relationships {
+                prefix += (prefix.isEmpty ? "" : ".") + relationship.lowercased()
+                parents.insert(prefix)
+            }
+            if parents.count > 35 {
+                throw malformed("No more than 35 child-to-parent relationships can be specified in a query", at: offset)
+            }
+        }
         for item in ast.select {
             switch item {
             case .field(let path):
                 let resolved = try resolve(path, scope)
+                try countParents(resolved, at: path.offset)
                 guard seen.insert(resolved.canonical.lowercased()).inserted else {
                     throw malformed("duplicate field selected: \(resolved.canonical)", at: path.offset)
                 }
                 Compiler.place(resolved, format: nil, key: nil, into: &columns)
             case .toLabel(let path, let alias), .format(let path, let alias):
                 let resolved = try resolve(path, scope)
+                try countParents(resolved, at: path.offset)
                 let format: FormatKind
                 if case .toLabel = item {
                     guard resolved.accessor.field.type == .picklist || resolved.accessor.field.type == .multipicklist else {
