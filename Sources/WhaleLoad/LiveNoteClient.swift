@@ -33,7 +33,7 @@ public final class LiveNoteClient: Sendable {
     private let binaryFrames: Bool
 
     public init(url: String, token: String?, clientId: ClientID, userId: String, resourceId: String,
-                protocolVersion: ProtocolVersion = .v2, binaryFrames: Bool = false,
+                protocolVersion: ProtocolVersion = .v2, sharesCursor: Bool = true, binaryFrames: Bool = false,
                 observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
         self.clientId = clientId
         self.observer = observer
@@ -43,7 +43,7 @@ public final class LiveNoteClient: Sendable {
         self.headers = headers
         self.url = protocolVersion == .v2 ? url + (url.contains("?") ? "&" : "?") + "protocol=2" : url
         session = NIOLockedValueBox(ClientSession(clientId: clientId, userId: userId, resourceId: resourceId,
-                                                  configuration: .init(protocolVersion: protocolVersion)))
+                                                  configuration: .init(protocolVersion: protocolVersion, sharesCursor: sharesCursor)))
     }
 
     /// Opens the socket and joins the note (or resyncs, after a reconnect); returns once joined.

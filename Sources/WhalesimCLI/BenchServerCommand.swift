@@ -65,20 +65,24 @@ struct BenchServerCommand: AsyncParsableCommand {
         print("  serve, :memory:        \(Int(inMemory)) acks/s = \(ratio(inMemory, echo))× raw echo; durability costs \(percent(1 - durable / inMemory))")
 
         // 2. Broadcast in one note.
-        var rawFanout: [Double] = [], serverFanout: [Double] = []
+        var rawFanout: [Double] = [], serverFanout: [Double] = [], withCursors: [Double] = []
         for _ in 1...max(runs, 1) {
             let raw = try ChildServer(["bench", "raw-server", "--mode", "broadcast"])
             rawFanout.append(try await SocketLoad.rawBroadcast(url: raw.socketURL, clients: noteClients, seconds: seconds))
             raw.stop()
-            let server = try ChildServer(serveArguments + ["--database", ":memory:"])
-            let (token, userId, accounts) = try await signIn(server, accounts: 1)
-            serverFanout.append(try await SocketLoad.serverBroadcast(url: server.socketURL, token: token, userId: userId,
-                                                                     account: accounts[0], clients: noteClients, seconds: seconds))
-            server.stop()
+            for cursors in [false, true] {
+                let server = try ChildServer(serveArguments + ["--database", ":memory:"])
+                let (token, userId, accounts) = try await signIn(server, accounts: 1)
+                let rate = try await SocketLoad.serverBroadcast(url: server.socketURL, token: token, userId: userId,
+                                                                account: accounts[0], clients: noteClients, seconds: seconds, cursors: cursors)
+                if cursors { withCursors.append(rate) } else { serverFanout.append(rate) }
+                server.stop()
+            }
         }
         print("delivered remote ops, one \(noteClients)-client note (median of \(runs)):")
         print("  raw broadcast          \(Int(median(rawFanout))) frames/s")
         print("  serve                  \(Int(median(serverFanout))) ops/s = \(ratio(median(serverFanout), median(rawFanout)))× raw (target ≥ 0.5)")
+        print("  serve, with cursors    \(Int(median(withCursors))) ops/s (each op also relays a cursorUpdate to the other \(noteClients - 1))")
 
         // 3. Idle sockets: memory per socket and capacity.
         let rawIdle = try ChildServer(["bench", "raw-server", "--mode", "echo"])

@@ -90,7 +90,7 @@ extension ClientSession {
     /// Protocol 2 sends the selection only when synchronized: the server transforms it from a
     /// revision it knows, which excludes ops still pending here.
     mutating func sendCursorIfPossible(_ actions: inout [Action]) {
-        guard speaksV2, cursorDirty, connection == .joined, outstanding == nil else { return }
+        guard speaksV2, configuration.sharesCursor, cursorDirty, connection == .joined, outstanding == nil else { return }
         cursorDirty = false
         actions.append(.send(ClientEnvelope(
             messageId: makeMessageId("k"),

@@ -19,9 +19,13 @@ public struct ClientSession: Sendable {
     public struct Configuration: Sendable, Hashable {
         public var protocolVersion: ProtocolVersion
         public var faults: FaultSet
-        public init(protocolVersion: ProtocolVersion = .v2, faults: FaultSet = []) {
+        /// Whether protocol 2 shares this client's selection (`cursorUpdate`). Off for a client that
+        /// only types, such as the benchmark's, which measures op delivery alone.
+        public var sharesCursor: Bool
+        public init(protocolVersion: ProtocolVersion = .v2, faults: FaultSet = [], sharesCursor: Bool = true) {
             self.protocolVersion = protocolVersion
             self.faults = faults
+            self.sharesCursor = sharesCursor
         }
     }
 

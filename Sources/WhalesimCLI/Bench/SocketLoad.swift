@@ -119,14 +119,18 @@ enum SocketLoad {
     }
 
     /// Remote ops applied a second by `clients` virtual clients (``ClientSession``) in one note,
-    /// each typing its next character as soon as its previous edit was acknowledged.
-    static func serverBroadcast(url: String, token: String, userId: String, account: String, clients: Int, seconds: Double) async throws -> Double {
+    /// each typing its next character as soon as its previous edit was acknowledged. With
+    /// `cursors`, each edit is also followed by a `cursorUpdate` the server relays to the others
+    /// (twice the frames per op: the realistic load, not the like-for-like one).
+    static func serverBroadcast(url: String, token: String, userId: String, account: String, clients: Int, seconds: Double,
+                                cursors: Bool) async throws -> Double {
         let remote = Counter()
         let boxes = (0..<clients).map { _ in NIOLockedValueBox<LiveNoteClient?>(nil) }
         var all: [LiveNoteClient] = []
         for index in 0..<clients {
             let box = boxes[index]
-            let client = LiveNoteClient(url: url, token: token, clientId: ClientID("bench-\(index)"), userId: userId, resourceId: account) { observation in
+            let client = LiveNoteClient(url: url, token: token, clientId: ClientID("bench-\(index)"), userId: userId, resourceId: account,
+                                        sharesCursor: cursors) { observation in
                 switch observation {
                 case .remoteApplied: remote.add()
                 case .acknowledged:
