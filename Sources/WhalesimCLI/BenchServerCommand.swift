@@ -95,7 +95,7 @@ struct BenchServerCommand: AsyncParsableCommand {
                                                   headers: [("ObjectId", organization), ("Authorization", token)])
         server.stop()
         print("idle sockets (\(idleSockets) held, each in the organization pool):")
-        print("  raw                    \(servePerSocket.held == idleSockets ? "" : "")\(kb(rawPerSocket.bytes)) KB per socket")
+        print("  raw                    \(kb(rawPerSocket.bytes)) KB per socket")
         print("  serve                  \(kb(servePerSocket.bytes)) KB per socket (target ≤ 48); held \(servePerSocket.held) of \(idleSockets)")
 
         // 4. One CPU against two (the server process pinned with taskset).

@@ -32,15 +32,9 @@ enum SocketLoad {
             box.withLockedValue { $0 = socket }
             return socket
         }
-        let start = ContinuousClock.now
-        let before = counter.count
-        for socket in sockets { socket.send(frame) }
-        try await Task.sleep(for: .seconds(seconds))
-        let done = counter.count - before
-        let elapsed = ContinuousClock.now - start
-        counter.stop()
+        let rate = try await measure(counter, seconds: seconds) { for socket in sockets { socket.send(frame) } }
         await closeAll(sockets)
-        return Double(done) / elapsed.seconds
+        return rate
     }
 
     /// docChange→ack round trips a second against the reference server: one client per note,
@@ -73,17 +67,13 @@ enum SocketLoad {
             box.withLockedValue { $0 = socket }
             return socket
         }
-        let start = ContinuousClock.now
-        let before = counter.count
-        for (index, socket) in clients.enumerated() {
-            socket.send(#"{"messageId":"join","type":"resourceConnection","data":{"resourceId":"\#(accounts[index])"}}"#)
+        let rate = try await measure(counter, seconds: seconds) {
+            for (index, socket) in clients.enumerated() {
+                socket.send(#"{"messageId":"join","type":"resourceConnection","data":{"resourceId":"\#(accounts[index])"}}"#)
+            }
         }
-        try await Task.sleep(for: .seconds(seconds))
-        let done = counter.count - before
-        let elapsed = ContinuousClock.now - start
-        counter.stop()
         await closeAll(clients)
-        return Double(done) / elapsed.seconds
+        return rate
     }
 
     /// Frames delivered to the other members a second, raw: `clients` sockets in one group,
@@ -105,17 +95,13 @@ enum SocketLoad {
             return socket
         }
         try await Task.sleep(for: .milliseconds(200))
-        let start = ContinuousClock.now
-        let before = delivered.count
-        for (index, socket) in sockets.enumerated() {
-            socket.send(#"{"messageId":"m","type":"docChange","from":\#(index),"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#)
+        let rate = try await measure(delivered, seconds: seconds) {
+            for (index, socket) in sockets.enumerated() {
+                socket.send(#"{"messageId":"m","type":"docChange","from":\#(index),"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#)
+            }
         }
-        try await Task.sleep(for: .seconds(seconds))
-        let done = delivered.count - before
-        let elapsed = ContinuousClock.now - start
-        delivered.stop()
         await closeAll(sockets)
-        return Double(done) / elapsed.seconds
+        return rate
     }
 
     /// Remote ops applied a second by `clients` virtual clients (``ClientSession``) in one note,
@@ -144,14 +130,23 @@ enum SocketLoad {
             try await client.join()
             all.append(client)
         }
-        let start = ContinuousClock.now
-        let before = remote.count
-        for (index, client) in all.enumerated() { client.edit(position: index % 7, deleting: 0, inserting: "y") }
-        try await Task.sleep(for: .seconds(seconds))
-        let done = remote.count - before
-        let elapsed = ContinuousClock.now - start
-        remote.stop()
+        let rate = try await measure(remote, seconds: seconds) {
+            for (index, client) in all.enumerated() { client.edit(position: index % 7, deleting: 0, inserting: "y") }
+        }
         for client in all { await client.disconnect() }
+        return rate
+    }
+
+    /// Starts a closed loop (`kickOff` sends each client's first message), lets it run for
+    /// `seconds`, stops it and returns what `counter` counted per second meanwhile.
+    static func measure(_ counter: Counter, seconds: Double, kickOff: () -> Void) async throws -> Double {
+        let start = ContinuousClock.now
+        let before = counter.count
+        kickOff()
+        try await Task.sleep(for: .seconds(seconds))
+        let done = counter.count - before
+        let elapsed = ContinuousClock.now - start
+        counter.stop()
         return Double(done) / elapsed.seconds
     }
 
