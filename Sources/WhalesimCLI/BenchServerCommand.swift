@@ -39,6 +39,10 @@ struct BenchServerCommand: AsyncParsableCommand {
     var skipThreads = false
 
     func run() async throws {
+        guard clients >= 1, idleSockets >= 1, runs >= 1 else { throw BadInput("--clients, --idle-sockets and --runs must be at least 1").exit() }
+        guard noteClients >= 2 else { throw BadInput("--note-clients must be at least 2 (a broadcast needs someone to hear it)").exit() }
+        guard seconds > 0 else { throw BadInput("--seconds must be more than 0").exit() }
+        guard FileManager.default.fileExists(atPath: fixtures) else { throw BadInput("--fixtures \(fixtures): no such file").exit() }
         if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift run -c release ...)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -24,9 +24,7 @@ struct SocketEndpoint: Sendable {
             let query = request.uri.queryParameters
             poolId = request.headers[HTTPField.Name("ObjectId")!].flatMap { $0.isEmpty ? nil : $0 }
                 ?? query["objectId"].map(String.init)
-            var token = request.headers[.authorization] ?? query["token"].map(String.init)
-            if let value = token, value.hasPrefix("Bearer ") { token = String(value.dropFirst(7)) }
-            self.token = token
+            token = (request.headers[.authorization] ?? query["token"].map(String.init)).map(AuthRoutes.stripBearer)
             wantsProtocol2 = query["protocol"] == "2" || request.headers[HTTPField.Name("Whalesim-Protocol")!] == "2"
         }
     }
