@@ -4,9 +4,10 @@
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI
+//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
-// Only the live ring (WhalesimLive, WhaleServer, WhaleLoad) opens sockets.
+// Only the live ring (WhalesimLive, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
 import PackageDescription
 
 let package = Package(
@@ -41,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
@@ -105,6 +107,19 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
+        // The live load runner `whalesim run`: app-shaped virtual clients on real sockets, load profiles,
+        // HdrHistogram metrics, network faults and server restarts in windows, the simulator's checkers on
+        // the live history, thresholds, run records. Opens sockets (through WhaleLoad and the embedded servers).
+        .target(
+            name: "WhaleRun",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleLoad", "WhaleServer",
+                "SalesforceFake", "WhalesimLive",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
@@ -112,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

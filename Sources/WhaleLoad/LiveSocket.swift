@@ -33,7 +33,7 @@ public final class LiveSocket: Sendable {
 
     private let outgoing: AsyncStream<Outgoing>.Continuation
     private let state = NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>((false, nil, []))
-    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    fileprivate let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, logger: Logger? = nil,
                 onText: @escaping @Sendable (String) -> Void) {
@@ -116,6 +116,13 @@ public final class LiveSocket: Sendable {
     /// Sends a close frame and waits for the socket to end.
     public func close() async {
         outgoing.finish()
+        await task.withLockedValue { $0 }?.value
+    }
+}
+
+extension LiveSocket {
+    /// Waits until the socket has ended, whoever ended it (without closing it).
+    public func waitEnded() async {
         await task.withLockedValue { $0 }?.value
     }
 }

@@ -87,9 +87,6 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch {
             throw BadInput(error.description)
         }
-        if base.mode == .live {
-            throw BadInput("\(ref): mode live is not available yet (only simulate)")
-        }
         var problems: [String] = []
         var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound)
         for name in faults {

@@ -16,6 +16,7 @@ struct Whalesim: AsyncParsableCommand {
             3 inconclusive, 64 bad usage or bad input file.
             """,
         subcommands: [
+            RunCommand.self,
             SimulateCommand.self,
             ReportCommand.self,
             OTCommand.self,

@@ -106,6 +106,56 @@ extension BuiltinScenarios {
               - liveness == valid
 
             """#),
+        ("live-demo", #"""
+            # The default of `whalesim run`: a few hundred sales reps on the embedded server and fake
+            # Salesforce for about a minute. Each signs in, connects Salesforce and imports accounts with
+            # stacked filters, tracks them, opens an account page and types in its note with others while
+            # cards move on the board; connections drop now and then and the server is restarted once.
+            # In `whalesim simulate` the same clients, mix and nemeses run in virtual time.
+            name: live-demo
+            description: a few hundred reps type in 30 shared account notes and move cards; one server restart
+            mode: live
+            seed: 1
+            clients: {count: 300, documents: 30, protocol: 2}
+            text: {alphabet: ascii, initial: "Call notes:\n"}
+            ops: 1500
+            ticks: {safety: 100000, liveness-budget: 20000}
+            network:
+              delay: {distribution: uniform, min: 1, max: 30}
+              queue-bound: 64
+            think-time: {distribution: exponential, mean: 20, max: 400}
+            mix:
+              typing-burst: 40
+              paste: 5
+              delete: 12
+              select: 6
+              same-position-insert: 6
+              cursor-move: 8
+              idle: 15
+              move-account: 5
+              reconnect: 1
+            nemeses:
+              - {kind: disconnect, every: 3000, duration: 500}
+              - {kind: server-restart, at: [25000], duration: 1500}
+            model: {board: 0, accounts: 2}
+            live:
+              duration: 45s
+              load: {profile: ramp, ramp-up: 15s}
+              think-time: {distribution: exponential, mean: 1500, max: 8000}
+              keystroke: {distribution: uniform, min: 60, max: 220}
+              import: {pages: 2, filters: [Industry, BillingState]}
+              quiescence: 30s
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - cursors == valid
+              - revisions == valid
+              - liveness == valid
+              - op_ack.p99 < 250ms
+              - errors.rate < 5%
+
+            """#),
         ("sales-team", #"""
             # A sales team at work: most clients watch the kanban board and move, track, untrack and assign
             # accounts; a few on each account page move contacts and create, complete, reassign and delete

@@ -3,7 +3,7 @@ import Yams
 extension Scenario {
     static let topLevelKeys = [
         "name", "description", "mode", "seed", "clients", "text", "ops", "ticks", "network",
-        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model",
+        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model", "live",
     ]
 
     /// Decodes a scenario strictly: unknown keys, wrong types and out-of-range values are all
@@ -84,6 +84,8 @@ extension Scenario {
             if let x = m["accounts"], let v = r.int(x, "model.accounts", range: 1...1_000) { spec.accounts = v }
             s.model = spec
         }
+        if let n = top["live"] { s.live = decodeLive(n, reader: &r) }
+        if s.mode == .live, s.live == nil { s.live = LiveSpec() }
         if s.model == nil, let action = ActionMix.Action.allCases.first(where: { $0.isModel && s.mix[$0] > 0 }) {
             r.problem("mix.\(action.rawValue)", "a model workload needs a `model` section (model: {board: N, accounts: K})")
         }
@@ -99,8 +101,13 @@ extension Scenario {
                     } else {
                         r.problem("thresholds[\(i)]", "checker \(t.checker.rawValue) is not in checkers")
                     }
+                } else if let first = text.split(separator: " ").first, CheckerName(rawValue: String(first)) != nil {
+                    r.problem("thresholds[\(i)]", "expected \"<checker> == valid\" or \"<checker> != invalid\", got \(String(reflecting: text))")
                 } else {
-                    r.problem("thresholds[\(i)]", "expected \"<checker> == valid\" or \"<checker> != invalid\" with a checker among \(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")), got \(String(reflecting: text))")
+                    switch MetricThreshold.parse(text) {
+                    case .success(let t): s.metricThresholds.append(t)
+                    case .failure(let e): r.problem("thresholds[\(i)]", "\(e.message), got \(String(reflecting: text))")
+                    }
                 }
             }
         }

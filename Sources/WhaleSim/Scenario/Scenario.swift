@@ -53,6 +53,12 @@ public struct Scenario: Hashable, Sendable {
     public var thresholds: [Threshold] = []
     /// The Whaler model side (boards, account pages, GraphQL mutations); nil: notes only.
     public var model: ModelSpec?
+    /// Bounds on measured figures (`op_ack.p99 < 50ms`, `errors.rate < 0.1%`), judged by live
+    /// runs; the simulator lists them as not judged.
+    public var metricThresholds: [MetricThreshold] = []
+    /// What only a live run has (targets, load profile, duration, network faults); nil: the
+    /// defaults of ``LiveSpec`` when run live.
+    public var live: LiveSpec?
 
     public init(name: String) { self.name = name }
 }

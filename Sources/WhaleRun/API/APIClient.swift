@@ -1,0 +1,43 @@
+import Foundation
+import WhaleLoad
+
+/// The request executor as the per-API interfaces use it: JSON in and out, latency measured
+/// into a named histogram, failures counted by kind. Every API of the virtual client goes
+/// through one of these (constructor-injected; there is no global client).
+struct APIClient: Sendable {
+    let executor: any HTTPExecutor
+    let metrics: LiveMetrics
+    var timeout: Duration = .seconds(10)
+
+    /// Sends the request and returns the parsed JSON body of a 2xx response.
+    func json(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> Any {
+        let result = try await send(request, metric: metric)
+        guard (200..<300).contains(result.status) else {
+            metrics.error("http:\(result.status)")
+            throw APIError("http:\(result.status)", "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
+        }
+        do {
+            return try JSONSerialization.jsonObject(with: Data(result.body), options: [.fragmentsAllowed])
+        } catch {
+            metrics.error("http:bad-json")
+            throw APIError("http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
+        }
+    }
+
+    func send(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> HTTPResult {
+        metrics.attempt()
+        let started = metrics.clock.nowUs
+        do {
+            let result = try await executor.execute(request, timeout: timeout)
+            metrics.latency(metric, us: metrics.clock.nowUs - started)
+            return result
+        } catch {
+            metrics.error("transport:\(error.kind.rawValue)")
+            throw APIError("transport:\(error.kind.rawValue)", error.message)
+        }
+    }
+
+    static func jsonBody(_ object: Any) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import WhaleLoad
+
+/// The Whaler API as the app calls it: REST sign-in and GraphQL at `/query` (PROTOCOL.md §1).
+/// Responses are mapped to read-only models.
+struct WhalerAPI: Sendable {
+    /// A signed-in user.
+    struct Session: Sendable {
+        let accessToken: String
+        let userId: String
+        let organizationId: String
+    }
+
+    /// An account as the board shows it.
+    struct AccountRow: Sendable, Hashable {
+        let id: String
+        let salesforceID: String
+        let name: String
+        let state: String?
+    }
+
+    let baseURL: String
+    let client: APIClient
+
+    func login(email: String, password: String) async throws(APIError) -> Session {
+        let body = APIClient.jsonBody(["email": email, "password": password])
+        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/api/user/login", headers: [("Content-Type", "application/json")], body: body), metric: "login")
+        guard let envelope = json as? [String: Any], (envelope["code"] as? Int) == 1000,
+              let data = envelope["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
+              let token = tokens["accessToken"] as? String, let user = data["response"] as? [String: Any],
+              let userId = user["id"] as? String else {
+            client.metrics.error("login")
+            throw APIError("login", "sign-in of \(email) refused: \(json)")
+        }
+        let org = (user["organizationID"] as? String) ?? (user["organizationId"] as? String) ?? ""
+        return Session(accessToken: token, userId: userId, organizationId: org)
+    }
+
+    /// A GraphQL call; GraphQL errors are thrown with their messages.
+    func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(APIError) -> [String: Any] {
+        let body = APIClient.jsonBody(["query": query, "variables": variables])
+        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/query",
+                                                         headers: [("Content-Type", "application/json"), ("Authorization", token)], body: body), metric: "graphql")
+        guard let object = json as? [String: Any] else { throw APIError("graphql", "not a GraphQL response: \(json)") }
+        if let errors = object["errors"] as? [[String: Any]], !errors.isEmpty {
+            client.metrics.error("graphql")
+            throw APIError("graphql", errors.compactMap { $0["message"] as? String }.joined(separator: "; "))
+        }
+        return object["data"] as? [String: Any] ?? [:]
+    }
+
+    func accounts(token: String) async throws(APIError) -> [AccountRow] {
+        let data = try await graphQL("query { accounts { id salesforceID name state } }", token: token)
+        return (data["accounts"] as? [[String: Any]] ?? []).compactMap(Self.accountRow)
+    }
+
+    /// `saveAccounts`: upserts by `salesforceID`; returns the saved accounts.
+    func saveAccounts(_ inputs: [[String: Any]], senderID: String, token: String) async throws(APIError) -> [AccountRow] {
+        let data = try await graphQL("mutation($input: [NewAccount!]!, $senderID: ID) { saveAccounts(input: $input, senderID: $senderID) { id salesforceID name state } }",
+                                     variables: ["input": inputs, "senderID": senderID], token: token)
+        return (data["saveAccounts"] as? [[String: Any]] ?? []).compactMap(Self.accountRow)
+    }
+
+    func track(_ inputs: [[String: Any]], tracked: Bool, token: String) async throws(APIError) {
+        let changes = inputs.map { ["account": $0, "newState": tracked ? "tracked" : "untracked"] as [String: Any] }
+        _ = try await graphQL("mutation($input: [AccountTrackingChange!]!) { applyAccountTrackingChanges(input: $input) { id } }",
+                              variables: ["input": changes], token: token)
+    }
+
+    static func accountRow(_ o: [String: Any]) -> AccountRow? {
+        guard let id = o["id"] as? String, let sf = o["salesforceID"] as? String else { return nil }
+        return AccountRow(id: id, salesforceID: sf, name: o["name"] as? String ?? "", state: o["state"] as? String)
+    }
+}

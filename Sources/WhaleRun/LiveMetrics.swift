@@ -1,0 +1,104 @@
+import NIOConcurrencyHelpers
+import WhaleReports
+
+/// Everything a live run measures, safe to feed from any thread: one HdrHistogram per latency
+/// for the whole run and one per metric per second (for the percentile-over-time charts),
+/// counters, errors by kind and connected clients per second.
+public final class LiveMetrics: Sendable {
+    /// The latencies measured (keys of `run.json`'s `histograms` and of the series).
+    public static let latencyNames = ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql", "converge"]
+    public static let bucketMs = 1000
+
+    struct State {
+        var total: [String: LatencyHistogram] = [:]
+        var buckets: [Int: [String: LatencyHistogram]] = [:]
+        var counters: [String: [Int: Int]] = [:]
+        var errors: [String: [Int: Int]] = [:]
+        var connected = 0
+        var connectedAt: [Int: Int] = [:]
+        var errorTotal = 0
+        /// Requests and ops attempted, the denominator of `errors.rate`.
+        var attempts = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    public let clock: RunClock
+
+    public init(clock: RunClock) { self.clock = clock }
+
+    public func latency(_ name: String, us: Int64) {
+        let b = clock.nowMs / Self.bucketMs
+        state.withLockedValue { s in
+            s.total[name, default: LatencyHistogram()].record(us: us)
+            s.buckets[b, default: [:]][name, default: LatencyHistogram()].record(us: us)
+        }
+    }
+
+    public func count(_ name: String, _ n: Int = 1) {
+        let b = clock.nowMs / Self.bucketMs
+        state.withLockedValue { $0.counters[name, default: [:]][b, default: 0] += n }
+    }
+
+    /// One attempted request or op (for the error rate).
+    public func attempt(_ n: Int = 1) { state.withLockedValue { $0.attempts += n } }
+
+    /// An error of `kind`, shown per second in the report. `rated: false` for what a fault
+    /// window causes on purpose (a dropped socket): charted, but not in `errors.rate`.
+    public func error(_ kind: String, rated: Bool = true) {
+        let b = clock.nowMs / Self.bucketMs
+        state.withLockedValue { s in
+            s.errors[kind, default: [:]][b, default: 0] += 1
+            if rated { s.errorTotal += 1 }
+        }
+    }
+
+    public func connectedDelta(_ d: Int) {
+        let b = clock.nowMs / Self.bucketMs
+        state.withLockedValue { s in
+            s.connected += d
+            s.connectedAt[b] = s.connected
+        }
+    }
+
+    public var connected: Int { state.withLockedValue { $0.connected } }
+
+    /// A copy of the whole-run histograms.
+    public var totals: [String: LatencyHistogram] { state.withLockedValue { $0.total } }
+    public var errorCount: Int { state.withLockedValue { $0.errorTotal } }
+    public var attempts: Int { state.withLockedValue { $0.attempts } }
+    public func counterTotal(_ name: String) -> Int { state.withLockedValue { $0.counters[name]?.values.reduce(0, +) ?? 0 } }
+
+    /// Ops acknowledged in the last complete second (the progress line's rate).
+    public func rate(_ counter: String, secondsBack: Int = 1) -> Int {
+        let b = clock.nowMs / Self.bucketMs - secondsBack
+        return state.withLockedValue { $0.counters[counter]?[b] ?? 0 }
+    }
+
+    /// The figures of `run.json`'s `series`, one bucket a second up to `endMs`.
+    public func series(endMs: Int, faultWindows: [FaultWindow]) -> RunSeries {
+        let s = state.withLockedValue { $0 }
+        let n = max(1, (endMs + Self.bucketMs - 1) / Self.bucketMs)
+        let starts = (0..<n).map { $0 * Self.bucketMs }
+        var latency: [String: LatencySeries] = [:]
+        for name in Self.latencyNames where s.total[name] != nil {
+            func column(_ f: (LatencyHistogram) -> Double?) -> [Double?] { (0..<n).map { b in s.buckets[b]?[name].flatMap(f) } }
+            let t = s.total[name]!
+            latency[name] = LatencySeries(
+                p50: column { $0.percentileMs(50) }, p90: column { $0.percentileMs(90) },
+                p99: column { $0.percentileMs(99) }, max: column { $0.maxMs },
+                overall: LatencyFigures(count: t.count, p50: t.percentileMs(50), p90: t.percentileMs(90), p99: t.percentileMs(99), max: t.maxMs))
+        }
+        var counters: [String: [Int]] = [:]
+        for (name, byBucket) in s.counters { counters[name] = (0..<n).map { byBucket[$0] ?? 0 } }
+        var errors: [String: [Int]] = [:]
+        for (kind, byBucket) in s.errors { errors[kind] = (0..<n).map { byBucket[$0] ?? 0 } }
+        var connected: [Int] = []
+        var last = 0
+        for b in 0..<n {
+            if let v = s.connectedAt[b] { last = v }
+            connected.append(last)
+        }
+        return RunSeries(unit: "ms", bucketWidth: Self.bucketMs, bucketStarts: starts, latency: latency, counters: counters,
+                         connected: connected, errors: errors, faultWindows: faultWindows)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import WhaleReports
+import WhaleSim
+
+extension LiveRun {
+    /// One scheduled fault: when it starts (ms from the start of the load) and what it is.
+    struct ScheduledFault {
+        enum What {
+            case nemesis(NemesisSpec)
+            case network(NetworkFaultSpec)
+        }
+        var start: Int
+        var duration: Int
+        var what: What
+    }
+
+    /// Every fault window of the run, from the scenario's nemeses (ticks are ms live; `every`
+    /// draws exponential gaps from the seed) and its live network faults.
+    func schedule() -> [ScheduledFault] {
+        var rng = SimRandom(seed: options.seed).derive(0xFA17)
+        var out: [ScheduledFault] = []
+        for n in scenario.nemeses {
+            var starts = n.at
+            if let every = n.every {
+                var t = 0
+                while true {
+                    t += max(1, Int(-log(max(1e-9, 1 - rng.unit())) * Double(every)))
+                    if t >= spec.durationMs { break }
+                    starts.append(t)
+                }
+            }
+            out += starts.filter { $0 < spec.durationMs }.map { ScheduledFault(start: $0, duration: n.duration, what: .nemesis(n)) }
+        }
+        for f in spec.networkFaults {
+            out += f.at.filter { $0 < spec.durationMs }.map { ScheduledFault(start: $0, duration: f.durationMs, what: .network(f)) }
+        }
+        return out.sorted { $0.start < $1.start }
+    }
+
+    /// Carries out the schedule; each window ends on its own task.
+    func runFaultWindows(context: RunContext, loadStart: Int) async {
+        var rng = SimRandom(seed: options.seed).derive(0xFA18)
+        for fault in schedule() {
+            let wait = loadStart + fault.start - clock.nowMs
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            if Task.isCancelled || context.isLoadOver { return }
+            await begin(fault, rng: &rng)
+        }
+    }
+
+    private func begin(_ fault: ScheduledFault, rng: inout SimRandom) async {
+        let now = clock.nowMs
+        switch fault.what {
+        case .nemesis(let n):
+            switch n.kind {
+            case .serverRestart:
+                guard let server = embeddedServer else {
+                    note("server-restart at \(fault.start) ms skipped: the server is not embedded")
+                    return
+                }
+                context?.recorder.record(.serverCrash)
+                let window = addWindow(kind: "server-restart", label: "server killed and restarted", start: now, duration: fault.duration)
+                await server.kill()
+                Task {
+                    try? await Task.sleep(for: .milliseconds(fault.duration))
+                    do { try await server.restart() } catch { self.note("the embedded server did not restart: \(error)") }
+                    self.context?.recorder.record(.serverRestart)
+                    self.endWindow(window)
+                }
+            case .disconnect:
+                let joined = allUsers.compactMap(\.noteSession).filter(\.isJoined)
+                guard !joined.isEmpty else { return }
+                let victim = joined[rng.int(in: 0...(joined.count - 1))]
+                _ = addWindow(kind: "disconnect", label: "\(victim.clientId.rawValue) disconnected", start: now, duration: fault.duration)
+                victim.abandon(cause: "nemesis disconnect")
+            case .partition, .slowClient:
+                await shapeNetwork(fault, rng: &rng)
+            }
+        case .network:
+            await shapeNetwork(fault, rng: &rng)
+        }
+    }
+
+    @discardableResult
+    func addWindow(kind: String, label: String, start: Int, duration: Int) -> Int {
+        context?.recorder.record(.note("\(label) for \(duration) ms"))
+        return windows.withLockedValue { w in
+            w.append(FaultWindow(kind: kind, label: label, start: start, end: start + duration))
+            return w.count - 1
+        }
+    }
+
+    func endWindow(_ i: Int) {
+        let now = clock.nowMs
+        windows.withLockedValue { w in if i < w.count { w[i].end = now } }
+    }
+}

@@ -1,0 +1,361 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhaleLoad
+import WhaleOT
+import WhaleProtocol
+import WhaleReports
+import WhaleServer
+import WhaleSim
+import WhalesimLive
+
+/// One live run of a scenario: targets up (embedded or the team's), documents prepared by a
+/// setup user (accounts imported from Salesforce and tracked), a recorder on every note,
+/// virtual users started on the load profile, faults in their windows, then the load stops,
+/// faults heal, the run waits for quiescence, probes cursors, records final states and runs
+/// the simulator's checkers on the live history.
+public final class LiveRun: @unchecked Sendable {
+    let options: LiveRunOptions
+    let scenario: Scenario
+    let spec: LiveSpec
+    let clock = RunClock()
+    let metrics: LiveMetrics
+    let output: @Sendable (String) -> Void
+    private var server: EmbeddedServer?
+    private var salesforceServer: FakeSalesforceServer?
+    private var executor: (any HTTPExecutor)?
+    private var recorders: [DocumentRecorder] = []
+    private let users = NIOLockedValueBox<[VirtualUser]>([])
+    let windows = NIOLockedValueBox<[FaultWindow]>([])
+    private let notes = NIOLockedValueBox<[String]>([])
+    private let abortReason = NIOLockedValueBox<String?>(nil)
+    private(set) var context: RunContext?
+
+    public init(options: LiveRunOptions, output: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        scenario = options.scenario
+        spec = options.scenario.live ?? LiveSpec()
+        metrics = LiveMetrics(clock: clock)
+        self.output = output
+    }
+
+    func note(_ line: String) {
+        notes.withLockedValue { $0.append(line) }
+    }
+
+    /// Runs the scenario to the end; throws only when the run could not start (targets down, bad fixtures).
+    public func run() async throws -> LiveRunResult {
+        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-run-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        let faults = FaultSet(scenario.faults.compactMap(Fault.init(rawValue:)))
+        let serverFaults = FaultSet(faults.filter { !$0.isClientSide })
+        let clientFaults = FaultSet(faults.filter { $0.isClientSide })
+
+        // Targets.
+        let serverURL: String
+        switch spec.server {
+        case .embedded:
+            let s = try await EmbeddedServer.start(directory: workDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults)
+            server = s
+            serverURL = s.baseURL
+        case .url(let u):
+            if !serverFaults.isEmpty { note("server-side faults \(serverFaults.map(\.rawValue)) apply to the embedded server only: the target at \(u) runs as it is") }
+            serverURL = u
+        }
+        let executor = HTTPExecutors.runnerDefault()
+        self.executor = executor
+        let api = APIClient(executor: executor, metrics: metrics)
+        let whaler = WhalerAPI(baseURL: serverURL, client: api)
+        var salesforce: SalesforceAPI?
+        switch spec.salesforce {
+        case .embedded:
+            let sf = try await EmbeddedSalesforce.start(fixtures: options.fixtures, accounts: max(600, scenario.documents * 4), seed: options.seed)
+            salesforceServer = sf
+            var api = SalesforceAPI(baseURL: sf.httpURL, apiVersion: "59.0", client: api)
+            api.pinInstance = true
+            salesforce = api
+        case .url(let u):
+            salesforce = SalesforceAPI(baseURL: u, apiVersion: "59.0", client: api)
+        }
+        let socketURL = serverURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/socket"
+
+        // Documents: a setup user imports the accounts whose notes the clients edit.
+        let setup = try await prepareDocuments(whaler: whaler, salesforce: salesforce)
+        let recorder = LiveRecorder(clock: clock, documentNames: setup.accountIds, initialTexts: setup.accountIds.map { _ in "" },
+                                    protocolVersion: scenario.protocolVersion)
+        let context = RunContext(scenario: scenario, spec: spec, whaler: whaler, salesforce: salesforce,
+                                 salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
+                                 metrics: metrics, recorder: recorder, socketURL: socketURL, clientFaults: clientFaults, log: { [weak self] in self?.note($0) })
+        self.context = context
+        for (d, id) in setup.accountIds.enumerated() {
+            let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes)
+            recorders.append(r)
+            guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
+        }
+
+        // Load.
+        output("whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(serverURL), salesforce \(salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")")
+        let loadStart = clock.nowMs
+        let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
+        let scheduler = Task { await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks) }
+        let faultTask = Task { await self.runFaultWindows(context: context, loadStart: loadStart) }
+        let progress = Task { await self.reportProgress(loadStart: loadStart) }
+        let deadline = loadStart + spec.durationMs
+        while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil {
+            try? await Task.sleep(for: .milliseconds(100))
+            if spec.abortOnFail, let lost = alreadyLostThreshold() { abortReason.withLockedValue { $0 = lost } }
+        }
+        context.endLoad()
+        scheduler.cancel()
+        faultTask.cancel()
+        _ = await scheduler.value
+        _ = await faultTask.value
+        for t in userTasks.withLockedValue({ $0 }) { await t.value }
+        progress.cancel()
+        _ = await progress.value
+        if let reason = abortReason.withLockedValue({ $0 }) { output("aborted early: \(reason)") }
+
+        // Heal, quiesce, probe, finals.
+        await healEverything()
+        recorder.record(.heal)
+        let healedAt = clock.nowMs
+        let quiet = await waitQuiescent(timeoutMs: spec.quiescenceMs)
+        if quiet { metrics.latency("converge", us: Int64(clock.nowMs - healedAt) * 1000) }
+        recorder.record(.quiescence(reached: quiet, ticksAfterHeal: clock.nowMs - healedAt))
+        if quiet, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
+        await recordFinals(recorder: recorder, socketURL: socketURL, token: setup.token)
+        recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
+        let endMs = clock.nowMs
+
+        for u in users.withLockedValue({ $0 }) { await u.noteSession?.close() }
+        for r in recorders { await r.close() }
+        let salesforceLog = salesforceServer?.fake.requestLog.entries
+        await executor.shutdown()
+        await server?.stop()
+        await salesforceServer?.stop()
+
+        var result = judge(history: recorder.history(), endMs: endMs)
+        result.salesforce = salesforceLog.map(SalesforceFigures.init(entries:))
+        return result
+    }
+
+    struct Setup { var token: String; var accountIds: [String] }
+
+    /// Signs in the organization's admin, imports `documents` accounts from Salesforce (or takes
+    /// the board's when there is no Salesforce), saves and tracks them: their notes are the documents.
+    private func prepareDocuments(whaler: WhalerAPI, salesforce: SalesforceAPI?) async throws -> Setup {
+        let admin = Identities.whaler[0]
+        let session: WhalerAPI.Session
+        do { session = try await whaler.login(email: admin.email, password: admin.password) } catch {
+            throw LiveRunError("cannot sign in \(admin.email) at \(whaler.baseURL): \(error)")
+        }
+        var ids: [String] = []
+        if let salesforce {
+            do {
+                let sfUser = try salesforceCredentials(0)
+                let connection = try await salesforce.connect(username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id, clientSecret: options.salesforceClient.secret)
+                let soql = "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account ORDER BY Id LIMIT \(scenario.documents)"
+                let result = try await salesforce.query(soql, connection: connection, maxPages: 20)
+                let inputs = result.records.compactMap(SalesforceAPI.account).map(VirtualUser.accountInput)
+                let saved = try await whaler.saveAccounts(inputs, senderID: "whalesim-setup", token: session.accessToken)
+                try await whaler.track(inputs, tracked: true, token: session.accessToken)
+                ids = saved.map(\.id)
+            } catch let e as LiveRunError {
+                throw e
+            } catch {
+                throw LiveRunError("cannot import accounts from Salesforce at \(salesforce.baseURL): \(error)")
+            }
+        } else {
+            ids = try await whaler.accounts(token: session.accessToken).map(\.id).sorted()
+        }
+        guard ids.count >= scenario.documents else {
+            throw LiveRunError("the scenario needs \(scenario.documents) account notes; only \(ids.count) accounts are available")
+        }
+        return Setup(token: session.accessToken, accountIds: Array(ids.prefix(scenario.documents)))
+    }
+
+    func salesforceCredentials(_ i: Int) throws -> (user: String, password: String) {
+        if let given = options.salesforceUser {
+            let parts = given.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw LiveRunError("--salesforce-user must be username:password(+token)") }
+            return (parts[0], parts[1])
+        }
+        let c = Identities.salesforce[i % Identities.salesforce.count]
+        return (c.user, c.password)
+    }
+
+    /// Whether this process runs client `i` (all of them, or its shard's).
+    func owns(_ i: Int) -> Bool {
+        guard let shard = options.shard else { return true }
+        return i % shard.count == shard.index
+    }
+
+    /// Starts users as the load profile asks, in client-number order.
+    private func scheduleUsers(context: RunContext, recorder: LiveRecorder, loadStart: Int, tasks: NIOLockedValueBox<[Task<Void, Never>]>) async {
+        var next = 0
+        let total = scenario.clients
+        let root = SimRandom(seed: options.seed)
+        while !context.isLoadOver, !Task.isCancelled {
+            let target = spec.load.clients(at: clock.nowMs - loadStart, total: total)
+            while next < target, !context.isLoadOver {
+                let i = next
+                next += 1
+                guard owns(i) else { continue }
+                let name = String(format: "c%03d", i + 1)
+                let d = i % scenario.documents
+                let index = recorder.addClient(name: name, document: d)
+                let who = Identities.whaler[i % Identities.whaler.count]
+                let sf = (try? salesforceCredentials(i)) ?? (user: "", password: "")
+                let user = VirtualUser(index: index, name: name,
+                                       identity: .init(email: who.email, password: who.password, salesforceUser: sf.user, salesforcePassword: sf.password),
+                                       document: d, accountId: recorder.documentNames[d], run: context, rng: root.derive(UInt64(i + 1)))
+                users.withLockedValue { $0.append(user) }
+                let task = Task {
+                    if await user.start() { await user.act() }
+                }
+                tasks.withLockedValue { $0.append(task) }
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// True when every user's note is joined and synchronized at its recorder's revision, and
+    /// nothing has moved for a moment; reconnects whoever is still out.
+    private func isQuiet() async -> Bool {
+        var quiet = true
+        for r in recorders {
+            if r.needsReconnect { await r.connect() }
+            if !r.isJoined { quiet = false }
+        }
+        for u in users.withLockedValue({ $0 }) {
+            guard let n = u.noteSession else { continue }
+            if n.needsReconnect { await n.connect() }
+            if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
+            if !n.isSynchronized || n.session.revision != recorders[n.document].revision { quiet = false }
+        }
+        return quiet
+    }
+
+    func waitQuiescent(timeoutMs: Int, settleMs: Int = 300) async -> Bool {
+        let deadline = clock.nowMs + timeoutMs
+        var quietSince: Int?
+        while clock.nowMs < deadline {
+            if await isQuiet() {
+                let now = clock.nowMs
+                let lastMessage = recorders.map(\.lastMessageMs).max() ?? 0
+                if quietSince == nil { quietSince = now }
+                if now - quietSince! >= settleMs, now - lastMessage >= settleMs { return true }
+            } else {
+                quietSince = nil
+            }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return false
+    }
+
+    /// The simulator's cursor probe on real sockets: everyone sets a selection (most collapsed at
+    /// one spot per note), the run goes quiet, the first client of each note and every fourth
+    /// one type at that spot, it goes quiet again, and every own and remote cursor is recorded.
+    private func probeCursors(recorder: LiveRecorder) async {
+        var rng = SimRandom(seed: options.seed).derive(0xC0FFEE)
+        let sessions = users.withLockedValue { $0 }.compactMap(\.noteSession)
+        var spot: [Int: Int] = [:]
+        for n in sessions where spot[n.document] == nil { spot[n.document] = rng.int(in: 0...n.session.document.count) }
+        for n in sessions {
+            let len = n.session.document.count
+            let at = min(spot[n.document]!, len)
+            var selection = Selection(cursor: at)
+            if n.index % 3 == 2 {
+                let other = rng.int(in: 0...len)
+                selection = rng.chance(0.5) ? Selection(anchor: at, head: other) : Selection(anchor: other, head: at)
+            }
+            n.select(selection, record: true)
+        }
+        guard await waitQuiescent(timeoutMs: spec.quiescenceMs) else { return }
+        var first: Set<Int> = []
+        for n in sessions {
+            let typist = first.insert(n.document).inserted || n.index % 4 == 3
+            if typist, n.session.selection.isCollapsed {
+                n.edit(position: n.session.selection.head, deleting: 0, inserting: TextGenerator(alphabet: scenario.alphabet).snippet(rng.int(in: 1...2), using: &rng))
+            }
+        }
+        guard await waitQuiescent(timeoutMs: spec.quiescenceMs) else { return }
+        for n in sessions {
+            let others = sessions.filter { $0.document == n.document }.map { ($0.index, $0.clientId) }
+            n.recordCursors(others: others)
+        }
+    }
+
+    /// The server's final text of each note, read by a fresh join; then every client's state.
+    private func recordFinals(recorder: LiveRecorder, socketURL: String, token: String) async {
+        for (d, r) in recorders.enumerated() {
+            if let state = await ProbeJoin.read(socketURL: socketURL, resourceId: r.resourceId, token: token) {
+                recorder.record(.serverFinal(document: d, text: state.text, revision: state.revision, historyCount: state.revision))
+            } else {
+                note("could not read the final state of \(r.resourceId); the recorder's copy stands in")
+                recorder.record(.serverFinal(document: d, text: r.text, revision: r.revision, historyCount: r.revision))
+            }
+            for gap in r.gaps { note(gap) }
+        }
+        for u in users.withLockedValue({ $0 }) { u.noteSession?.recordFinal() }
+    }
+
+    /// A latency or error threshold already lost (for `abort-on-fail`): only upper bounds on
+    /// figures that cannot come back (max, counts, errors) or after enough samples.
+    func alreadyLostThreshold() -> String? {
+        let totals = metrics.totals
+        for t in scenario.metricThresholds where t.canOnlyGetWorse {
+            guard let actual = figure(t, totals: totals) else { continue }
+            let settled = t.stat == "max" || t.stat == "count" || t.metric == "errors" && t.stat == "count"
+                || (totals[t.metric]?.count ?? 0) >= 1000 || (t.metric == "errors" && metrics.attempts >= 1000)
+            if settled, !t.isMet(by: actual) { return "\(t.text) (now \(Self.show(actual, t)))" }
+        }
+        return nil
+    }
+
+    func figure(_ t: MetricThreshold, totals: [String: LatencyHistogram]) -> Double? {
+        if t.metric == "errors" {
+            let errors = Double(metrics.errorCount)
+            return t.stat == "count" ? errors : errors / Double(max(1, metrics.attempts))
+        }
+        if t.stat == "count" { return Double(totals[t.metric]?.count ?? 0) }
+        return totals[t.metric]?.stat(t.stat)
+    }
+
+    static func show(_ v: Double, _ t: MetricThreshold) -> String {
+        if t.metric == "errors" { return t.stat == "rate" ? String(format: "%.3f%%", v * 100) : String(Int(v)) }
+        if t.stat == "count" { return String(Int(v)) }
+        return String(format: "%.2fms", v)
+    }
+
+    private func judge(history: History, endMs: Int) -> LiveRunResult {
+        let live = scenario.checkers.filter { $0 != .model }
+        var results = Checkers.run(live, on: history)
+        if scenario.checkers.contains(.model) {
+            results.append(CheckResult(checker: .model, verdict: .unknown, evidence: ["the live runner does not record model pages yet: kanban moves are measured, not checked"]))
+        }
+        let verdict = Checkers.merged(results)
+        let thresholds = scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown)) }
+        let totals = metrics.totals
+        let metricOutcomes = scenario.metricThresholds.map { t in
+            let actual = figure(t, totals: totals)
+            return LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
+        }
+        return LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict, thresholds: thresholds,
+                             metricThresholds: metricOutcomes, histograms: totals,
+                             series: metrics.series(endMs: endMs, faultWindows: windows.withLockedValue { $0 }),
+                             errors: metrics.errorCount, attempts: metrics.attempts, clientsStarted: users.withLockedValue { $0.count },
+                             aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 })
+    }
+
+    var allUsers: [VirtualUser] { users.withLockedValue { $0 } }
+    var embeddedServer: EmbeddedServer? { server }
+    var salesforceSummaryServer: FakeSalesforceServer? { salesforceServer }
+}
+
+/// A live run that could not start; the message says why.
+public struct LiveRunError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import WhaleSim
+
+/// How `whalesim run` was asked to run a scenario.
+public struct LiveRunOptions: Sendable {
+    public var scenario: Scenario
+    /// How the scenario was named on the command line (for the replay command).
+    public var scenarioRef: String
+    public var seed: UInt64
+    /// Slice `index` of `count` (clients whose number modulo `count` is `index`); nil: all.
+    public var shard: (index: Int, count: Int)?
+    /// The project directory holding `Fixtures/` (seed users, the Salesforce org).
+    public var fixtures: URL
+    /// Where run directories go (`Reports/`).
+    public var reportsRoot: String
+    /// Salesforce credentials for a non-embedded Salesforce (`username:password+token`).
+    public var salesforceUser: String?
+    public var salesforceClient: (id: String, secret: String) = ("whalesim-client", "whalesim-secret")
+    /// Overrides of the scenario (clients, duration), as the replay command repeats them.
+    public var overrides: [String] = []
+    /// A live progress line (terminal) or plain lines every few seconds.
+    public var progress: ProgressStyle = .lines
+    public enum ProgressStyle: Sendable { case terminal, lines, none }
+
+    public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
+        self.scenario = scenario
+        self.scenarioRef = scenarioRef
+        self.seed = seed
+        self.fixtures = fixtures
+        self.reportsRoot = reportsRoot
+    }
+
+    /// The command that runs this again.
+    public var replayCommand: String {
+        var parts = ["whalesim", "run", scenarioRef, "--seed", "\(seed)"] + overrides
+        if let shard { parts += ["--shard", "\(shard.index)/\(shard.count)"] }
+        return parts.joined(separator: " ")
+    }
+}

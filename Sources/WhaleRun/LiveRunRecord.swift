@@ -1,0 +1,136 @@
+import Foundation
+import WhaleReports
+import WhaleSim
+
+/// `run.json` of a live run (docs/run-record.md, schema 2, `timeUnit: ms`): what the reports
+/// read, plus what only live runs and `merge` need: `mode`, the whole-run `histograms`
+/// (HdrHistogram buckets, exact to merge), `metricThresholds` with their measured values,
+/// `shard`, `errors`/`attempts` (for `errors.rate`) and the runner's `notes`.
+public struct LiveRunRecord: Codable, Sendable {
+    public struct CheckerVerdict: Codable, Sendable {
+        public var checker: String
+        public var verdict: String
+        public var evidence: [String]
+        public var findings: [String]?
+    }
+    public struct ThresholdOutcome: Codable, Sendable {
+        public var threshold: String
+        public var met: Bool
+    }
+    public struct Shard: Codable, Sendable {
+        public var index: Int
+        public var count: Int
+    }
+    public struct DocumentClients: Codable, Sendable {
+        public var name: String
+        public var clients: [String]
+    }
+
+    public var schemaVersion = 2
+    public var whalesimVersion = WhaleSimVersion.current
+    public var mode = "live"
+    public var scenario: String
+    public var seed: UInt64
+    public var timeUnit = "ms"
+    public var startedAt: String?
+    public var wallSeconds: Double?
+    public var options: [String: String]
+    public var verdict: String
+    public var verdicts: [CheckerVerdict]
+    public var thresholds: [ThresholdOutcome]
+    public var metricThresholds: [LiveRunResult.MetricOutcome]
+    public var counts: [String: Int]
+    public var historyHash: String
+    public var replayCommand: String
+    public var documents: [DocumentClients]
+    public var series: RunSeries
+    public var salesforce: SalesforceFigures?
+    /// Metric name → `[[value_us, count], ...]`.
+    public var histograms: [String: [[UInt64]]]
+    public var errors: Int
+    public var attempts: Int
+    public var shard: Shard?
+    public var shards: Int?
+    public var aborted: String?
+    public var notes: [String]
+
+    public init(result r: LiveRunResult, options o: LiveRunOptions, startedAt: Date, wallSeconds: Double) {
+        let s = r.scenario
+        let spec = s.live ?? LiveSpec()
+        scenario = s.name
+        seed = o.seed
+        self.startedAt = RunDirectoryLayout.iso8601(startedAt)
+        self.wallSeconds = wallSeconds
+        options = [
+            "clients": "\(s.clients)", "documents": "\(s.documents)", "protocol": "\(s.protocolVersion)",
+            "load": spec.load.description, "duration": "\(spec.durationMs) ms", "server": spec.server.description,
+            "salesforce": spec.salesforce.description, "thinkTime": spec.thinkTime.description, "keystroke": spec.keystroke.description,
+            "faults": s.faults.joined(separator: ", "), "checkers": s.checkers.map(\.rawValue).joined(separator: ", "),
+            "nemeses": s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" }.joined(separator: "; "),
+            "networkFaults": spec.networkFaults.map { "\($0.kind.rawValue) at \($0.at) for \($0.durationMs)" }.joined(separator: "; "),
+        ]
+        verdict = r.verdict.rawValue
+        verdicts = r.results.map { CheckerVerdict(checker: $0.checker.rawValue, verdict: $0.verdict.rawValue, evidence: $0.evidence, findings: $0.findings.isEmpty ? nil : $0.findings) }
+        thresholds = r.thresholds.map { ThresholdOutcome(threshold: $0.0.description, met: $0.1) }
+            + r.metricThresholds.map { m in ThresholdOutcome(threshold: m.threshold + (m.actual == nil ? " (no samples)" : " (measured \(Self.format(m)))"), met: m.met) }
+        metricThresholds = r.metricThresholds
+        counts = Self.counts(r)
+        historyHash = r.history.hash
+        replayCommand = o.replayCommand
+        let h = r.history
+        documents = h.documentNames.indices.map { d in DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] }) }
+        series = r.series
+        salesforce = r.salesforce
+        histograms = r.histograms.mapValues(\.encoded)
+        errors = r.errors
+        attempts = r.attempts
+        shard = o.shard.map { Shard(index: $0.index, count: $0.count) }
+        aborted = r.aborted
+        notes = r.notes
+    }
+
+    /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.
+    public static func format(_ m: LiveRunResult.MetricOutcome) -> String {
+        guard let v = m.actual else { return "no samples" }
+        if m.threshold.hasPrefix("errors.rate") { return String(format: "%.3f%%", v * 100) }
+        if m.threshold.contains(".count") { return String(Int(v)) }
+        return String(format: "%.2fms", v)
+    }
+
+    static func counts(_ r: LiveRunResult) -> [String: Int] {
+        var c: [String: Int] = ["clients": r.clientsStarted, "errors": r.errors, "durationMs": r.durationMs, "historyEvents": r.history.entries.count]
+        for e in r.history.entries {
+            switch e.event {
+            case .edit: c["edits", default: 0] += 1
+            case .invoke: c["invoked", default: 0] += 1
+            case .ack: c["acknowledged", default: 0] += 1
+            case .failed: c["failed", default: 0] += 1
+            case .disconnect: c["disconnects", default: 0] += 1
+            case .serverRestart: c["serverRestarts", default: 0] += 1
+            case .traffic(let messages, _, _): c["messages"] = messages
+            default: break
+            }
+        }
+        return c
+    }
+
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+/// Writes a live run's directory: `run.json`, `history.jsonl`, then the rendered
+/// `report.html`, `junit.xml` and `summary.json`, and the `latest` links.
+public enum LiveRecordWriter {
+    public static func write(_ record: LiveRunRecord, history: History, root: String, startedAt: Date) throws -> String {
+        let suffix = record.shard.map { "-shard\($0.index)of\($0.count)" } ?? ""
+        let dir = try RunDirectoryLayout.create(root: root, scenario: record.scenario, seed: record.seed, startedAt: startedAt, suffix: suffix)
+        try record.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("run.json")))
+        try Data(history.jsonLines().utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("history.jsonl")))
+        try ReportFiles.write(RunDirectory.load(dir))
+        try RunDirectoryLayout.linkLatest(root: root, scenario: record.scenario, dir: dir)
+        return dir
+    }
+}

@@ -1,0 +1,40 @@
+import WhaleReports
+import WhaleSim
+
+/// What a live run found: verdicts, thresholds, figures, the history and where the record is.
+public struct LiveRunResult: Sendable {
+    public struct MetricOutcome: Sendable, Codable {
+        public var threshold: String
+        public var actual: Double?
+        public var met: Bool
+    }
+
+    public var scenario: Scenario
+    public var history: History
+    public var results: [CheckResult]
+    public var verdict: Verdict
+    public var thresholds: [(Threshold, Bool)]
+    public var metricThresholds: [MetricOutcome]
+    public var histograms: [String: LatencyHistogram]
+    public var series: RunSeries
+    public var errors: Int
+    public var attempts: Int
+    public var clientsStarted: Int
+    public var aborted: String?
+    public var durationMs: Int
+    public var notes: [String]
+    /// The embedded fake Salesforce's request log, summarized (nil when it was not embedded).
+    public var salesforce: SalesforceFigures?
+
+    /// 2 if a checker is invalid; 1 if a latency or error threshold is breached; 3 if a checker
+    /// threshold is breached or a checker is unknown and no `!= invalid` threshold accepts it
+    /// (as `simulate`); 0 otherwise.
+    public var exitCode: Int32 {
+        if verdict == .invalid { return 2 }
+        if metricThresholds.contains(where: { !$0.met }) { return 1 }
+        if thresholds.contains(where: { !$0.1 }) { return 3 }
+        let accepted = Set(scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
+        if results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) { return 3 }
+        return 0
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhaleLoad
+import WhaleOT
+import WhaleProtocol
+import WhaleSim
+
+/// One virtual client's view of one account note over a real websocket: the same
+/// ``ClientSession`` the simulator drives, recording the same history events the simulator
+/// records (under the session's lock, so the history has the session's order) and measuring
+/// op→ack and op→remote-apply. A broken socket is noticed (closed by the peer, or no ack for
+/// `staleAfterMs` on a half-open connection) and the session reconnects with backoff, resyncing
+/// from its revision (protocol 2) or losing unacknowledged edits (the original, a finding).
+final class NoteSession: Sendable {
+    struct Context: Sendable {
+        var socketURL: String
+        var token: String
+        var protocolVersion: ProtocolVersion
+        var recorder: LiveRecorder
+        var metrics: LiveMetrics
+        var ops: OpRegistry
+        var faults: FaultSet
+        /// An op unacknowledged this long means the connection is dead (half-open): reconnect.
+        var staleAfterMs = 4_000
+    }
+
+    struct State {
+        var session: ClientSession
+        var socket: LiveSocket?
+        var generation = 0
+        var closing = false
+        var oldestPendingSinceMs: Int?
+        var connectStartedUs: Int64?
+        var reconnects = 0
+    }
+
+    let index: Int
+    let clientId: ClientID
+    let document: Int
+    let resourceId: String
+    private let context: Context
+    private let state: NIOLockedValueBox<State>
+
+    init(index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context) {
+        self.index = index
+        self.clientId = clientId
+        self.document = document
+        self.resourceId = resourceId
+        self.context = context
+        state = NIOLockedValueBox(State(session: ClientSession(
+            clientId: clientId, userId: userId, resourceId: resourceId,
+            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults))))
+    }
+
+    var session: ClientSession { state.withLockedValue { $0.session } }
+    var isJoined: Bool { state.withLockedValue { $0.session.connection == .joined } }
+    var isSynchronized: Bool { state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized } }
+
+    /// Opens a socket and joins (or resyncs). Returns once the upgrade is done or failed.
+    func connect() async {
+        let (url, generation) = state.withLockedValue { s -> (String, Int) in
+            s.generation += 1
+            s.closing = false
+            s.connectStartedUs = context.metrics.clock.nowUs
+            var url = context.socketURL + (context.socketURL.contains("?") ? "&" : "?") + "whalesim-client=\(clientId.rawValue)"
+            if context.protocolVersion == .v2 { url += "&protocol=2" }
+            return (url, s.generation)
+        }
+        let socket = LiveSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)]) { [weak self] text in
+            self?.receive(text, generation: generation)
+        }
+        state.withLockedValue { $0.socket = socket }
+        context.metrics.attempt()
+        if await socket.connected() {
+            state.withLockedValue { s in
+                guard s.generation == generation else { return }
+                context.recorder.record(.connect(client: index))
+                context.metrics.connectedDelta(1)
+                handle(.connected, in: &s)
+            }
+        } else {
+            context.metrics.error("connect")
+            state.withLockedValue { s in
+                if s.generation == generation { s.socket = nil }
+            }
+        }
+        Task { [weak self] in
+            await socket.waitEnded()
+            self?.socketEnded(generation: generation, ending: socket.ending)
+        }
+    }
+
+    /// Closes the socket on purpose (end of run) and waits for it.
+    func close() async {
+        let socket = state.withLockedValue { s -> LiveSocket? in
+            s.closing = true
+            return s.socket
+        }
+        await socket?.close()
+    }
+
+    /// Drops the connection as the network would (the client notices and reconnects later).
+    func abandon(cause: String) {
+        let socket = state.withLockedValue { s -> LiveSocket? in
+            guard let socket = s.socket else { return nil }
+            s.socket = nil
+            s.generation += 1
+            noteDisconnect(cause: cause, in: &s)
+            return socket
+        }
+        if let socket { Task { await socket.close() } }
+    }
+
+    var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
+
+    /// True when an op has waited for its ack longer than `staleAfterMs` (a half-open connection).
+    func isStale(nowMs: Int) -> Bool {
+        state.withLockedValue { s in
+            guard let since = s.oldestPendingSinceMs, s.socket != nil else { return false }
+            return nowMs - since > context.staleAfterMs
+        }
+    }
+
+    private func socketEnded(generation: Int, ending: LiveSocket.Ending?) {
+        state.withLockedValue { s in
+            guard s.generation == generation, s.socket != nil else { return }
+            s.socket = nil
+            let cause = ending.map { e in e.closeCode.map { "closed \($0)" } ?? e.error ?? "ended" } ?? "ended"
+            if !s.closing { context.metrics.error("disconnect", rated: false) }
+            noteDisconnect(cause: cause, in: &s)
+        }
+    }
+
+    private func noteDisconnect(cause: String, in s: inout State) {
+        let wasConnected = s.session.connection != .disconnected
+        if wasConnected {
+            context.recorder.record(.disconnect(client: index, cause: cause))
+            context.metrics.connectedDelta(-1)
+        }
+        handle(.disconnected, in: &s)
+        s.oldestPendingSinceMs = nil
+    }
+
+    /// A local edit at scalar offsets, clamped into the note; recorded as the user's intent first.
+    func edit(position: Int, deleting: Int, inserting: String) {
+        state.withLockedValue { s in
+            guard s.session.hasJoined else { return }
+            let n = s.session.document.count
+            let at = min(max(0, position), n)
+            let del = min(max(0, deleting), n - at)
+            guard del > 0 || !inserting.isEmpty else { return }
+            context.recorder.record(.edit(client: index, position: at, deleted: del, inserted: inserting))
+            handle(.localEdit(position: at, deleting: del, inserting: inserting), in: &s)
+        }
+    }
+
+    func select(_ selection: Selection, record: Bool = false) {
+        state.withLockedValue { s in
+            guard s.session.hasJoined else { return }
+            let n = s.session.document.count
+            let clamped = Selection(anchor: min(selection.anchor, n), head: min(selection.head, n))
+            handle(.localSelection(clamped), in: &s)
+            if record {
+                context.recorder.record(.selectionSet(client: index, revision: s.session.revision, selection: s.session.selection))
+            }
+        }
+    }
+
+    /// Records the client's own cursor and its view of each of `others` (the cursor checker's probe).
+    func recordCursors(others: [(index: Int, clientId: ClientID)]) {
+        state.withLockedValue { s in
+            let length = s.session.document.count
+            context.recorder.record(.ownCursor(client: index, revision: s.session.revision, selection: s.session.selection, textLength: length))
+            for other in others where other.index != index {
+                let view = s.session.remoteCursors.first { $0.clientId == other.clientId }?.selection
+                context.recorder.record(.remoteCursor(observer: index, subject: other.index, revision: s.session.revision, selection: view, textLength: length))
+            }
+        }
+    }
+
+    func recordFinal() {
+        state.withLockedValue { s in
+            let pending = (s.session.outstanding == nil ? 0 : 1) + (s.session.buffer == nil ? 0 : 1)
+            context.recorder.record(.clientFinal(client: index, text: s.session.text, revision: s.session.revision,
+                                                 pendingOps: pending, connected: s.session.connection == .joined))
+        }
+    }
+
+    private func receive(_ text: String, generation: Int) {
+        context.recorder.message()
+        guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else {
+            context.metrics.error("client:undecodable")
+            state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text.prefix(120))")) }
+            return
+        }
+        state.withLockedValue { s in
+            guard s.generation == generation else { return }
+            if case .error(let e) = envelope.message {
+                context.metrics.error("error:\(e.code.rawValue)")
+                context.recorder.record(.error(client: index, code: e.code.rawValue, message: e.message))
+            }
+            let remoteOpId: String? = if case .docChangeReturnOps(_, _, let opId) = envelope.message {
+                context.ops.opId(messageId: envelope.messageId, opId: opId)
+            } else { nil }
+            let actions = handle(.received(envelope), in: &s)
+            let nowUs = context.metrics.clock.nowUs
+            for action in actions {
+                switch action {
+                case .joined:
+                    if let started = s.connectStartedUs {
+                        context.metrics.latency("connect", us: nowUs - started)
+                        s.connectStartedUs = nil
+                    }
+                case .remoteApplied:
+                    if let id = remoteOpId, let op = context.ops.op(id) {
+                        context.metrics.latency("op_remote_apply", us: nowUs - op.invokedUs)
+                    }
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Feeds one event to the session (lock held), records what the simulator records, sends frames.
+    @discardableResult
+    private func handle(_ event: ClientSession.Event, in s: inout State) -> [ClientSession.Action] {
+        let before = s.session.revision
+        let actions = s.session.handle(event)
+        let nowUs = context.metrics.clock.nowUs
+        for action in actions {
+            switch action {
+            case .send(let envelope):
+                if case .docChange(let change) = envelope.message {
+                    let opId = change.opId ?? envelope.messageId
+                    context.ops.sent(messageId: envelope.messageId, opId: opId)
+                    context.recorder.record(.send(client: index, opId: opId, op: change.op, revision: change.rev))
+                    if s.oldestPendingSinceMs == nil { s.oldestPendingSinceMs = context.metrics.clock.nowMs }
+                }
+                if let socket = s.socket {
+                    context.recorder.message()
+                    socket.send(WireCodec.encode(envelope), binary: context.protocolVersion == .original)
+                }
+            case .editApplied(let opId, let op):
+                if context.ops.op(opId) == nil {
+                    context.ops.invoked(opId: opId, client: index, atUs: nowUs)
+                    context.metrics.count("ops_invoked")
+                    context.metrics.attempt()
+                    context.recorder.record(.invoke(client: index, opId: opId, op: op, baseRevision: s.session.revision))
+                }
+            case .acknowledged(let opId, let revision):
+                context.metrics.count("ops_acked")
+                if let op = context.ops.op(opId) { context.metrics.latency("op_ack", us: nowUs - op.invokedUs) }
+                context.recorder.record(.ack(client: index, opId: opId, revision: revision))
+                s.oldestPendingSinceMs = s.session.outstanding == nil ? nil : context.metrics.clock.nowMs
+            case .remoteApplied, .joined:
+                break
+            case .opsDropped(let opIds, let reason):
+                for id in opIds {
+                    context.metrics.error("failed:dropped")
+                    context.recorder.record(.failed(client: index, opId: id, code: "dropped: \(reason)"))
+                }
+            case .failed(let message):
+                context.metrics.error("client:failed")
+                context.recorder.record(.error(client: index, code: "client", message: message))
+            }
+        }
+        if s.session.revision != before { context.recorder.record(.clientRevision(client: index, revision: s.session.revision)) }
+        return actions
+    }
+}

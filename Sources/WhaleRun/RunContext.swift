@@ -1,0 +1,65 @@
+import NIOConcurrencyHelpers
+import WhaleProtocol
+import WhaleSim
+
+/// What every virtual user of one live run shares: the scenario's live settings, the APIs,
+/// the recorder and metrics, and the run's phase. Passed to each user's constructor.
+final class RunContext: Sendable {
+    let spec: LiveSpec
+    let whaler: WhalerAPI
+    let salesforce: SalesforceAPI?
+    let salesforceClientId: String
+    let salesforceClientSecret: String
+    let metrics: LiveMetrics
+    let recorder: LiveRecorder
+    let ops = OpRegistry()
+    let clock: RunClock
+    let mix: WeightedChoice<ActionMix.Action>
+    let generator: TextGenerator
+    let pasteSize: ClosedRange<Int>
+    let initialText: String
+    let socketURL: String
+    let protocolVersion: ProtocolVersion
+    let clientFaults: FaultSet
+    let staleAfterMs = 4_000
+    let clientIndexes = NIOLockedValueBox<[String: Int]>([:])
+    private let loadOver = NIOLockedValueBox(false)
+    private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
+    private let logger: @Sendable (String) -> Void
+
+    init(scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
+         salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
+         clientFaults: FaultSet, log: @escaping @Sendable (String) -> Void) {
+        self.spec = spec
+        self.whaler = whaler
+        self.salesforce = salesforce
+        self.salesforceClientId = salesforceClientId
+        self.salesforceClientSecret = salesforceClientSecret
+        self.metrics = metrics
+        self.recorder = recorder
+        clock = metrics.clock
+        mix = scenario.mix.choice
+        generator = TextGenerator(alphabet: scenario.alphabet)
+        pasteSize = scenario.pasteSize
+        initialText = scenario.initialText
+        self.socketURL = socketURL
+        protocolVersion = scenario.protocolVersion == 1 ? .original : .v2
+        self.clientFaults = clientFaults
+        logger = log
+    }
+
+    var isLoadOver: Bool { loadOver.withLockedValue { $0 } }
+    func endLoad() { loadOver.withLockedValue { $0 = true } }
+
+    /// The first user to find a document empty types the scenario's initial text into it.
+    func claimInitialText(_ document: Int) -> Bool { initialClaimed.withLockedValue { $0.insert(document).inserted } }
+
+    func registerClient(clientId: String, index: Int) { clientIndexes.withLockedValue { $0[clientId] = index } }
+
+    func noteContext(token: String) -> NoteSession.Context {
+        NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
+                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs)
+    }
+
+    func log(_ line: String) { logger(line) }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import WhaleOT
+import WhaleProtocol
+import WhaleSim
+
+/// One person using the Whaler app: signs in, connects Salesforce and imports accounts with a
+/// stacked-filter search (following `nextRecordsUrl`), saves and tracks them, opens an account
+/// page and types in its note at human speed (bursts, pauses, pastes, selections, deletes),
+/// moves cards on the board, and now and then loses the connection and comes back.
+/// Everything it needs is passed in (APIs, the note session, its random stream).
+final class VirtualUser: @unchecked Sendable {
+    struct Identity: Sendable {
+        var email: String
+        var password: String
+        var salesforceUser: String
+        var salesforcePassword: String
+    }
+
+    let index: Int
+    let name: String
+    let identity: Identity
+    let document: Int
+    let accountId: String
+    private let run: RunContext
+    /// Only this user's task touches it (no lock needed): the seeded stream of its choices.
+    private var rng: SimRandom
+    private var note: NoteSession?
+    private var board: [WhalerAPI.AccountRow] = []
+    private var session: WhalerAPI.Session?
+
+    init(index: Int, name: String, identity: Identity, document: Int, accountId: String, run: RunContext, rng: SimRandom) {
+        self.index = index
+        self.name = name
+        self.identity = identity
+        self.document = document
+        self.accountId = accountId
+        self.run = run
+        self.rng = rng
+    }
+
+    var noteSession: NoteSession? { note }
+
+    /// Signs in and opens the account page; false (with the error counted) when it could not.
+    func start() async -> Bool {
+        do {
+            let session = try await run.whaler.login(email: identity.email, password: identity.password)
+            self.session = session
+            if run.spec.importPages > 0, let salesforce = run.salesforce {
+                await importAccounts(salesforce, session: session)
+            }
+            board = (try? await run.whaler.accounts(token: session.accessToken)) ?? []
+            let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
+                                   context: run.noteContext(token: session.accessToken))
+            run.registerClient(clientId: name, index: index)
+            self.note = note
+            await note.connect()
+            return true
+        } catch {
+            run.log("\(name): could not start: \(error)")
+            return false
+        }
+    }
+
+    /// The app's import: search Salesforce with stacked filters, save what it found to Whaler
+    /// (upsert by Salesforce id) and track a few of them.
+    private func importAccounts(_ salesforce: SalesforceAPI, session: WhalerAPI.Session) async {
+        do {
+            let connection = try await salesforce.connect(username: identity.salesforceUser, password: identity.salesforcePassword,
+                                                          clientId: run.salesforceClientId, clientSecret: run.salesforceClientSecret)
+            var filters: [(field: String, value: String)] = []
+            let values: [String: [String]] = ["Industry": ["Technology", "Finance", "Retail", "Manufacturing", "Healthcare"],
+                                              "BillingState": ["CA", "NY", "TX", "WA"], "BillingCity": ["San Francisco", "Austin", "New York"],
+                                              "Type": ["Prospect", "Customer - Direct"], "Name": ["O'Brien & Sons", "Acme \\ Corp"]]
+            for field in run.spec.importFilters where rng.chance(0.6) {
+                let choices = values[field] ?? []
+                if !choices.isEmpty { filters.append((field, choices[rng.int(in: 0...(choices.count - 1))])) }
+            }
+            let soql = SalesforceAPI.accountQuery(filters: filters, limit: 2000)
+            let result = try await salesforce.query(soql, connection: connection, maxPages: run.spec.importPages)
+            let accounts = result.records.compactMap(SalesforceAPI.account)
+            run.metrics.count("imported_accounts", accounts.count)
+            guard !accounts.isEmpty else { return }
+            var picked: [SalesforceAPI.AccountRecord] = []
+            for _ in 0..<min(3, accounts.count) { picked.append(accounts[rng.int(in: 0...(accounts.count - 1))]) }
+            let inputs = Dictionary(picked.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }).values
+                .sorted { $0.id < $1.id }.map(Self.accountInput)
+            _ = try await run.whaler.saveAccounts(inputs, senderID: name, token: session.accessToken)
+            try await run.whaler.track(inputs, tracked: true, token: session.accessToken)
+        } catch {
+            run.log("\(name): import failed: \(error)")
+        }
+    }
+
+    static func accountInput(_ a: SalesforceAPI.AccountRecord) -> [String: Any] {
+        var o: [String: Any] = ["salesforceID": a.id, "name": a.name]
+        if let v = a.industry { o["industry"] = v }
+        if let v = a.billingState { o["billingState"] = v }
+        if let v = a.billingCity { o["billingCity"] = v }
+        if let v = a.type { o["type"] = v }
+        if let v = a.website { o["website"] = v }
+        if let v = a.phone { o["phone"] = v }
+        if let v = a.employees { o["numberOfEmployees"] = String(v) } // a String in the original schema
+        return o
+    }
+
+    /// Acts until `run.isLoadOver`: a drawn action, then a think time. Reconnects when the
+    /// socket was lost (with backoff) or an op went unacknowledged too long (half-open).
+    func act() async {
+        guard let note else { return }
+        var backoffMs = 100
+        var pastedInitial = false
+        while !run.isLoadOver {
+            if note.needsReconnect {
+                await sleep(ms: backoffMs + rng.int(in: 0...backoffMs))
+                backoffMs = min(backoffMs * 2, 2_000)
+                if run.isLoadOver { break }
+                await note.connect()
+                continue
+            }
+            if note.isStale(nowMs: run.clock.nowMs) {
+                note.abandon(cause: "no ack within \(run.staleAfterMs) ms (half-open?)")
+                continue
+            }
+            backoffMs = 100
+            guard note.isJoined else {
+                await sleep(ms: 20)
+                continue
+            }
+            if !pastedInitial {
+                pastedInitial = true
+                if !run.initialText.isEmpty, note.session.document.count == 0, run.claimInitialText(document) {
+                    note.edit(position: 0, deleting: 0, inserting: run.initialText)
+                }
+            }
+            var think = run.spec.thinkTime.sample(using: &rng)
+            let action = run.mix.draw(using: &rng) ?? .idle
+            switch action {
+            case .typingBurst:
+                let count = rng.int(in: 1...6)
+                for _ in 0..<count where !run.isLoadOver {
+                    typeAtSelection(run.generator.character(using: &rng))
+                    await sleep(ms: run.spec.keystroke.sample(using: &rng))
+                }
+            case .paste:
+                typeAtSelection(run.generator.snippet(rng.int(in: run.pasteSize), using: &rng))
+            case .delete:
+                deleteSomething()
+            case .select:
+                let n = note.session.document.count
+                note.select(Selection(anchor: rng.int(in: 0...n), head: rng.int(in: 0...n)))
+            case .samePositionInsert:
+                let s = note.session
+                let spots = [0, s.document.count] + s.remoteCursors.map(\.selection.head)
+                let at = spots[rng.int(in: 0...(spots.count - 1))]
+                note.edit(position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng))
+            case .cursorMove:
+                let s = note.session
+                note.select(Selection(cursor: min(max(s.selection.head + rng.int(in: -5...5), 0), s.document.count)))
+            case .jump:
+                note.select(Selection(cursor: rng.int(in: 0...note.session.document.count)))
+            case .idle:
+                think *= 3
+            case .reconnect:
+                // The network goes while typing: a keystroke, then the socket is gone.
+                typeAtSelection(run.generator.character(using: &rng))
+                note.abandon(cause: "client reconnect")
+            case .moveAccount, .track, .untrack, .assignAccount:
+                await boardAction(action)
+            case .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask:
+                think *= 2 // the account page's model actions: not driven live yet
+            }
+            await sleep(ms: max(1, think))
+        }
+    }
+
+    private func typeAtSelection(_ text: String) {
+        guard let note else { return }
+        let s = note.session
+        let n = s.document.count
+        let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
+        note.edit(position: lo, deleting: hi - lo, inserting: text)
+    }
+
+    private func deleteSomething() {
+        guard let note else { return }
+        let s = note.session
+        let n = s.document.count
+        guard n > 0 else { return }
+        let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
+        let roll = rng.int(in: 0...9)
+        if roll < 5 {
+            if hi > lo { note.edit(position: lo, deleting: hi - lo, inserting: "") } else if lo > 0 { note.edit(position: lo - 1, deleting: 1, inserting: "") }
+        } else if roll < 7, lo > 0 {
+            let k = min(lo, rng.int(in: 2...8))
+            note.edit(position: lo - k, deleting: k + (hi - lo), inserting: "")
+        } else {
+            let at = rng.int(in: 0...(n - 1))
+            note.edit(position: at, deleting: min(n - at, rng.int(in: 1...8)), inserting: "")
+        }
+    }
+
+    /// A kanban move or tracking change over GraphQL, shown at once and rolled back if refused.
+    private func boardAction(_ action: ActionMix.Action) async {
+        guard let session, !board.isEmpty else { return }
+        let i = rng.int(in: 0...(board.count - 1))
+        let before = board[i]
+        let columns = ["Ready", "In Progress", "Worked", "Opportunity"].filter { $0 != (before.state ?? "Ready") }
+        let column = columns[rng.int(in: 0...(columns.count - 1))]
+        let input: [String: Any] = ["id": before.id, "salesforceID": before.salesforceID, "name": before.name, "state": column]
+        switch action {
+        case .moveAccount:
+            board[i] = WhalerAPI.AccountRow(id: before.id, salesforceID: before.salesforceID, name: before.name, state: column) // optimistic
+            do {
+                let saved = try await run.whaler.saveAccounts([input], senderID: name, token: session.accessToken)
+                if let s = saved.first { board[i] = s }
+                run.metrics.count("kanban_moves")
+            } catch {
+                board[i] = before // refused: roll back
+                run.metrics.count("kanban_rollbacks")
+            }
+        case .track, .untrack:
+            var o = input
+            o["state"] = before.state ?? "Ready"
+            try? await run.whaler.track([o], tracked: action == .track, token: session.accessToken)
+        default:
+            break
+        }
+    }
+
+    private func sleep(ms: Int) async {
+        try? await Task.sleep(for: .milliseconds(ms))
+    }
+}
