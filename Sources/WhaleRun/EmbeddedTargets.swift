@@ -25,6 +25,9 @@ final class EmbeddedServer: Sendable {
         c.logLevel = .error
         c.maxMessagesPerSecond = 10_000
         c.closeTimeout = .milliseconds(300)
+        // One signing key for the whole run: tokens issued before a restart stay valid after it,
+        // as a deployment's configured secret would.
+        c.jwtSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         let server = try await ReferenceServer.start(c)
         c.port = server.port
         return EmbeddedServer(configuration: c, server: server)

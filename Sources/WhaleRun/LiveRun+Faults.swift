@@ -63,7 +63,7 @@ extension LiveRun {
                 await server.kill()
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
-                    do { try await server.restart() } catch { self.note("the embedded server did not restart: \(error)") }
+                    do { try await server.restart(); self.note("restarted on \(server.baseURL)") } catch { self.note("the embedded server did not restart: \(error)") }
                     self.context?.recorder.record(.serverRestart)
                     self.endWindow(window)
                 }

@@ -110,7 +110,19 @@ public final class LiveRun: @unchecked Sendable {
         faultTask.cancel()
         _ = await scheduler.value
         _ = await faultTask.value
-        for t in userTasks.withLockedValue({ $0 }) { await t.value }
+        // Users finish their current action; one stuck on a dead connection is cancelled.
+        let stragglers = userTasks.withLockedValue { $0 }
+        let allDone = NIOLockedValueBox(false)
+        let finished = Task {
+            for t in stragglers { await t.value }
+            allDone.withLockedValue { $0 = true }
+        }
+        let waitDeadline = clock.nowMs + 10_000
+        while clock.nowMs < waitDeadline, !allDone.withLockedValue({ $0 }) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        for t in stragglers { t.cancel() }
+        _ = finished
         progress.cancel()
         _ = await progress.value
         if let reason = abortReason.withLockedValue({ $0 }) { output("aborted early: \(reason)") }
@@ -140,6 +152,7 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     struct Setup { var token: String; var accountIds: [String] }
+
 
     /// Signs in the organization's admin, imports `documents` accounts from Salesforce (or takes
     /// the board's when there is no Salesforce), saves and tracks them: their notes are the documents.
@@ -281,7 +294,7 @@ public final class LiveRun: @unchecked Sendable {
         }
         guard await waitQuiescent(timeoutMs: spec.quiescenceMs) else { return }
         for n in sessions {
-            let others = sessions.filter { $0.document == n.document }.map { ($0.index, $0.clientId) }
+            let others = sessions.filter { $0.document == n.document }.map { ($0.index, ClientID($0.connectionId)) }
             n.recordCursors(others: others)
         }
     }

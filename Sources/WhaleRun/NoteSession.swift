@@ -22,6 +22,8 @@ final class NoteSession: Sendable {
         var faults: FaultSet
         /// An op unacknowledged this long means the connection is dead (half-open): reconnect.
         var staleAfterMs = 4_000
+        /// Connection id → history index, shared with the recorders (cursor attribution).
+        var connections: NIOLockedValueBox<[String: Int]>
     }
 
     struct State {
@@ -32,6 +34,10 @@ final class NoteSession: Sendable {
         var oldestPendingSinceMs: Int?
         var connectStartedUs: Int64?
         var reconnects = 0
+        /// The id this connection proposes to the server (`?clientId=`): the client's name, then
+        /// `name.2`, `name.3`... after reconnects, so a half-open old connection the server still
+        /// holds never takes the new one's id, and cursors are attributed per connection.
+        var connectionId: String
     }
 
     let index: Int
@@ -49,7 +55,7 @@ final class NoteSession: Sendable {
         self.context = context
         state = NIOLockedValueBox(State(session: ClientSession(
             clientId: clientId, userId: userId, resourceId: resourceId,
-            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults))))
+            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults)), connectionId: clientId.rawValue))
     }
 
     var session: ClientSession { state.withLockedValue { $0.session } }
@@ -58,14 +64,16 @@ final class NoteSession: Sendable {
 
     /// Opens a socket and joins (or resyncs). Returns once the upgrade is done or failed.
     func connect() async {
-        let (url, generation) = state.withLockedValue { s -> (String, Int) in
+        let (url, generation, connectionId) = state.withLockedValue { s -> (String, Int, String) in
             s.generation += 1
             s.closing = false
             s.connectStartedUs = context.metrics.clock.nowUs
+            s.connectionId = s.generation == 1 ? clientId.rawValue : "\(clientId.rawValue).\(s.generation)"
             var url = context.socketURL + (context.socketURL.contains("?") ? "&" : "?") + "whalesim-client=\(clientId.rawValue)"
-            if context.protocolVersion == .v2 { url += "&protocol=2" }
-            return (url, s.generation)
+            if context.protocolVersion == .v2 { url += "&protocol=2&clientId=\(s.connectionId)" }
+            return (url, s.generation, s.connectionId)
         }
+        context.connections.withLockedValue { $0[connectionId] = index }
         let socket = LiveSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)]) { [weak self] text in
             self?.receive(text, generation: generation)
         }
@@ -165,6 +173,9 @@ final class NoteSession: Sendable {
             }
         }
     }
+
+    /// The id the server knows this client's current connection by.
+    var connectionId: String { state.withLockedValue { $0.connectionId } }
 
     /// Records the client's own cursor and its view of each of `others` (the cursor checker's probe).
     func recordCursors(others: [(index: Int, clientId: ClientID)]) {

@@ -54,11 +54,10 @@ final class RunContext: Sendable {
     /// The first user to find a document empty types the scenario's initial text into it.
     func claimInitialText(_ document: Int) -> Bool { initialClaimed.withLockedValue { $0.insert(document).inserted } }
 
-    func registerClient(clientId: String, index: Int) { clientIndexes.withLockedValue { $0[clientId] = index } }
 
     func noteContext(token: String) -> NoteSession.Context {
         NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
-                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs)
+                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes)
     }
 
     func log(_ line: String) { logger(line) }

@@ -51,7 +51,6 @@ final class VirtualUser: @unchecked Sendable {
             board = (try? await run.whaler.accounts(token: session.accessToken)) ?? []
             let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
                                    context: run.noteContext(token: session.accessToken))
-            run.registerClient(clientId: name, index: index)
             self.note = note
             await note.connect()
             return true

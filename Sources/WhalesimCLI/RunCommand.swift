@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
         let options: LiveRunOptions
         do { options = try makeOptions() } catch let e as BadInput { throw e.exit() }
         let startedAt = Date()
-        let run = LiveRun(options: options) { print($0) }
+        let run = LiveRun(options: options) { printLine($0) }
         let result: LiveRunResult
         do { result = try await run.run() } catch {
             printError("whalesim: the run could not start: \(error)")

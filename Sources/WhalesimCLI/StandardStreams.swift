@@ -20,3 +20,9 @@ func readStandardInput() throws -> String {
     }
     return text
 }
+
+/// Writes one line to standard output at once (unbuffered), so a long run's progress reaches
+/// a CI log or a parent process as it happens.
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

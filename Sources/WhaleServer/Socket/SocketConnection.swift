@@ -89,7 +89,31 @@ final class ConnectionRegistry: Sendable {
         ClientID("c" + String(counter.withLockedValue { $0 += 1; return $0 }))
     }
 
-    func add(_ connection: SocketConnection) { connections.withLockedValue { $0[connection.id] = connection } }
+    /// The proposed id if it is well formed (1-64 of letters, digits, `.`, `_`, `-`, `:`) and no
+    /// open connection has it; otherwise a fresh one. Reserved at once, so two claims never agree.
+    func claim(_ proposed: String?) -> ClientID {
+        if let proposed, (1...64).contains(proposed.utf8.count),
+           proposed.utf8.allSatisfy({ b in
+               (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x3A
+           }) {
+            let id = ClientID(proposed)
+            let free = connections.withLockedValue { c -> Bool in
+                guard c[id] == nil, !reserved.withLockedValue({ $0.contains(id) }) else { return false }
+                reserved.withLockedValue { _ = $0.insert(id) }
+                return true
+            }
+            if free { return id }
+        }
+        var id = nextId()
+        while connections.withLockedValue({ $0[id] != nil }) { id = nextId() }
+        return id
+    }
+    private let reserved = NIOLockedValueBox(Set<ClientID>())
+
+    func add(_ connection: SocketConnection) {
+        connections.withLockedValue { $0[connection.id] = connection }
+        reserved.withLockedValue { _ = $0.remove(connection.id) }
+    }
     func remove(_ id: ClientID) { _ = connections.withLockedValue { $0.removeValue(forKey: id) } }
     func get(_ id: ClientID) -> SocketConnection? { connections.withLockedValue { $0[id] } }
     var count: Int { connections.withLockedValue { $0.count } }

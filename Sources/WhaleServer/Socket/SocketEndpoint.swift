@@ -19,6 +19,9 @@ struct SocketEndpoint: Sendable {
         var poolId: String?
         var token: String?
         var wantsProtocol2: Bool
+        /// A client id the client proposes (`?clientId=`, protocol 2): used when well formed and
+        /// free, so a load generator can tell its clients' cursors apart; else the server picks one.
+        var clientId: String?
 
         init(request: Request) {
             let query = request.uri.queryParameters
@@ -26,6 +29,7 @@ struct SocketEndpoint: Sendable {
                 ?? query["objectId"].map(String.init)
             token = (request.headers[.authorization] ?? query["token"].map(String.init)).map(AuthRoutes.stripBearer)
             wantsProtocol2 = query["protocol"] == "2" || request.headers[HTTPField.Name("Whalesim-Protocol")!] == "2"
+            clientId = query["clientId"].map(String.init)
         }
     }
 
@@ -46,7 +50,7 @@ struct SocketEndpoint: Sendable {
             refusal = ProtocolError(.forbidden, "pool \(poolId) is not in your organization")
         }
         let connection = SocketConnection(
-            id: server.registry.nextId(), protocolVersion: version, caller: caller, poolId: handshake.poolId,
+            id: server.registry.claim(version == .v2 ? handshake.clientId : nil), protocolVersion: version, caller: caller, poolId: handshake.poolId,
             limiter: RateLimiter(rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2))
         server.registry.add(connection)
         server.metrics.connections.increment()
