@@ -6,15 +6,20 @@ import WhaleProtocol
 import WhaleServer
 import WhalesimLive
 
-/// The embedded defaults of a live run: the reference server (a fresh SQLite file per run, so
-/// every note starts at revision 0) and the fake Salesforce, both in the runner's process on
-/// port 0. The server can be killed and restarted on the same port and file mid-run.
+/// The embedded Whaler server of a live run: the reference server on a fresh SQLite file (so
+/// every note starts at revision 0), on port 0. With an executable (the CLI passes its own) it
+/// runs as a child process, `whalesim serve`, which a server-restart window kills with SIGKILL
+/// and starts again on the same port and file: a real crash, the load and the server on
+/// separate heaps. Without one it runs in process and a restart is a graceful stop and start.
 final class EmbeddedServer: Sendable {
-    let configuration: ServerConfiguration
-    private let server: NIOLockedValueBox<ReferenceServer?>
+    private enum Running: Sendable { case child(ChildServer), inProcess(ReferenceServer) }
+
+    private let configuration: NIOLockedValueBox<ServerConfiguration>
+    private let executable: String?
+    private let running = NIOLockedValueBox<Running?>(nil)
     let port: Int
 
-    static func start(directory: URL, fixtures: URL, faults: FaultSet) async throws -> EmbeddedServer {
+    static func start(directory: URL, fixtures: URL, faults: FaultSet, executable: String?) async throws -> EmbeddedServer {
         var c = ServerConfiguration()
         c.port = 0
         c.database = directory.appendingPathComponent("whalesim-run.sqlite").path
@@ -28,24 +33,45 @@ final class EmbeddedServer: Sendable {
         // One signing key for the whole run: tokens issued before a restart stay valid after it,
         // as a deployment's configured secret would.
         c.jwtSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = try await ReferenceServer.start(c)
-        c.port = server.port
-        return EmbeddedServer(configuration: c, server: server)
+        let first = try await launch(c, executable: executable)
+        let port: Int
+        switch first {
+        case .child(let child): port = URL(string: child.baseURL)?.port ?? 0
+        case .inProcess(let server): port = server.port
+        }
+        c.port = port
+        return EmbeddedServer(configuration: c, executable: executable, running: first)
     }
 
-    private init(configuration: ServerConfiguration, server: ReferenceServer) {
-        self.configuration = configuration
-        self.server = NIOLockedValueBox(server)
-        port = server.port
+    private init(configuration: ServerConfiguration, executable: String?, running: Running) {
+        self.configuration = NIOLockedValueBox(configuration)
+        self.executable = executable
+        self.running.withLockedValue { $0 = running }
+        port = configuration.port
+    }
+
+    private static func launch(_ c: ServerConfiguration, executable: String?) async throws -> Running {
+        guard let executable else { return .inProcess(try await ReferenceServer.start(c)) }
+        var arguments = ["serve", "--host", c.host, "--port", "\(c.port)", "--database", c.database, "--bcrypt-cost", "\(c.bcryptCost)",
+                         "--jwt-secret", c.jwtSecret.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "",
+                         "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error"]
+        if let fixtures = c.fixtures { arguments += ["--fixtures", fixtures.path] }
+        for fault in c.faults { arguments += ["--fault", fault.rawValue] }
+        return .child(try ChildServer(arguments, executable: executable, timeout: .seconds(30)))
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    var isUp: Bool { server.withLockedValue { $0 != nil } }
+    var isUp: Bool { running.withLockedValue { $0 != nil } }
+    var isChildProcess: Bool { executable != nil }
 
-    /// Stops the server (every socket closed, the listener gone); `restart` brings it back.
+    /// Kills the server: SIGKILL for a child, a graceful stop in process.
     func kill() async {
-        let s = server.withLockedValue { s -> ReferenceServer? in defer { s = nil }; return s }
-        await s?.stop()
+        let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
+        switch r {
+        case .child(let child): child.kill9()
+        case .inProcess(let server): await server.stop()
+        case nil: break
+        }
     }
 
     /// Starts it again on the same port and database; retries while the port is still held.
@@ -53,8 +79,8 @@ final class EmbeddedServer: Sendable {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                let s = try await ReferenceServer.start(configuration)
-                server.withLockedValue { $0 = s }
+                let r = try await Self.launch(configuration.withLockedValue { $0 }, executable: executable)
+                running.withLockedValue { $0 = r }
                 return
             } catch {
                 lastError = error
@@ -64,7 +90,15 @@ final class EmbeddedServer: Sendable {
         throw lastError!
     }
 
-    func stop() async { await kill() }
+    /// Stops it for good (SIGTERM for a child: committed, sockets closed with 1001).
+    func stop() async {
+        let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
+        switch r {
+        case .child(let child): child.stop()
+        case .inProcess(let server): await server.stop()
+        case nil: break
+        }
+    }
 }
 
 /// The embedded fake Salesforce: the small fixture org grown to `accounts` accounts, so an

@@ -55,7 +55,7 @@ public final class LiveRun: @unchecked Sendable {
         let serverURL: String
         switch spec.server {
         case .embedded:
-            let s = try await EmbeddedServer.start(directory: workDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults)
+            let s = try await EmbeddedServer.start(directory: workDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable)
             server = s
             serverURL = s.baseURL
         case .url(let u):

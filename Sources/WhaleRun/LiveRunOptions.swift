@@ -20,6 +20,9 @@ public struct LiveRunOptions: Sendable {
     public var overrides: [String] = []
     /// A live progress line (terminal) or plain lines every few seconds.
     public var progress: ProgressStyle = .lines
+    /// The `whalesim` executable to run the embedded server as a child process (`serve`); nil:
+    /// the server runs in this process.
+    public var serverExecutable: String?
     public enum ProgressStyle: Sendable { case terminal, lines, none }
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WhaleLoad
+import WhaleRun
 import WhaleServer
 
 /// `whalesim bench server`: the reference server against a raw websocket server on the same

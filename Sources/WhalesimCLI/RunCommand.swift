@@ -112,6 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         options.shard = shardValue
         options.overrides = overrides
         options.salesforceUser = salesforceUser
+        options.serverExecutable = ChildServer.selfExecutable
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options
     }
