@@ -121,6 +121,10 @@ import WhaleProtocol
             FaultInterval(name: "echo-storm", start: 30, end: 36),
             FaultInterval(name: "echo-storm", start: 95, end: 100),
         ])
+        #expect(FaultInterval.switches(FaultWindowSpec.intervals(windows, runLength: 100, random: random)).map { "\($0.tick) \($0)" } == [
+            "10 fault echo-storm on", "15 fault client-tie-priority on", "17 fault echo-storm off", "20 fault client-tie-priority off",
+            "30 fault echo-storm on", "36 fault echo-storm off", "95 fault echo-storm on", "100 fault echo-storm off",
+        ])
         #expect(FaultWindowSpec.intervals([.wholeRun("echo-storm")], runLength: 100, random: random) == [FaultInterval(name: "echo-storm", start: 0, end: 100)])
         #expect(FaultWindowSpec.intervals([FaultWindowSpec(name: "echo-storm", at: [100], duration: 5)], runLength: 100, random: random).isEmpty)
     }
@@ -188,6 +192,9 @@ import WhaleProtocol
         #expect(result.history.entries.allSatisfy { e in
             if case .note(let text) = e.event, text.hasPrefix("fault "), e.time > healAt { return false } else { return true }
         })
+        // Before the heal, exactly the schedule a live runner gets from the scenario and seed.
+        let planned = FaultInterval.switches(s.faultIntervals(seed: 3, runLength: s.safetyTicks + 1)).filter { $0.tick < healAt }
+        #expect(notes.filter { Int($0.prefix { $0 != " " })! < healAt } == planned.map { "\($0.tick) \($0)" })
         // The same run again: the same history.
         #expect(Simulation.run(s, seed: 3).history.hash == result.history.hash)
     }

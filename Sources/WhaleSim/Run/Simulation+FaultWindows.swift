@@ -5,10 +5,10 @@ extension Simulation {
     /// over the safety phase). Whole-run faults are on from the start and never switched, so
     /// their runs are exactly what they were before fault windows existed.
     mutating func scheduleFaultWindows() {
-        for interval in scenario.faultIntervals(seed: seed, runLength: scenario.safetyTicks + 1) {
-            guard let fault = Fault(rawValue: interval.name), !wholeRunFaults.contains(fault) else { continue }
-            queue.schedule(.switchFault(fault, on: true), at: interval.start)
-            queue.schedule(.switchFault(fault, on: false), at: interval.end)
+        let intervals = scenario.faultIntervals(seed: seed, runLength: scenario.safetyTicks + 1)
+        for change in FaultInterval.switches(intervals) {
+            guard let fault = Fault(rawValue: change.name), !wholeRunFaults.contains(fault) else { continue }
+            queue.schedule(.switchFault(fault, on: change.on), at: change.tick)
         }
     }
 
@@ -24,7 +24,7 @@ extension Simulation {
         if model != nil {
             for c in model!.clients.indices { model!.clients[c].faults = activeFaults }
         }
-        record(.note("fault \(fault.rawValue) \(on ? "on" : "off")"))
+        record(.note(FaultSwitch(tick: clock.now, name: fault.rawValue, on: on).description))
     }
 
     /// At the heal, like the nemeses: every fault window still open closes (whole-run faults stay on).

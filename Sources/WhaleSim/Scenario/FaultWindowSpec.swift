@@ -120,4 +120,28 @@ public struct FaultInterval: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(name) \(start)..<\(end)" }
+
+    /// The intervals as one timeline of switches, by tick; at one tick the faults switching
+    /// off come before those switching on, then by name. The simulator schedules exactly
+    /// this; a live runner can walk it with a timer.
+    public static func switches(_ intervals: [FaultInterval]) -> [FaultSwitch] {
+        intervals.flatMap { [FaultSwitch(tick: $0.start, name: $0.name, on: true), FaultSwitch(tick: $0.end, name: $0.name, on: false)] }
+            .sorted { ($0.tick, $0.on ? 1 : 0, $0.name) < ($1.tick, $1.on ? 1 : 0, $1.name) }
+    }
+}
+
+/// One catalog fault switched on or off at a tick.
+public struct FaultSwitch: Hashable, Sendable, CustomStringConvertible {
+    public var tick: Int
+    public var name: String
+    public var on: Bool
+
+    public init(tick: Int, name: String, on: Bool) {
+        self.tick = tick
+        self.name = name
+        self.on = on
+    }
+
+    /// `fault NAME on` / `fault NAME off`: the note the simulator records (reports read it).
+    public var description: String { "fault \(name) \(on ? "on" : "off")" }
 }
