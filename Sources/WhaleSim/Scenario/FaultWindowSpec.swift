@@ -63,7 +63,12 @@ public struct FaultWindowSpec: Hashable, Sendable, CustomStringConvertible {
             let start = max(0, start), end = min(runLength, end)
             guard start < end else { return }
             if let k = byName.firstIndex(where: { $0.name == name }) {
-                byName[k].spans.append((start, end))
+                // A periodic window's next span usually overlaps the last: extend it in place.
+                if let last = byName[k].spans.last, last.start <= start, start <= last.end {
+                    byName[k].spans[byName[k].spans.count - 1].end = max(last.end, end)
+                } else {
+                    byName[k].spans.append((start, end))
+                }
             } else {
                 byName.append((name, [(start, end)]))
             }

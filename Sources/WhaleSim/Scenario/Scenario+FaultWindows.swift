@@ -7,7 +7,10 @@ extension Scenario {
 
     /// The concrete intervals during which the scenario's faults are on in a run of `runLength`
     /// ticks from `seed`: the simulator's schedule, for a live runner to replay on real
-    /// connections (one tick = 1 ms). See ``FaultWindowSpec/intervals(_:runLength:random:)``.
+    /// connections (one tick = 1 ms; ``FaultInterval/switches(_:)`` orders the switching). See
+    /// ``FaultWindowSpec/intervals(_:runLength:random:)``. The simulator asks for its safety
+    /// phase (`safetyTicks + 1`), closes windows still open at the heal, and never switches a
+    /// whole-run fault: those stay on through the liveness phase too.
     public func faultIntervals(seed: UInt64, runLength: Int) -> [FaultInterval] {
         FaultWindowSpec.intervals(faultWindows, runLength: runLength, random: SimRandom(seed: seed).derive(Self.faultWindowStream))
     }
