@@ -29,7 +29,7 @@ struct SimulationPlan: Sendable {
         print("  \(s.ops) ops; delay \(s.delay.description); think \(s.thinkTime.description); queue bound \(s.queueBound)")
         print("  ticks: safety \(s.safetyTicks), liveness budget \(s.livenessBudget)")
         let nemeses = s.nemeses.map { $0.kind.rawValue }
-        print("  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faults.isEmpty ? "none" : s.faults.joined(separator: ", "))")
+        print("  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faultWindows.isEmpty ? "none" : s.faultWindows.map(\.description).joined(separator: ", "))")
         print("  checkers: \(s.checkers.map(\.rawValue).joined(separator: ", "))")
         for (fault, reason) in unexercisedFaults { print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)") }
     }

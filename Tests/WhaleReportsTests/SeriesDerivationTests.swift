@@ -54,4 +54,25 @@ import Testing
         #expect(LatencyFigures(samples: []) == LatencyFigures(count: 0, p50: nil, p90: nil, p99: nil, max: nil))
         #expect(SeriesDerivation.niceWidth(1) == 1 && SeriesDerivation.niceWidth(6_001) == 200 && SeriesDerivation.niceWidth(30_000) == 500)
     }
+
+    /// A catalog fault's window (the simulator's "fault F on" / "fault F off" notes) is shaded
+    /// like a nemesis's, with the fault's name as its kind; one still open closes at the heal.
+    @Test func catalogFaultWindowsComeFromTheirNotes() {
+        let s = SeriesDerivation.derive([
+            line(0, "connect", ["client": .string("c01")]),
+            line(10, "note", ["text": .string("fault server-applies-resend-twice on")]),
+            line(25, "note", ["text": .string("c01 backpressure on")]),
+            line(30, "note", ["text": .string("fault server-applies-resend-twice off")]),
+            line(40, "note", ["text": .string("fault client-tie-priority on")]),
+            line(50, "note", ["text": .string("fault server-applies-resend-twice on")]),
+            line(60, "heal"),
+            line(60, "note", ["text": .string("fault client-tie-priority off")]),
+            line(90, "quiescence", ["reached": .bool(true), "ticksAfterHeal": .int(30)]),
+        ], documents: [.init(name: "doc1", clients: ["c01"])])
+        #expect(s.faultWindows == [
+            FaultWindow(kind: "server-applies-resend-twice", label: "fault server-applies-resend-twice", start: 10, end: 30),
+            FaultWindow(kind: "client-tie-priority", label: "fault client-tie-priority", start: 40, end: 60),
+            FaultWindow(kind: "server-applies-resend-twice", label: "fault server-applies-resend-twice", start: 50, end: 60),
+        ])
+    }
 }

@@ -67,7 +67,7 @@ public struct ModelClient: Sendable {
     public let clientId: ClientID
     public let caller: Caller
     public let page: Page
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
 
     /// Server-confirmed records of the page, by key.
     public internal(set) var confirmed: [String: ModelRecord] = [:]
@@ -110,6 +110,13 @@ public struct ModelClient: Sendable {
 
     var speaksV2: Bool { configuration.protocolVersion == .v2 }
     func has(_ fault: Fault) -> Bool { configuration.faults.contains(fault) }
+
+    /// The faults switched on now. Whoever drives the state machine may switch them between
+    /// events (the simulator's fault windows, a live runner's schedule); nothing inside reads a clock.
+    public var faults: FaultSet {
+        get { configuration.faults }
+        set { configuration.faults = newValue }
+    }
 
     mutating func makeRequestId(_ kind: String) -> String {
         defer { nextRequest += 1 }

@@ -51,7 +51,7 @@ public struct ClientSession: Sendable {
     public let clientId: ClientID
     public let userId: String
     public let resourceId: String
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
 
     public internal(set) var connection: ConnectionState = .disconnected
     public internal(set) var document = TextDocument()
@@ -93,4 +93,11 @@ public struct ClientSession: Sendable {
 
     var speaksV2: Bool { configuration.protocolVersion == .v2 }
     func has(_ fault: Fault) -> Bool { configuration.faults.contains(fault) }
+
+    /// The faults switched on now. Whoever drives the state machine may switch them between
+    /// events (the simulator's fault windows, a live runner's schedule); nothing inside reads a clock.
+    public var faults: FaultSet {
+        get { configuration.faults }
+        set { configuration.faults = newValue }
+    }
 }

@@ -49,7 +49,7 @@ public struct CollabServer: Sendable {
         var slow = false
     }
 
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
     public internal(set) var documents: [String: ServerDocument] = [:]
     var connections: [ClientID: Connection] = [:]
     var nextMessageSeq = 1
@@ -85,6 +85,13 @@ public struct CollabServer: Sendable {
     }
 
     func has(_ fault: Fault) -> Bool { configuration.faults.contains(fault) }
+
+    /// The faults switched on now. Whoever drives the state machine may switch them between
+    /// events (the simulator's fault windows, a live runner's schedule); nothing inside reads a clock.
+    public var faults: FaultSet {
+        get { configuration.faults }
+        set { configuration.faults = newValue }
+    }
 
     mutating func makeMessageId() -> String {
         defer { nextMessageSeq += 1 }

@@ -1,7 +1,8 @@
 /// Fault windows read from a simulator history: a partition from "partition cuts off …" to
 /// "partition of … heals", a slow link from "cNN link Kx slower" to "… back to normal speed",
 /// the server from `serverCrash` to `serverRestart`, a nemesis disconnect until the client's
-/// next `connect`. `heal` ends whatever is still open; so does the end of the history.
+/// next `connect`, a catalog fault's window (kind: the fault's name) from "fault F on" to "fault F off".
+/// `heal` ends whatever is still open; so does the end of the history.
 enum FaultWindows {
     static func derive(_ history: [HistoryLine], end: Int) -> [FaultWindow] {
         var open: [String: (kind: String, start: Int)] = [:]
@@ -22,6 +23,11 @@ enum FaultWindows {
                     begin("slow " + text[..<r.lowerBound], "slow-client", line.t)
                 } else if let r = text.range(of: " link back to normal speed") {
                     close("slow " + text[..<r.lowerBound], line.t)
+                } else if text.hasPrefix("fault "), text.hasSuffix(" on") {
+                    let name = String(text.dropFirst("fault ".count).dropLast(" on".count))
+                    begin("fault " + name, name, line.t)
+                } else if text.hasPrefix("fault "), text.hasSuffix(" off") {
+                    close("fault " + text.dropFirst("fault ".count).dropLast(" off".count), line.t)
                 }
             case "serverCrash": begin("server down", "server-restart", line.t)
             case "serverRestart": close("server down", line.t)

@@ -83,7 +83,7 @@ public struct RunRecord: Codable, Sendable {
             alphabet: s.alphabet.rawValue, delay: s.delay.description, thinkTime: s.thinkTime.description,
             queueBound: s.queueBound, safetyTicks: s.safetyTicks, livenessBudget: s.livenessBudget,
             nemeses: s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" },
-            faults: s.faults, checkers: s.checkers.map(\.rawValue), overrides: overrides.arguments)
+            faults: s.faultWindows.map(\.description), checkers: s.checkers.map(\.rawValue), overrides: overrides.arguments)
         verdict = result.verdict
         verdicts = result.results
         thresholds = s.thresholds.map { t in

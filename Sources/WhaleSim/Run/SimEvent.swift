@@ -1,3 +1,5 @@
+import WhaleProtocol
+
 /// What the run loop can have scheduled. Ties at one tick resolve by scheduling order.
 enum SimEvent: Sendable {
     /// The workload's next action for a client.
@@ -15,12 +17,14 @@ enum SimEvent: Sendable {
     case endPartition(index: Int)
     case endSlow(client: Int)
     case restartServer
+    /// A catalog fault's window opens (`on`) or closes.
+    case switchFault(Fault, on: Bool)
     /// A GraphQL request or response (model scenarios) arrives; the call waits in `ModelWorld.calls[slot]`.
     case http(slot: Int)
 
     var isWorkloadOrNemesis: Bool {
         switch self {
-        case .act, .keystroke, .strike, .endPartition, .endSlow: true
+        case .act, .keystroke, .strike, .endPartition, .endSlow, .switchFault: true
         case .deliver, .connect, .restartServer, .http: false
         }
     }

@@ -53,11 +53,12 @@ extension Simulation {
         record(.note("partition of \(clients.map { clientIds[$0].rawValue }.joined(separator: ",")) heals"))
     }
 
-    /// The start of the liveness phase: workload and nemeses stop, partitions heal, links
+    /// The start of the liveness phase: workload, nemeses and fault windows stop, partitions heal, links
     /// return to normal speed, the server comes back, every client reconnects.
     mutating func heal() {
         queue.removeAll { $0.isWorkloadOrNemesis }
         record(.heal)
+        closeFaultWindows()
         for c in sessions.indices {
             network.setSlowFactor(c, 1)
             for delivery in network.heal(c, now: clock.now) { queue.schedule(.deliver(delivery), at: delivery.time) }

@@ -1,7 +1,7 @@
 import WhaleOT
 import WhaleProtocol
 
-/// One deterministic simulated run: seed → options → safety phase (workload, nemeses, faults)
+/// One deterministic simulated run: seed → options → safety phase (workload, nemeses, fault windows)
 /// → heal → liveness phase (the run must go quiet within the tick budget) → cursor probe →
 /// final states → checkers. The same scenario, seed and version give the same history hash.
 ///
@@ -14,7 +14,12 @@ import WhaleProtocol
 public struct Simulation {
     let scenario: Scenario
     let seed: UInt64
+    /// Every fault the scenario lists, whole run or windowed.
     let faults: FaultSet
+    /// The faults on for the whole run: the state machines start with these.
+    let wholeRunFaults: FaultSet
+    /// The faults on now: the whole-run ones and those whose window is open.
+    var activeFaults: FaultSet
     let version: ProtocolVersion
     let clientIds: [ClientID]
     let clientIndex: [ClientID: Int]
@@ -22,7 +27,8 @@ public struct Simulation {
     let documentIndex: [String: Int]
     let generator: TextGenerator
     let mix: WeightedChoice<ActionMix.Action>
-    let serverConfiguration: CollabServer.Configuration
+    /// What a (re)started server runs with; its faults follow the fault windows.
+    var serverConfiguration: CollabServer.Configuration
 
     var clock = SimClock()
     var queue = EventQueue<SimEvent>()
@@ -59,6 +65,8 @@ public struct Simulation {
         self.scenario = scenario
         self.seed = seed
         faults = FaultSet(scenario.faults.compactMap(Fault.init(rawValue:)))
+        wholeRunFaults = FaultSet(scenario.faultWindows.filter(\.isWholeRun).compactMap { Fault(rawValue: $0.name) })
+        activeFaults = wholeRunFaults
         version = scenario.protocolVersion >= 2 ? .v2 : .original
         let width = max(2, String(scenario.clients - 1).count)
         func padded(_ i: Int) -> String { let s = String(i); return String(repeating: "0", count: max(0, width - s.count)) + s }
@@ -75,11 +83,11 @@ public struct Simulation {
         mix = scenario.mix.choice
         var initial: [String: String] = [:]
         for id in resourceIds { initial[id] = scenario.initialText }
-        serverConfiguration = CollabServer.Configuration(serverId: "whalesim-sim", faults: faults, initialTexts: initial)
+        serverConfiguration = CollabServer.Configuration(serverId: "whalesim-sim", faults: wholeRunFaults, initialTexts: initial)
 
         let root = SimRandom(seed: seed)
         network = SimNetwork(clients: scenario.clients, delay: scenario.delay, queueBound: scenario.queueBound, rng: root.derive(1_000_001))
-        let clientConfig = ClientSession.Configuration(protocolVersion: version, faults: faults)
+        let clientConfig = ClientSession.Configuration(protocolVersion: version, faults: wholeRunFaults)
         let documents = (0..<scenario.clients).map { $0 % scenario.documents }
         sessions = (0..<scenario.clients).map { i in
             ClientSession(clientId: ids[i], userId: "u\(padded(i))", resourceId: "note-\(padded(documents[i]))", configuration: clientConfig)
@@ -97,14 +105,16 @@ public struct Simulation {
         editsLeft = scenario.ops
         // Its own random stream: scenarios without a model draw exactly what they drew before.
         model = scenario.model.map { spec in
-            ModelWorld(scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version, faults: faults, random: root.derive(4_000_004))
+            ModelWorld(scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version, faults: wholeRunFaults, random: root.derive(4_000_004))
         }
     }
 
     mutating func record(_ event: HistoryEvent) { history.append(event, at: clock.now) }
 
     mutating func runPhases() {
-        // Safety phase: everyone connects, the workload and the nemeses start.
+        // Safety phase: everyone connects, the workload and the nemeses start. Fault windows
+        // come first, so one opening at a tick is on before anything else happens then.
+        scheduleFaultWindows()
         for i in sessions.indices {
             queue.schedule(.connect(client: i), at: 0)
             queue.schedule(.act(client: i), at: 1 + scenario.thinkTime.sample(using: &clientRandom[i]))
@@ -142,6 +152,7 @@ public struct Simulation {
         case .endPartition(let index): endPartition(partitions[index])
         case .endSlow(let c): network.setSlowFactor(c, 1); record(.note("\(clientIds[c]) link back to normal speed"))
         case .restartServer: restartServer()
+        case .switchFault(let fault, let on): switchFault(fault, on: on)
         case .http(let slot): httpArrive(slot)
         }
     }

@@ -5,6 +5,7 @@ import WhaleProtocol
 public struct SimulationResult: Sendable {
     public var scenario: Scenario
     public var seed: UInt64
+    /// Every fault the scenario lists, for the whole run or in windows.
     public var faults: [Fault]
     public var history: History
     public var results: [CheckResult]

@@ -68,16 +68,7 @@ extension Scenario {
         if let n = top["nemeses"], let items = r.sequence(n, "nemeses") {
             s.nemeses = items.enumerated().compactMap { decodeNemesis($1, "nemeses[\($0)]", reader: &r) }
         }
-        if let n = top["faults"], let items = r.sequence(n, "faults") {
-            for (i, item) in items.enumerated() {
-                guard let name = r.string(item, "faults[\(i)]") else { continue }
-                if knownFaults.contains(name) {
-                    s.faults.append(name)
-                } else {
-                    r.problem("faults[\(i)]", "unknown fault \(String(reflecting: name)) (see whalesim simulate --list-faults)")
-                }
-            }
-        }
+        if let n = top["faults"] { s.faultWindows = decodeFaultWindows(n, reader: &r, knownFaults: knownFaults) }
         if let n = top["model"], let m = r.mapping(n, "model", allowed: ["board", "accounts"]) {
             var spec = ModelSpec(boardClients: 1, accounts: 1)
             if let x = m["board"], let v = r.int(x, "model.board", range: 0...10_000) { spec.boardClients = v }

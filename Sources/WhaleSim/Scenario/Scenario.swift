@@ -13,7 +13,16 @@
 /// checkers: [convergence, intention]
 /// thresholds: ["convergence == valid"]
 /// model: {board: 5, accounts: 2}   # optional: the Whaler model workloads
+/// nemeses:
+///   - {kind: disconnect, every: 400, duration: 60}
+/// faults:                          # catalog faults (whalesim simulate --list-faults)
+///   - client-tie-priority          # a plain name: on for the whole run
+///   - {name: server-applies-resend-twice, at: [2000, 9000], duration: 3000}  # on at each tick for 3000
+///   - {name: remote-cursor-wrong-rule, every: 4000, duration: 1000}         # periodic, like a nemesis
 /// ```
+///
+/// A windowed fault is switched on in every client and the server when its window opens and
+/// off when it closes; windows still open at the heal close there (``FaultWindowSpec``).
 public struct Scenario: Hashable, Sendable {
     public enum Mode: String, Hashable, Sendable, CaseIterable { case simulate, live }
     /// Which characters the workload types.
@@ -47,8 +56,23 @@ public struct Scenario: Hashable, Sendable {
     public var thinkTime: DelayDistribution = .exponential(mean: 20, max: 400)
     public var mix: ActionMix = ActionMix()
     public var nemeses: [NemesisSpec] = []
-    /// Fault names from the catalog (`whalesim simulate --list-faults`).
-    public var faults: [String] = []
+    /// The catalog faults (`whalesim simulate --list-faults`) and when each is on: the whole
+    /// run (a plain name in the file) or windows.
+    public var faultWindows: [FaultWindowSpec] = []
+    /// The names of the faults in ``faultWindows``, each once, in order. Setting it keeps the
+    /// windows of the names still listed and adds new names for the whole run.
+    public var faults: [String] {
+        get {
+            var names: [String] = []
+            for window in faultWindows where !names.contains(window.name) { names.append(window.name) }
+            return names
+        }
+        set {
+            var kept = faultWindows.filter { newValue.contains($0.name) }
+            for name in newValue where !kept.contains(where: { $0.name == name }) { kept.append(.wholeRun(name)) }
+            faultWindows = kept
+        }
+    }
     public var checkers: [CheckerName] = CheckerName.allCases
     public var thresholds: [Threshold] = []
     /// The Whaler model side (boards, account pages, GraphQL mutations); nil: notes only.

@@ -2,7 +2,8 @@ import WhaleProtocol
 
 /// Command-line changes to a scenario: what `--clients`, `--ops`, `--documents`, `--delay-max`,
 /// `--queue-bound`, `--without-nemesis` and `--fault` say. The shrinker produces these too, and ``arguments``
-/// spells them back for the one-line replay command.
+/// spells them back for the one-line replay command. They never touch fault windows: those live
+/// in the scenario (its file), which the replay command names.
 public struct ScenarioOverrides: Hashable, Sendable {
     public var clients: Int?
     public var documents: Int?
@@ -33,7 +34,11 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let delayMax { s.delay = s.delay.capped(at: delayMax) }
         if let queueBound { s.queueBound = queueBound }
         s.nemeses.removeAll { withoutNemeses.contains($0.kind) }
-        for fault in faults where !s.faults.contains(fault.rawValue) { s.faults.append(fault.rawValue) }
+        // `--fault F`: F on for the whole run (replacing any windows the scenario gives it).
+        for fault in faults where !s.faultWindows.contains(where: { $0.name == fault.rawValue && $0.isWholeRun }) {
+            s.faultWindows.removeAll { $0.name == fault.rawValue }
+            s.faultWindows.append(.wholeRun(fault.rawValue))
+        }
         return s
     }
 
