@@ -81,9 +81,45 @@ extension LiveRun {
         }
     }
 
+    /// Opens and closes the scenario's windowed catalog faults (the simulator's schedule, ticks as
+    /// ms): client-side ones in every client's session; a server-side one cannot be switched in a
+    /// running server, so it is noted and left off.
+    func runFaultSwitches(context: RunContext, loadStart: Int, windowed: Set<String>) async {
+        guard !windowed.isEmpty else { return }
+        let intervals = scenario.faultIntervals(seed: options.seed, runLength: spec.durationMs).filter { windowed.contains($0.name) }
+        var open: [String: Int] = [:]
+        for s in FaultInterval.switches(intervals) {
+            guard let fault = Fault(rawValue: s.name) else { continue }
+            guard fault.isClientSide else {
+                if s.on { note("\(s.name) is a server-side fault: windows cannot switch it in a running server (use it for the whole run)") }
+                continue
+            }
+            let wait = loadStart + s.tick - clock.nowMs
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            if Task.isCancelled || context.isLoadOver { break }
+            var now = context.clientFaults
+            if s.on { now.insert(fault) } else { now.remove(fault) }
+            context.setClientFaults(now)
+            for n in allUsers.compactMap(\.noteSession) { n.setFaults(now) }
+            context.recorder.record(.note(s.description))
+            if s.on {
+                open[s.name] = addWindow(kind: s.name, label: "fault \(s.name)", start: clock.nowMs, duration: 0, recordNote: false)
+            } else if let w = open.removeValue(forKey: s.name) {
+                endWindow(w)
+            }
+        }
+        // Windows still open close at the heal, as in the simulator.
+        while !Task.isCancelled, !context.isLoadOver { try? await Task.sleep(for: .milliseconds(50)) }
+        var off = context.clientFaults
+        for name in open.keys.sorted() { if let f = Fault(rawValue: name) { off.remove(f) } }
+        context.setClientFaults(off)
+        for n in allUsers.compactMap(\.noteSession) { n.setFaults(off) }
+        for (_, w) in open.sorted(by: { $0.key < $1.key }) { endWindow(w) }
+    }
+
     @discardableResult
-    func addWindow(kind: String, label: String, start: Int, duration: Int) -> Int {
-        context?.recorder.record(.note("\(label) for \(duration) ms"))
+    func addWindow(kind: String, label: String, start: Int, duration: Int, recordNote: Bool = true) -> Int {
+        if recordNote { context?.recorder.record(.note("\(label) for \(duration) ms")) }
         return windows.withLockedValue { w in
             w.append(FaultWindow(kind: kind, label: label, start: start, end: start + duration))
             return w.count - 1

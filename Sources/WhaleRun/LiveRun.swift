@@ -47,7 +47,9 @@ public final class LiveRun: @unchecked Sendable {
         let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-run-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workDirectory) }
-        let faults = FaultSet(scenario.faults.compactMap(Fault.init(rawValue:)))
+        // Whole-run faults are on from the start; windowed ones are switched by `runFaultSwitches`.
+        let windowed = Set(scenario.faultWindows.filter { !$0.isWholeRun }.map(\.name))
+        let faults = FaultSet(scenario.faults.filter { !windowed.contains($0) }.compactMap(Fault.init(rawValue:)))
         let serverFaults = FaultSet(faults.filter { !$0.isClientSide })
         let clientFaults = FaultSet(faults.filter { $0.isClientSide })
 
@@ -99,6 +101,7 @@ public final class LiveRun: @unchecked Sendable {
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
         let scheduler = Task { await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks) }
         let faultTask = Task { await self.runFaultWindows(context: context, loadStart: loadStart) }
+        let switchTask = Task { await self.runFaultSwitches(context: context, loadStart: loadStart, windowed: windowed) }
         let progress = Task { await self.reportProgress(loadStart: loadStart) }
         let deadline = loadStart + spec.durationMs
         while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil {
@@ -108,6 +111,8 @@ public final class LiveRun: @unchecked Sendable {
         context.endLoad()
         scheduler.cancel()
         faultTask.cancel()
+        switchTask.cancel()
+        _ = await switchTask.value
         _ = await scheduler.value
         _ = await faultTask.value
         // Users finish their current action; one stuck on a dead connection is cancelled.

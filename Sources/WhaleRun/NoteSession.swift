@@ -59,6 +59,9 @@ final class NoteSession: Sendable {
     }
 
     var session: ClientSession { state.withLockedValue { $0.session } }
+
+    /// Switches catalog faults in this client's session (a fault window opening or closing).
+    func setFaults(_ faults: FaultSet) { state.withLockedValue { $0.session.faults = faults } }
     var isJoined: Bool { state.withLockedValue { $0.session.connection == .joined } }
     var isSynchronized: Bool { state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized } }
 

@@ -20,7 +20,10 @@ final class RunContext: Sendable {
     let initialText: String
     let socketURL: String
     let protocolVersion: ProtocolVersion
-    let clientFaults: FaultSet
+    /// Client-side catalog faults on now: the whole-run ones, plus windowed ones while their window is open.
+    private let clientFaultsNow: NIOLockedValueBox<FaultSet>
+    var clientFaults: FaultSet { clientFaultsNow.withLockedValue { $0 } }
+    func setClientFaults(_ f: FaultSet) { clientFaultsNow.withLockedValue { $0 = f } }
     let staleAfterMs = 4_000
     let clientIndexes = NIOLockedValueBox<[String: Int]>([:])
     private let loadOver = NIOLockedValueBox(false)
@@ -44,7 +47,7 @@ final class RunContext: Sendable {
         initialText = scenario.initialText
         self.socketURL = socketURL
         protocolVersion = scenario.protocolVersion == 1 ? .original : .v2
-        self.clientFaults = clientFaults
+        clientFaultsNow = NIOLockedValueBox(clientFaults)
         logger = log
     }
 
