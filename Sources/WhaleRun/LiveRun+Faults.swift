@@ -1,4 +1,5 @@
 import Foundation
+import WhaleProtocol
 import WhaleReports
 import WhaleSim
 
