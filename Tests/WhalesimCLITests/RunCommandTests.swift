@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// `whalesim run` as a subprocess of the built `.build/debug/whalesim`: real sockets to the
+/// embedded server (a child `whalesim serve`) and fake Salesforce, the checkers on the live
+/// history, thresholds and exit codes. Each run is short (seconds of load).
+@Suite(.serialized) struct RunCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var all: String { stdout + stderr }
+    }
+
+    func whalesim(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func scratch() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-run-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Writes a scenario file and runs it; returns the run and its run directory's `run.json`.
+    func live(_ yaml: String, in dir: URL, extra: [String] = []) throws -> (Run, [String: Any]?) {
+        let file = dir.appendingPathComponent("scenario.yml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"] + extra)
+        let latest = reports.appendingPathComponent("latest/run.json")
+        let record = (try? Data(contentsOf: latest)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        return (run, record)
+    }
+
+    static let header = """
+        mode: live
+        seed: 7
+        text: {alphabet: ascii, initial: "Call notes:\\n"}
+        """
+
+    @Test func fiftyClientsAreValidOnEveryChecker() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, record) = try live("""
+            name: live-fifty
+            \(Self.header)
+            clients: {count: 50, documents: 5, protocol: 2}
+            model: {board: 0, accounts: 2}
+            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 10, cursor-move: 8, jump: 4, idle: 6, move-account: 4}
+            live:
+              duration: 12s
+              load: {profile: ramp, ramp-up: 4s}
+              think-time: {distribution: exponential, mean: 400, max: 3000}
+              keystroke: {distribution: uniform, min: 40, max: 120}
+              quiescence: 15s
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            thresholds: [convergence == valid, intention == valid, cursors == valid, revisions == valid, liveness == valid, "op_ack.count >= 50", "soql.count >= 1"]
+            """, in: dir)
+        #expect(run.status == 0, "\(run.all)")
+        for checker in ["convergence", "intention", "cursors", "revisions", "liveness"] {
+            #expect(run.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"), "\(checker): \(run.stdout)")
+        }
+        #expect(run.stdout.contains("verdict: pass"))
+        #expect(run.stdout.contains("replay: whalesim run \(dir.path)/scenario.yml --seed 7"))
+        let r = try #require(record, "no run.json: \(run.all)")
+        #expect(r["mode"] as? String == "live")
+        #expect(r["timeUnit"] as? String == "ms")
+        let histograms = try #require(r["histograms"] as? [String: Any])
+        for name in ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql"] { #expect(histograms[name] != nil, "\(name) missing") }
+        let series = try #require(r["series"] as? [String: Any])
+        #expect((series["connected"] as? [Int])?.max() == 50)
+        let salesforce = try #require(r["salesforce"] as? [String: Any])
+        #expect((salesforce["requests"] as? Int ?? 0) > 50)
+        let reportDir = dir.appendingPathComponent("Reports/latest")
+        for file in ["report.html", "junit.xml", "summary.json", "history.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: reportDir.appendingPathComponent(file).path), "\(file)")
+        }
+    }
+
+    @Test func dropsAndAServerKillStayValid() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, record) = try live("""
+            name: live-faults
+            \(Self.header)
+            clients: {count: 24, documents: 3, protocol: 2}
+            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 8, idle: 6, reconnect: 3}
+            nemeses:
+              - {kind: disconnect, every: 800, duration: 300}
+              - {kind: server-restart, at: [5000], duration: 1000}
+            live:
+              duration: 10s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 300, max: 2000}
+              keystroke: {distribution: uniform, min: 30, max: 90}
+              import: {pages: 0}
+              quiescence: 20s
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            """, in: dir)
+        #expect(run.status == 0, "\(run.all)")
+        let counts = try #require(record?["counts"] as? [String: Int])
+        #expect((counts["serverRestarts"] ?? 0) == 1)
+        #expect((counts["disconnects"] ?? 0) >= 24, "every client loses its socket when the server is killed")
+        let windows = ((record?["series"] as? [String: Any])?["faultWindows"] as? [[String: Any]]) ?? []
+        #expect(windows.contains { $0["kind"] as? String == "server-restart" })
+    }
+
+    @Test func aServerCatalogFaultIsCaughtWithExit2() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, _) = try live("""
+            name: live-resend-twice
+            \(Self.header)
+            clients: {count: 12, documents: 2, protocol: 2}
+            mix: {typing-burst: 30, paste: 10, reconnect: 20}
+            faults: [server-applies-resend-twice]
+            live:
+              duration: 6s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 150, max: 800}
+              keystroke: {distribution: uniform, min: 5, max: 20}
+              import: {pages: 0}
+              quiescence: 3s
+            checkers: [convergence, intention, revisions, liveness]
+            """, in: dir)
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains("intention    invalid"))
+        #expect(run.stdout.contains("applied twice"))
+        #expect(run.stdout.contains("verdict: correctness violated (exit 2)"))
+    }
+
+    @Test func aThresholdSetToFailExits1() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, record) = try live("""
+            name: live-threshold
+            \(Self.header)
+            clients: {count: 6, documents: 1, protocol: 2}
+            mix: {typing-burst: 40, delete: 10}
+            live:
+              duration: 4s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 200, max: 1000}
+              import: {pages: 0}
+            checkers: [convergence, intention]
+            thresholds: [convergence == valid, "op_ack.p99 < 1us", "errors.rate < 50%"]
+            """, in: dir)
+        #expect(run.status == 1, "\(run.all)")
+        #expect(run.stdout.contains("threshold op_ack.p99 < 1us: BREACHED"))
+        #expect(run.stdout.contains("threshold errors.rate < 50%: met"))
+        let metric = (record?["metricThresholds"] as? [[String: Any]])?.first { $0["threshold"] as? String == "op_ack.p99 < 1us" }
+        #expect(metric?["met"] as? Bool == false)
+    }
+
+    @Test func badScenariosAndFlagsExit64WithEveryProblem() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, _) = try live("""
+            name: live-bad
+            mode: live
+            clients: {count: 4}
+            live:
+              duration: soon
+              load: {profile: ramp}
+              server: ftp://example.com
+              network-faults:
+                - {kind: latency, at: [1s]}
+              colour: blue
+            thresholds: ["op_ack.p99 < 50", "nonsense.p99 < 5ms", "errors.rate < 1"]
+            """, in: dir)
+        #expect(run.status == 64, "\(run.all)")
+        for expected in ["live.duration: expected a duration", "live.load.ramp-up: missing", "live.server: expected embedded or an http(s) URL",
+                         "live.network-faults[0].duration: missing", "live.network-faults[0]: a latency fault needs ms or jitter",
+                         "live.colour: unknown key", "a latency needs a unit", "unknown metric \"nonsense.p99\"", "a rate is a percentage"] {
+            #expect(run.stderr.contains(expected), "missing \(expected): \(run.stderr)")
+        }
+        let shard = try whalesim(["run", "live-demo", "--shard", "4/4"])
+        #expect(shard.status == 64)
+        #expect(shard.stderr.contains("--shard 4/4: expected i/N with 0 <= i < N"))
+        let clients = try whalesim(["run", "live-demo", "--clients", "0", "--duration", "forever"])
+        #expect(clients.status == 64)
+        #expect(clients.stderr.contains("--clients 0: must be 1...10000"))
+        #expect(clients.stderr.contains("--duration forever: expected e.g. 30s"))
+    }
+}
