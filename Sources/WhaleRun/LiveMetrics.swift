@@ -74,6 +74,23 @@ public final class LiveMetrics: Sendable {
         return state.withLockedValue { $0.counters[counter]?[b] ?? 0 }
     }
 
+    /// Per bucket and metric, the bucket's histogram in its portable form (`seriesHistograms`):
+    /// what `merge` adds up to chart merged percentiles exactly.
+    public func bucketHistograms(endMs: Int) -> [String: [[[UInt64]]]] {
+        let s = state.withLockedValue { $0 }
+        let n = max(1, (endMs + Self.bucketMs - 1) / Self.bucketMs)
+        var out: [String: [[[UInt64]]]] = [:]
+        for name in Self.latencyNames where s.total[name] != nil {
+            out[name] = (0..<n).map { b in s.buckets[b]?[name]?.encoded ?? [] }
+        }
+        return out
+    }
+
+    /// Counters, errors and connected clients per bucket (what `merge` sums).
+    public var rawCounters: (counters: [String: [Int: Int]], errors: [String: [Int: Int]]) {
+        state.withLockedValue { ($0.counters, $0.errors) }
+    }
+
     /// The figures of `run.json`'s `series`, one bucket a second up to `endMs`.
     public func series(endMs: Int, faultWindows: [FaultWindow]) -> RunSeries {
         let s = state.withLockedValue { $0 }

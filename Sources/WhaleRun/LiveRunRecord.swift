@@ -50,7 +50,12 @@ public struct LiveRunRecord: Codable, Sendable {
     public var errors: Int
     public var attempts: Int
     public var shard: Shard?
+    /// Set on a merged record: the shards it combines.
     public var shards: Int?
+    /// Wall-clock start of the run's clock, ms since 1970.
+    public var epochStartMs: Int64?
+    /// Metric → one `[[value_us, count]]` per series bucket.
+    public var seriesHistograms: [String: [[[UInt64]]]]?
     public var aborted: String?
     public var notes: [String]
 
@@ -87,6 +92,8 @@ public struct LiveRunRecord: Codable, Sendable {
         shard = o.shard.map { Shard(index: $0.index, count: $0.count) }
         aborted = r.aborted
         notes = r.notes
+        epochStartMs = r.epochStartMs
+        seriesHistograms = r.bucketHistograms
     }
 
     /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.
@@ -124,8 +131,8 @@ public struct LiveRunRecord: Codable, Sendable {
 /// Writes a live run's directory: `run.json`, `history.jsonl`, then the rendered
 /// `report.html`, `junit.xml` and `summary.json`, and the `latest` links.
 public enum LiveRecordWriter {
-    public static func write(_ record: LiveRunRecord, history: History, root: String, startedAt: Date) throws -> String {
-        let suffix = record.shard.map { "-shard\($0.index)of\($0.count)" } ?? ""
+    public static func write(_ record: LiveRunRecord, history: History, root: String, startedAt: Date, suffix given: String? = nil) throws -> String {
+        let suffix = given ?? record.shard.map { "-shard\($0.index)of\($0.count)" } ?? ""
         let dir = try RunDirectoryLayout.create(root: root, scenario: record.scenario, seed: record.seed, startedAt: startedAt, suffix: suffix)
         try record.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("run.json")))
         try Data(history.jsonLines().utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("history.jsonl")))

@@ -23,6 +23,12 @@ public struct LiveRunResult: Sendable {
     public var aborted: String?
     public var durationMs: Int
     public var notes: [String]
+    /// Wall-clock start of the run's clock (ms since 1970): `merge` lines shards up by it.
+    public var epochStartMs: Int64 = 0
+    /// Per-second histograms of each latency (`seriesHistograms` in `run.json`).
+    public var bucketHistograms: [String: [[[UInt64]]]] = [:]
+    /// Slice i of N, when the run was one shard (checkers and thresholds wait for `merge`).
+    public var shard: (index: Int, count: Int)?
     /// The embedded fake Salesforce's request log, summarized (nil when it was not embedded).
     public var salesforce: SalesforceFigures?
 
@@ -30,6 +36,7 @@ public struct LiveRunResult: Sendable {
     /// threshold is breached or a checker is unknown and no `!= invalid` threshold accepts it
     /// (as `simulate`); 0 otherwise.
     public var exitCode: Int32 {
+        if shard != nil { return 0 } // judged by `whalesim merge`
         if verdict == .invalid { return 2 }
         if metricThresholds.contains(where: { !$0.met }) { return 1 }
         if thresholds.contains(where: { !$0.1 }) { return 3 }

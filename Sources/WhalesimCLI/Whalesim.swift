@@ -17,6 +17,7 @@ struct Whalesim: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self,
+            MergeCommand.self,
             SimulateCommand.self,
             ReportCommand.self,
             OTCommand.self,

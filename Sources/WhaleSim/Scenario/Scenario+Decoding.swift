@@ -187,6 +187,9 @@ extension Scenario {
         return NemesisSpec(kind: kind, every: every, at: at, duration: duration, factor: factor)
     }
 
+    /// A checker threshold (`convergence == valid`) from its text; nil for anything else.
+    public static func parseThresholdText(_ text: String) -> Threshold? { parseThreshold(text) }
+
     static func parseThreshold(_ text: String) -> Threshold? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 3, let checker = CheckerName(rawValue: parts[0]),

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import WhaleRun
+import WhaleSim
+
+struct MergeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Combine the run directories of `whalesim run --shard i/N` into one run and report.",
+        discussion: """
+            HdrHistograms are merged exactly (bucket counts added), per-second series added up on the shared \
+            time axis (shards are lined up by their wall-clock starts), the histories joined and judged whole by \
+            the checkers, and the thresholds judged on the merged figures. Every slice must be there once. \
+            Exit codes as `run`: 0 pass, 1 threshold breached, 2 violation, 3 inconclusive, 64 bad input.
+            """)
+
+    @Argument(help: "The shards' run directories (Reports/<scenario>/<timestamp>-seed<N>-shardIofN).")
+    var directories: [String]
+
+    @Option(help: "Where the merged run directory goes.")
+    var reportDir = "Reports"
+
+    func run() async throws {
+        guard !directories.isEmpty else { throw BadInput("give the shards' run directories").exit() }
+        let merged: LiveMerge.Merged
+        do {
+            let scenario = try LiveMerge.scenario(from: directories[0])
+            merged = try LiveMerge.merge(directories, scenario: scenario)
+        } catch {
+            throw BadInput("\(error)").exit()
+        }
+        print("merged \(directories.count) shards of \(merged.record.scenario) seed \(merged.record.seed)")
+        RunSummaryPrinter.print(merged.result, record: merged.record)
+        do {
+            let startedAt = Date(timeIntervalSince1970: Double(merged.result.epochStartMs) / 1000)
+            var record = merged.record
+            record.shard = nil
+            let dir = try LiveRecordWriter.write(record, history: merged.history, root: reportDir, startedAt: startedAt, suffix: "-merged")
+            print("report: \(dir)/report.html")
+        } catch {
+            printError("whalesim: could not write the merged report: \(error)")
+        }
+        print("verdict: \(RunSummaryPrinter.verdictLine(merged.result))")
+        throw ExitCode(merged.result.exitCode)
+    }
+}
