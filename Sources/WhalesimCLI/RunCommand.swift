@@ -150,7 +150,7 @@ enum RunSummaryPrinter {
 
     static func verdictLine(_ r: LiveRunResult) -> String {
         if let shard = r.shard { return "shard \(shard.index)/\(shard.count) recorded; the checkers and thresholds judge the merged run (whalesim merge)" }
-        switch r.exitCode {
+        return switch r.exitCode {
         case 0: "pass (every checker valid, every threshold met)"
         case 1: "threshold breached (exit 1)"
         case 2: "correctness violated (exit 2)"
