@@ -108,6 +108,27 @@ public final class LiveSocket: Sendable {
         }
     }
 
+    /// Waits for the upgrade at most `timeout`; on time-out the connection attempt is abandoned
+    /// (a blackholed or half-open path never answers) and false is returned.
+    public func connected(timeout: Duration) async -> Bool {
+        let state = state
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            let waiters = state.withLockedValue { s -> [CheckedContinuation<Bool, Never>] in
+                guard !s.open, s.ending == nil else { return [] }
+                s.ending = Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)")
+                defer { s.waiters = [] }
+                return s.waiters
+            }
+            for w in waiters { w.resume(returning: false) }
+        }
+        let ok = await connected()
+        timer.cancel()
+        if !ok { task.withLockedValue { $0 }?.cancel() }
+        return ok
+    }
+
     public func send(_ text: String, binary: Bool = false) { outgoing.yield(binary ? .binary(text) : .text(text)) }
 
     /// How it ended, once it has.

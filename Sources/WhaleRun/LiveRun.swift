@@ -31,6 +31,7 @@ public final class LiveRun: @unchecked Sendable {
     private let notes = NIOLockedValueBox<[String]>([])
     private let abortReason = NIOLockedValueBox<String?>(nil)
     private(set) var context: RunContext?
+    private(set) var proxy: FaultProxy?
 
     public init(options: LiveRunOptions, output: @escaping @Sendable (String) -> Void) {
         self.options = options
@@ -82,6 +83,17 @@ public final class LiveRun: @unchecked Sendable {
             salesforce = SalesforceAPI(baseURL: u, apiVersion: "59.0", client: api)
         }
         let socketURL = serverURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/socket"
+        // Network faults need the proxy between the clients' sockets and the server; the
+        // recorders and the final reads go direct (they observe, they are not under test).
+        var clientSocketURL = socketURL
+        if needsProxy {
+            guard let u = URL(string: serverURL), let host = u.host, let port = u.port ?? (u.scheme == "https" ? 443 : 80) as Int?, u.scheme == "http" else {
+                throw LiveRunError("network faults need a plain http:// server URL to proxy, got \(serverURL)")
+            }
+            let p = try await FaultProxy.start(upstreamHost: host, upstreamPort: port, seed: options.seed)
+            proxy = p
+            clientSocketURL = "ws://127.0.0.1:\(p.port)/socket"
+        }
 
         // Documents: a setup user imports the accounts whose notes the clients edit.
         let setup = try await prepareDocuments(whaler: whaler, salesforce: salesforce)
@@ -89,7 +101,7 @@ public final class LiveRun: @unchecked Sendable {
                                     protocolVersion: scenario.protocolVersion)
         let context = RunContext(scenario: scenario, spec: spec, whaler: whaler, salesforce: salesforce,
                                  salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
-                                 metrics: metrics, recorder: recorder, socketURL: socketURL, clientFaults: clientFaults, log: { [weak self] in self?.note($0) })
+                                 metrics: metrics, recorder: recorder, socketURL: clientSocketURL, clientFaults: clientFaults, log: { [weak self] in self?.note($0) })
         self.context = context
         for (d, id) in setup.accountIds.enumerated() {
             let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes)
@@ -150,6 +162,11 @@ public final class LiveRun: @unchecked Sendable {
         for r in recorders { await r.close() }
         let salesforceLog = salesforceServer?.fake.requestLog.entries
         await executor.shutdown()
+        if let proxy {
+            let s = proxy.stats
+            note("proxy: \(s.accepted) connections, \(s.bytesUp) bytes up, \(s.bytesDown) down, \(s.dropped) reset, \(s.chunksHeld) chunks held, \(s.chunksDiscarded) discarded")
+            await proxy.stop()
+        }
         await server?.stop()
         await salesforceServer?.stop()
 

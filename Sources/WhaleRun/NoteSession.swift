@@ -82,7 +82,7 @@ final class NoteSession: Sendable {
         }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
-        if await socket.connected() {
+        if await socket.connected(timeout: .seconds(5)) {
             state.withLockedValue { s in
                 guard s.generation == generation else { return }
                 context.recorder.record(.connect(client: index))
