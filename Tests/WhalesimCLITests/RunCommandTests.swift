@@ -90,7 +90,7 @@ import Testing
         }
     }
 
-    @Test func dropsAndAServerKillStayValid() throws {
+    @Test func dropsAPartitionAndAServerKillStayValid() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let (run, record) = try live("""
@@ -100,6 +100,7 @@ import Testing
             mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 8, idle: 6, reconnect: 3}
             nemeses:
               - {kind: disconnect, every: 800, duration: 300}
+              - {kind: partition, at: [2000], duration: 1500}
               - {kind: server-restart, at: [5000], duration: 1000}
             live:
               duration: 10s
@@ -107,7 +108,11 @@ import Testing
               think-time: {distribution: exponential, mean: 300, max: 2000}
               keystroke: {distribution: uniform, min: 30, max: 90}
               import: {pages: 0}
-              quiescence: 20s
+              network-faults:
+                - {kind: latency, at: [500], duration: 3s, ms: 40, jitter: 20, clients: 50}
+                - {kind: drop, at: [4s], clients: 25}
+                - {kind: half-open, at: [7s], duration: 1500, clients: 20}
+              quiescence: 25s
             checkers: [convergence, intention, cursors, revisions, liveness]
             """, in: dir)
         #expect(run.status == 0, "\(run.all)")
@@ -115,7 +120,13 @@ import Testing
         #expect((counts["serverRestarts"] ?? 0) == 1)
         #expect((counts["disconnects"] ?? 0) >= 24, "every client loses its socket when the server is killed")
         let windows = ((record?["series"] as? [String: Any])?["faultWindows"] as? [[String: Any]]) ?? []
-        #expect(windows.contains { $0["kind"] as? String == "server-restart" })
+        for kind in ["server-restart", "partition", "latency", "drop", "half-open", "disconnect"] {
+            #expect(windows.contains { $0["kind"] as? String == kind }, "no \(kind) window: \(windows)")
+        }
+        let notes = (record?["notes"] as? [String]) ?? []
+        let proxy = try #require(notes.first { $0.hasPrefix("proxy: ") }, "\(notes)")
+        #expect(!proxy.contains(" 0 chunks held"), "the partition held nothing: \(proxy)")
+        #expect(!proxy.contains(" 0 reset"), "the drop reset nothing: \(proxy)")
     }
 
     @Test func aServerCatalogFaultIsCaughtWithExit2() throws {

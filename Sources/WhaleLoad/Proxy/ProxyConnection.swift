@@ -24,6 +24,9 @@ final class ProxyConnection: @unchecked Sendable {
     private var up = Direction()
     private var down = Direction()
     private var closed = false
+    /// Once a connection has lost bytes to a half-open window it stays silent for good: a stream
+    /// with a hole in it is garbage, and a real half-open connection never comes back.
+    private var silenced = false
     private var loop: any EventLoop { clientChannel.eventLoop }
 
     init(proxy: FaultProxy, client: any Channel) {
@@ -115,7 +118,8 @@ final class ProxyConnection: @unchecked Sendable {
         guard let proxy, !closed else { return }
         let rules = proxy.currentRules()
         let who = client
-        if rules.isHalfOpen(who) {
+        if silenced || rules.isHalfOpen(who) {
+            silenced = true
             proxy.count(discarded: 1)
             return
         }
@@ -124,8 +128,16 @@ final class ProxyConnection: @unchecked Sendable {
             proxy.count(held: 1)
             return
         }
+        // What a partition held goes first: bytes never overtake each other.
+        var chunks = isUp ? up.held : down.held
+        if isUp { up.held = [] } else { down.held = [] }
+        chunks.append(buffer)
+        for chunk in chunks { enqueue(chunk, upstream: isUp, conditions: rules.conditions(who), proxy: proxy) }
+        pump(isUp)
+    }
+
+    private func enqueue(_ buffer: ByteBuffer, upstream isUp: Bool, conditions c: ProxyConditions, proxy: FaultProxy) {
         proxy.count(up: isUp ? buffer.readableBytes : 0, down: isUp ? 0 : buffer.readableBytes)
-        let c = rules.conditions(who)
         let now = NIODeadline.now()
         var at = now + .milliseconds(Int64(c.latencyMs + proxy.jitter(c.jitterMs)))
         var direction = isUp ? up : down
@@ -137,7 +149,6 @@ final class ProxyConnection: @unchecked Sendable {
         direction.lastAt = at
         direction.queue.append((at, buffer))
         if isUp { up = direction } else { down = direction }
-        pump(isUp)
     }
 
     /// Writes every chunk whose time has come; schedules itself for the next one.
@@ -163,11 +174,15 @@ final class ProxyConnection: @unchecked Sendable {
     /// A partition healed: what it held goes on its way, in order.
     func flushHeld() {
         loop.execute { [self] in
-            let u = up.held, d = down.held
-            up.held = []
-            down.held = []
-            for b in u { forward(b, upstream: true) }
-            for b in d { forward(b, upstream: false) }
+            guard let proxy, !closed, !silenced else { return }
+            let rules = proxy.currentRules()
+            guard !rules.isPartitioned(client) else { return }
+            for isUp in [true, false] {
+                let held = isUp ? up.held : down.held
+                if isUp { up.held = [] } else { down.held = [] }
+                for b in held { enqueue(b, upstream: isUp, conditions: rules.conditions(client), proxy: proxy) }
+                pump(isUp)
+            }
         }
     }
 
