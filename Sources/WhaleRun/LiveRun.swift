@@ -20,7 +20,7 @@ public final class LiveRun: @unchecked Sendable {
     let clock = RunClock()
     /// The wall-clock instant the run's clock started (shards are lined up by it).
     let epochStartMs = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-    let metrics: LiveMetrics
+    public let metrics: LiveMetrics
     let output: @Sendable (String) -> Void
     private var server: EmbeddedServer?
     private var salesforceServer: FakeSalesforceServer?

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import WhaleRun
+import WhaleSim
+
+/// `whalesim bench run`: the load runner's own scale, against `whalesim serve` in a second
+/// process. Three phases: op latency with 1,000 clients typing 2 ops/s in notes of 10; runner
+/// memory per client with 10,000 clients connected; and the runner's ceiling, the largest op
+/// rate it sustains before op→ack latency doubles, as a ratio of the raw websocket echo rate
+/// measured in the same run.
+///
+/// ```
+/// swift build -c release && .build/release/whalesim bench run --runs 3
+/// ```
+struct BenchRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Latency, memory per client and ceiling of the live load runner against `whalesim serve` in a second process.",
+        discussion: """
+            Targets (issue 9): 10,000 concurrent virtual clients with at most 64 KB of runner memory per client; with \
+            1,000 clients typing 2 ops/s in notes of 10, op→ack p99 ≤ 20 ms and op→remote-apply p99 ≤ 40 ms; the \
+            runner's ceiling as a ratio of the raw echo rate.
+            """)
+
+    @Option(name: .customLong("latency-clients"), help: "Clients of the latency phase.")
+    var latencyClients = 1_000
+    @Option(name: .customLong("note-size"), help: "Clients per note in the latency phase.")
+    var noteSize = 10
+    @Option(name: .customLong("ops-per-second"), help: "Ops each client types per second in the latency phase.")
+    var opsPerSecond = 2.0
+    @Option(name: .customLong("memory-clients"), help: "Clients held for the memory phase (0 skips it).")
+    var memoryClients = 10_000
+    @Option(name: .customLong("ceiling-clients"), help: "Clients of the ceiling phase (0 skips it).")
+    var ceilingClients = 200
+    @Option(help: "Seconds of steady load per measurement.")
+    var seconds = 15
+    @Option(help: "Runs of the latency phase (medians are reported).")
+    var runs = 3
+
+    func run() async throws {
+        guard latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
+            throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1").exit()
+        }
+        guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
+        if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift build -c release)") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs")
+
+        // 1. Latency.
+        var ackP99: [Double] = [], remoteP99: [Double] = [], rates: [Double] = []
+        for run in 1...runs {
+            let server = try serve(directory, "latency\(run)")
+            defer { server.stop() }
+            let think = Int(1000 / opsPerSecond)
+            let r = try await live(server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
+                                   think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence, .intention, .revisions])
+            let ack = r.histograms["op_ack"]?.percentileMs(99) ?? .nan, remote = r.histograms["op_remote_apply"]?.percentileMs(99) ?? .nan
+            let rate = Double(r.histograms["op_ack"]?.count ?? 0) / Double(max(1, r.durationMs)) * 1000
+            ackP99.append(ack); remoteP99.append(remote); rates.append(rate)
+            print(String(format: "  run %d: op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms, %.0f acks/s over the run, verdict %@", run, ack, remote, rate, r.verdict.rawValue))
+        }
+        print(String(format: "latency, %d clients, notes of %d, %.1f ops/s each (median of %d): op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40)",
+                     latencyClients, noteSize, opsPerSecond, runs, median(ackP99), median(remoteP99)))
+
+        // 2. Memory per client.
+        if memoryClients > 0 {
+            let server = try serve(directory, "memory")
+            defer { server.stop() }
+            let (perClient, peak, held) = try await memory(server)
+            print(String(format: "memory: %d of %d clients held at once; runner RSS grew %.1f MB = %.1f KB per client (target ≤ 64)",
+                         held, memoryClients, Double(peak) / 1e6, perClient / 1024))
+        }
+
+        // 3. Ceiling vs raw echo.
+        if ceilingClients > 0 {
+            let raw = try ChildServer(["bench", "raw-server", "--mode", "echo"])
+            let echo = try await SocketLoad.rawEcho(url: raw.socketURL, clients: ceilingClients, seconds: Double(seconds) / 2)
+            raw.stop()
+            var baseline: Double?
+            var ceiling = 0.0
+            for think in [400, 200, 100, 50, 25, 12, 6, 3] {
+                let server = try serve(directory, "ceiling\(think)")
+                defer { server.stop() }
+                let r = try await live(server, clients: ceilingClients, documents: max(1, ceilingClients / noteSize), rampMs: 2_000,
+                                       think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence])
+                let p50 = r.histograms["op_ack"]?.percentileMs(50) ?? .infinity
+                let achieved = Double(r.histograms["op_ack"]?.count ?? 0) / Double(max(1, r.durationMs)) * 1000
+                if baseline == nil { baseline = p50 }
+                let ok = p50 <= 2 * baseline!
+                print(String(format: "  think %3d ms: %.0f acks/s, op→ack p50 %.2f ms%@", think, achieved, p50, ok ? "" : " (latency doubled)"))
+                if ok { ceiling = max(ceiling, achieved) } else { break }
+            }
+            print(String(format: "ceiling: %.0f ops/s before op→ack p50 doubles = %.2f× the raw echo rate (%.0f round trips/s, %d clients)",
+                         ceiling, echo > 0 ? ceiling / echo : 0, echo, ceilingClients))
+        }
+    }
+
+    private func serve(_ directory: URL, _ name: String) throws -> ChildServer {
+        try ChildServer(["serve", "--port", "0", "--database", directory.appendingPathComponent("\(name).sqlite").path, "--bcrypt-cost", "4",
+                         "--max-messages-per-second", "0", "--max-connections", "20000", "--log-level", "error"])
+    }
+
+    private func scenario(clients: Int, documents: Int, rampMs: Int, think: DelayDistribution, mix: [ActionMix.Action: Int], checkers: [CheckerName], durationMs: Int) -> Scenario {
+        var s = Scenario(name: "bench-run")
+        s.mode = .live
+        s.clients = clients
+        s.documents = documents
+        s.pasteSize = 1...3
+        s.mix = ActionMix(mix)
+        s.checkers = checkers
+        var live = LiveSpec()
+        live.durationMs = durationMs
+        live.load = .ramp(upMs: rampMs)
+        live.thinkTime = think
+        live.importPages = 0
+        live.quiescenceMs = 30_000
+        s.live = live
+        return s
+    }
+
+    private func live(_ server: ChildServer, clients: Int, documents: Int, rampMs: Int, think: DelayDistribution,
+                      mix: [ActionMix.Action: Int], checkers: [CheckerName]) async throws -> LiveRunResult {
+        var s = scenario(clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers, durationMs: rampMs + seconds * 1000)
+        s.live?.server = .url(server.baseURL)
+        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
+        options.progress = .none
+        return try await LiveRun(options: options) { _ in }.run()
+    }
+
+    /// Runner RSS growth per connected client with `memoryClients` mostly idle clients held.
+    private func memory(_ server: ChildServer) async throws -> (perClient: Double, growth: Int, held: Int) {
+        var s = scenario(clients: memoryClients, documents: max(1, memoryClients / noteSize), rampMs: 60_000,
+                         think: .uniform(min: 20_000, max: 40_000), mix: [.paste: 1], checkers: [.convergence], durationMs: 70_000)
+        s.live?.server = .url(server.baseURL)
+        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
+        options.progress = .none
+        let run = LiveRun(options: options) { _ in }
+        let task = Task { try await run.run() }
+        var start: Int?
+        var peak = 0, held = 0
+        while !task.isCancelled {
+            try await Task.sleep(for: .milliseconds(200))
+            let connected = run.metrics.connected
+            let rss = Self.residentBytes()
+            if start == nil, connected > 0 { start = rss }
+            if connected >= held, start != nil { held = connected; peak = max(peak, rss) }
+            if run.metrics.clock.nowMs > 75_000 || (held >= memoryClients && connected < held / 2) { break }
+        }
+        _ = try await task.value
+        let growth = peak - (start ?? peak)
+        return (Double(growth) / Double(max(1, held)), growth, held)
+    }
+
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+        }
+        return 0
+    }
+
+    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+}
