@@ -24,8 +24,9 @@ struct MergeCommand: AsyncParsableCommand {
         guard !directories.isEmpty else { throw BadInput("give the shards' run directories").exit() }
         let merged: LiveMerge.Merged
         do {
-            let scenario = try LiveMerge.scenario(from: directories[0])
-            merged = try LiveMerge.merge(directories, scenario: scenario)
+            let runs = directories.map(Self.runDirectory)
+            let scenario = try LiveMerge.scenario(from: runs[0])
+            merged = try LiveMerge.merge(runs, scenario: scenario)
         } catch {
             throw BadInput("\(error)").exit()
         }
@@ -42,5 +43,16 @@ struct MergeCommand: AsyncParsableCommand {
         }
         print("verdict: \(RunSummaryPrinter.verdictLine(merged.result))")
         throw ExitCode(merged.result.exitCode)
+    }
+
+    /// A run directory as given, or the newest run under a report root (its `latest` link, or
+    /// the one scenario directory's `latest`), as CI artifacts hand them over.
+    static func runDirectory(_ path: String) -> String {
+        let fm = FileManager.default
+        func has(_ p: String) -> Bool { fm.fileExists(atPath: (p as NSString).appendingPathComponent("run.json")) }
+        if has(path) { return path }
+        let latest = (path as NSString).appendingPathComponent("latest")
+        if has(latest) { return (latest as NSString).resolvingSymlinksInPath }
+        return path
     }
 }
