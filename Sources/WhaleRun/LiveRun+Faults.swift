@@ -67,6 +67,7 @@ extension LiveRun {
                     do { try await server.restart(); self.note("restarted on \(server.baseURL)") } catch { self.note("the embedded server did not restart: \(error)") }
                     self.context?.recorder.record(.serverRestart)
                     self.endWindow(window)
+                    self.measureConvergence(after: "the server restart")
                 }
             case .disconnect:
                 let joined = allUsers.compactMap(\.noteSession).filter(\.isJoined)
@@ -74,6 +75,10 @@ extension LiveRun {
                 let victim = joined[rng.int(in: 0...(joined.count - 1))]
                 _ = addWindow(kind: "disconnect", label: "\(victim.clientId.rawValue) disconnected", start: now, duration: fault.duration)
                 victim.abandon(cause: "nemesis disconnect")
+                Task {
+                    try? await Task.sleep(for: .milliseconds(fault.duration))
+                    self.measureConvergence(after: "\(victim.clientId.rawValue)'s disconnect")
+                }
             case .partition, .slowClient:
                 await shapeNetwork(fault, rng: &rng)
             }
@@ -124,6 +129,24 @@ extension LiveRun {
         return windows.withLockedValue { w in
             w.append(FaultWindow(kind: kind, label: label, start: start, end: start + duration))
             return w.count - 1
+        }
+    }
+
+    /// Time to converge after a fault window: from its end until every client is joined and has
+    /// caught up with the revision each note had on the server then (the `converge` histogram).
+    func measureConvergence(after label: String) {
+        let start = clock.nowMs
+        let targets = recorders.map(\.revision)
+        Task {
+            while clock.nowMs - start < 30_000 {
+                let sessions = allUsers.compactMap(\.noteSession)
+                if sessions.allSatisfy({ $0.isJoined && $0.session.revision >= targets[$0.document] }) {
+                    metrics.latency("converge", us: Int64(clock.nowMs - start) * 1000)
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            note("clients had not caught up 30 s after \(label)")
         }
     }
 

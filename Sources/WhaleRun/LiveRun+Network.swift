@@ -62,9 +62,11 @@ extension LiveRun {
             }
         }
         let end = undo
+        let label = "a \(fault.what.name) window"
         Task {
             try? await Task.sleep(for: .milliseconds(duration))
             end()
+            self.measureConvergence(after: label)
         }
     }
 
@@ -74,5 +76,14 @@ extension LiveRun {
             do { try await server.restart() } catch { note("the embedded server did not restart: \(error)") }
         }
         proxy?.healAll()
+    }
+}
+
+extension LiveRun.ScheduledFault.What {
+    var name: String {
+        switch self {
+        case .nemesis(let n): n.kind.rawValue
+        case .network(let f): f.kind.rawValue
+        }
     }
 }

@@ -25,7 +25,7 @@ public final class LiveRun: @unchecked Sendable {
     private var server: EmbeddedServer?
     private var salesforceServer: FakeSalesforceServer?
     private var executor: (any HTTPExecutor)?
-    private var recorders: [DocumentRecorder] = []
+    private(set) var recorders: [DocumentRecorder] = []
     private let users = NIOLockedValueBox<[VirtualUser]>([])
     let windows = NIOLockedValueBox<[FaultWindow]>([])
     private let notes = NIOLockedValueBox<[String]>([])

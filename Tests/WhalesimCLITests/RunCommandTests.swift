@@ -176,6 +176,30 @@ import Testing
         #expect(metric?["met"] as? Bool == false)
     }
 
+    @Test func abortOnFailStopsTheLoadOnceAThresholdIsLost() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, record) = try live("""
+            name: live-abort
+            \(Self.header)
+            clients: {count: 4, documents: 1, protocol: 2}
+            mix: {typing-burst: 40}
+            live:
+              duration: 60s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 100, max: 500}
+              import: {pages: 0}
+              abort-on-fail: true
+            checkers: [convergence]
+            thresholds: ["op_ack.max < 1us"]
+            """, in: dir)
+        #expect(run.status == 1, "\(run.all)")
+        #expect(run.stdout.contains("aborted early: op_ack.max < 1us"))
+        #expect((record?["aborted"] as? String)?.hasPrefix("op_ack.max < 1us") == true)
+        #expect((record?["wallSeconds"] as? Double ?? 99) < 40, "the load stopped early")
+        #expect(run.stdout.contains("convergence  valid"), "an aborted run is still checked")
+    }
+
     @Test func badScenariosAndFlagsExit64WithEveryProblem() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -150,3 +150,8 @@ public final class FaultProxy: Sendable {
         return child.pipeline.addHandler(ProxyConnection.ClientSide(connection))
     }
 }
+
+extension FaultProxy {
+    /// The client a connection names in its first HTTP request line (`whalesim-client=`), if any.
+    public static func client(inRequestLine line: String) -> String? { ProxyConnection.client(inRequestLine: line) }
+}
