@@ -14,7 +14,7 @@ final class DocumentRecorder: Sendable {
     struct State {
         var revision = 0
         var text = TextDocument()
-        var socket: LiveSocket?
+        var socket: LeanSocket?
         var joined = false
         var closing = false
         var gaps: [String] = []
@@ -58,7 +58,7 @@ final class DocumentRecorder: Sendable {
             return s.generation
         }
         let url = socketURL + (socketURL.contains("?") ? "&" : "?") + "protocol=2&whalesim-client=recorder-\(document)"
-        let socket = LiveSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)]) { [weak self] text in
+        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)]) { [weak self] text in
             self?.receive(text, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
@@ -81,7 +81,7 @@ final class DocumentRecorder: Sendable {
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
 
     func close() async {
-        let socket = state.withLockedValue { s -> LiveSocket? in s.closing = true; return s.socket }
+        let socket = state.withLockedValue { s -> LeanSocket? in s.closing = true; return s.socket }
         await socket?.close()
     }
 

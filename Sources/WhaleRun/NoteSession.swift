@@ -28,7 +28,7 @@ final class NoteSession: Sendable {
 
     struct State {
         var session: ClientSession
-        var socket: LiveSocket?
+        var socket: LeanSocket?
         var generation = 0
         var closing = false
         var oldestPendingSinceMs: Int?
@@ -77,7 +77,7 @@ final class NoteSession: Sendable {
             return (url, s.generation, s.connectionId)
         }
         context.connections.withLockedValue { $0[connectionId] = index }
-        let socket = LiveSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)]) { [weak self] text in
+        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)]) { [weak self] text in
             self?.receive(text, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
@@ -103,7 +103,7 @@ final class NoteSession: Sendable {
 
     /// Closes the socket on purpose (end of run) and waits for it.
     func close() async {
-        let socket = state.withLockedValue { s -> LiveSocket? in
+        let socket = state.withLockedValue { s -> LeanSocket? in
             s.closing = true
             return s.socket
         }
@@ -112,7 +112,7 @@ final class NoteSession: Sendable {
 
     /// Drops the connection as the network would (the client notices and reconnects later).
     func abandon(cause: String) {
-        let socket = state.withLockedValue { s -> LiveSocket? in
+        let socket = state.withLockedValue { s -> LeanSocket? in
             guard let socket = s.socket else { return nil }
             s.socket = nil
             s.generation += 1

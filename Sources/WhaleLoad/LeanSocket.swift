@@ -1,0 +1,245 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// A client websocket straight on NIO's channel pipeline: frames are decoded and handed to
+/// `onText` on the connection's event loop, sends are masked frames written from any thread.
+/// No task per connection and no async stream per frame, so the load runner holds thousands of
+/// them on a couple of cores (docs/decisions.md compares it with ``LiveSocket``, which sits on
+/// hummingbird-websocket's client). The same API as ``LiveSocket``.
+public final class LeanSocket: @unchecked Sendable {
+    struct State {
+        var channel: (any Channel)?
+        var open = false
+        var ending: LiveSocket.Ending?
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+        var endWaiters: [CheckedContinuation<Void, Never>] = []
+        var pending: [(String, Bool)] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let onText: @Sendable (String) -> Void
+
+    public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onText: @escaping @Sendable (String) -> Void) {
+        self.onText = onText
+        guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
+            finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "not a ws:// URL: \(url)"))
+            return
+        }
+        let port = u.port ?? 80
+        var uri = u.path.isEmpty ? "/" : u.path
+        if let q = u.query { uri += "?" + q }
+        var fields = HTTPHeaders()
+        fields.add(name: "Host", value: "\(host):\(port)")
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: fields)
+        let connect = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { [self] channel in
+                let requester = UpgradeRequester(head: head, socket: self)
+                let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize, automaticErrorHandling: true) { channel, _ in
+                    channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self)) }
+                }
+                let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
+                return channel.pipeline.addHTTPClientHandlers(withClientUpgrade: config).flatMap {
+                    channel.pipeline.addHandler(requester)
+                }
+            }
+            .connect(host: host, port: port)
+        connect.whenComplete { [self] result in
+            switch result {
+            case .success(let channel):
+                state.withLockedValue { $0.channel = channel }
+                channel.closeFuture.whenComplete { [self] _ in
+                    finish(state.withLockedValue { $0.ending } ?? LiveSocket.Ending(closeCode: nil, reason: nil, error: state.withLockedValue { $0.open } ? "closed" : "the upgrade was refused"))
+                }
+            case .failure(let error):
+                finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "\(error)"))
+            }
+        }
+    }
+
+    /// Sends the HTTP upgrade request once the TCP connection is up.
+    final class UpgradeRequester: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPClientResponsePart
+        typealias OutboundOut = HTTPClientRequestPart
+        let head: HTTPRequestHead
+        weak var socket: LeanSocket?
+        init(head: HTTPRequestHead, socket: LeanSocket) {
+            self.head = head
+            self.socket = socket
+        }
+        func channelActive(context: ChannelHandlerContext) {
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            context.fireChannelActive()
+        }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            // A response that is not an upgrade: the server refused the websocket.
+            if case .head(let response) = unwrapInboundIn(data) {
+                socket?.refused(status: Int(response.status.code))
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Frames in: text (and binary as text) to `onText`, pings answered, a close answered and ended.
+    final class FrameHandler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+        weak var socket: LeanSocket?
+        var partial: ByteBuffer?
+        init(socket: LeanSocket) { self.socket = socket }
+
+        func handlerAdded(context: ChannelHandlerContext) { socket?.opened() }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.opcode {
+            case .text, .binary:
+                if frame.fin { socket?.deliver(frame.unmaskedData) } else { partial = frame.unmaskedData }
+            case .continuation:
+                var data = frame.unmaskedData
+                partial?.writeBuffer(&data)
+                if frame.fin, let whole = partial { partial = nil; socket?.deliver(whole) }
+            case .ping:
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            case .connectionClose:
+                var data = frame.unmaskedData
+                let code = data.readInteger(as: UInt16.self).map(Int.init)
+                let reason = data.readString(length: data.readableBytes)
+                socket?.closing(code: code, reason: reason)
+                var echo = context.channel.allocator.buffer(capacity: 2)
+                echo.writeInteger(UInt16(code ?? 1000))
+                let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: echo)
+                context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+            default:
+                break
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            socket?.failed("\(error)")
+            context.close(promise: nil)
+        }
+    }
+
+    fileprivate func deliver(_ buffer: ByteBuffer) { onText(String(buffer: buffer)) }
+
+    fileprivate func opened() {
+        let (waiters, pending, channel) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)], (any Channel)?) in
+            s.open = true
+            defer { s.waiters = []; s.pending = [] }
+            return (s.waiters, s.pending, s.channel)
+        }
+        if let channel { for (text, binary) in pending { write(text, binary: binary, on: channel) } }
+        for w in waiters { w.resume(returning: true) }
+    }
+
+    fileprivate func refused(status: Int) {
+        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "the upgrade was refused with HTTP \(status)") } }
+    }
+
+    fileprivate func closing(code: Int?, reason: String?) {
+        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: code, reason: reason, error: nil) } }
+    }
+
+    fileprivate func failed(_ error: String) {
+        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: error) } }
+    }
+
+    private func finish(_ ending: LiveSocket.Ending) {
+        let (waiters, endWaiters) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [CheckedContinuation<Void, Never>]) in
+            if s.ending == nil { s.ending = ending }
+            s.open = false
+            defer { s.waiters = []; s.endWaiters = [] }
+            return (s.waiters, s.endWaiters)
+        }
+        for w in waiters { w.resume(returning: false) }
+        for w in endWaiters { w.resume() }
+    }
+
+    private var isEnded: Bool { state.withLockedValue { $0.ending != nil && !$0.open && ($0.channel == nil || !$0.channel!.isActive) } }
+
+    /// Waits for the upgrade; false if the socket could not open (see ``ending``).
+    @discardableResult
+    public func connected() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLockedValue { s -> Bool? in
+                if s.open { return true }
+                if s.ending != nil { return false }
+                s.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Waits for the upgrade at most `timeout`; on time-out the connection is closed and false returned.
+    public func connected(timeout: Duration) async -> Bool {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            let channel = state.withLockedValue { s -> (any Channel)? in
+                if !s.open, s.ending == nil { s.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)") }
+                return s.open ? nil : s.channel
+            }
+            channel?.close(promise: nil)
+            if channel == nil, !state.withLockedValue({ $0.open }) { finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)")) }
+        }
+        let ok = await connected()
+        timer.cancel()
+        return ok
+    }
+
+    /// Queues a text (or binary) frame; frames sent before the upgrade go out once it is done.
+    public func send(_ text: String, binary: Bool = false) {
+        let channel = state.withLockedValue { s -> (any Channel)? in
+            if s.open { return s.channel }
+            if s.ending == nil { s.pending.append((text, binary)) }
+            return nil
+        }
+        if let channel { write(text, binary: binary, on: channel) }
+    }
+
+    private func write(_ text: String, binary: Bool, on channel: any Channel) {
+        let frame = WebSocketFrame(fin: true, opcode: binary ? .binary : .text, maskKey: .random(), data: ByteBuffer(string: text))
+        channel.writeAndFlush(frame, promise: nil)
+    }
+
+    /// How it ended, once it has.
+    public var ending: LiveSocket.Ending? { state.withLockedValue { $0.open ? nil : $0.ending } }
+
+    /// Waits until the socket has ended, whoever ended it.
+    public func waitEnded() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = state.withLockedValue { s -> Bool in
+                if s.ending != nil, !s.open, s.channel.map({ !$0.isActive }) ?? true { return true }
+                s.endWaiters.append(c)
+                return false
+            }
+            if done { c.resume() }
+        }
+    }
+
+    /// Sends a close frame (1000) and waits for the socket to end.
+    public func close() async {
+        let channel = state.withLockedValue { $0.channel }
+        guard let channel, channel.isActive else {
+            finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "closed"))
+            return
+        }
+        var data = channel.allocator.buffer(capacity: 2)
+        data.writeInteger(UInt16(1000))
+        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        channel.writeAndFlush(close, promise: nil)
+        // The server answers the close and shuts the connection; do not wait forever for it.
+        channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        await waitEnded()
+    }
+}
