@@ -136,7 +136,7 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         let result = try await http.execute(HTTPRequestSpec(
             method: "POST", url: base + "/services/oauth2/token",
             headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)), timeout: .seconds(10))
-        guard result.status == 200, let token = try? JSONValue.parse(result.text)["access_token"]?.stringValue else {
+        guard result.status == 200, let token = try? SalesforceFake.JSONValue.parse(result.text)["access_token"]?.stringValue else {
             throw BadInput("login failed: \(result.status) \(result.text)")
         }
         return token
@@ -239,7 +239,7 @@ struct HTTPBenchResult {
 /// User plus system CPU time of the whole process (every thread), from getrusage.
 func processCPUSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6
 }
