@@ -55,7 +55,8 @@ public final class CurlMultiExecutor: HTTPExecutor {
             }
             waiters.forEach { $0.resume() }
         }
-        thread.name = "whalesim-curl-multi"
+        // At most 15 bytes, or Linux keeps the creating thread's name (pthread_setname_np).
+        thread.name = "whalesim-curl"
         thread.start()
     }
 
