@@ -1,6 +1,9 @@
 import CCurl
 import Foundation
 import NIOConcurrencyHelpers
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// ``HTTPExecutor`` on libcurl's multi interface: one dedicated thread drives every transfer
 /// (`curl_multi_perform` / `curl_multi_info_read` / `curl_multi_poll`), so thousands of concurrent
@@ -48,6 +51,15 @@ public final class CurlMultiExecutor: HTTPExecutor {
         let loop = CurlMultiLoop(options: options, inbox: inbox)
         let stopped = self.stopped
         let thread = Thread {
+            #if canImport(Glibc)
+            // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and the
+            // thread would show under its creator's name (a cooperative pool thread) in top -H.
+            // pthread_setname_np needs _GNU_SOURCE, which the Glibc module lacks: look it up.
+            if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") {
+                typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+                _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), "whalesim-curl")
+            }
+            #endif
             loop.run()
             let waiters = stopped.withLockedValue { waiters -> [CheckedContinuation<Void, Never>] in
                 defer { waiters = nil }
@@ -55,7 +67,6 @@ public final class CurlMultiExecutor: HTTPExecutor {
             }
             waiters.forEach { $0.resume() }
         }
-        // At most 15 bytes, or Linux keeps the creating thread's name (pthread_setname_np).
         thread.name = "whalesim-curl"
         thread.start()
     }
