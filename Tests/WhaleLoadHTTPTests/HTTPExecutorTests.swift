@@ -136,6 +136,31 @@ import WhalesimTesting
         await server.stop()
     }
 
+    /// Cancelling the caller's task ends its transfer at once; the executor goes on serving.
+    @Test(arguments: kinds)
+    func cancellationEndsTheTransfer(kind: HTTPClientKind) async throws {
+        let server = try await FakeSalesforceServer.start(org: try Self.loadSmallOrg())
+        let listener = try SilentListener()
+        let http = HTTPExecutors.make(kind, caFile: server.caFile.path)
+        let waiting = Task { () -> HTTPTransportError? in
+            do throws(HTTPTransportError) {
+                _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
+                return nil
+            } catch { return error }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        waiting.cancel()
+        let failure = await waiting.value
+        #expect(failure != nil)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        let after = try await http.execute(HTTPRequestSpec(url: "\(server.httpURL)/services/data/"), timeout: .seconds(10))
+        #expect(after.status == 200)
+        await http.shutdown()
+        listener.close()
+        await server.stop()
+    }
+
     /// Shutdown fails a request in flight at once, refuses later ones, and leaves no descriptor open.
     @Test(arguments: kinds)
     func shutdownEndsEverythingWithoutLeaks(kind: HTTPClientKind) async throws {
