@@ -203,6 +203,34 @@ import WhalesimTesting
         await server.stop()
     }
 
+    /// Requests racing a shutdown all end (a result or an error), none left waiting.
+    @Test(arguments: kinds)
+    func requestsRacingShutdownAllEnd(kind: HTTPClientKind) async throws {
+        let listener = try SilentListener()
+        let http = HTTPExecutors.make(kind)
+        let start = ContinuousClock.now
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<100 {
+                group.addTask {
+                    do throws(HTTPTransportError) {
+                        _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
+                    } catch {}
+                    return true
+                }
+            }
+            group.addTask {
+                await http.shutdown()
+                return false
+            }
+            var ended = 0
+            for await request in group where request { ended += 1 }
+            return ended
+        }
+        #expect(ended == 100)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        listener.close()
+    }
+
     // MARK: Helpers
 
     static func loadSmallOrg() throws -> Org {

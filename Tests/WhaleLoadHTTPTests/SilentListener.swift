@@ -12,7 +12,7 @@ final class SilentListener: @unchecked Sendable {
 
     init() throws {
         (descriptor, port) = try Self.bound()
-        guard listen(descriptor, 64) == 0 else { throw SocketError(message: "listen: errno \(errno)") }
+        guard listen(descriptor, 512) == 0 else { throw SocketError(message: "listen: errno \(errno)") }
     }
 
     func close() {

@@ -26,9 +26,14 @@ final class CurlMultiLoop: @unchecked Sendable {
         inbox.attach(multi)
 
         var running: Int32 = 0
+        let shutDown = HTTPTransportError(.other, "the curl executor is shut down")
         while true {
             let (submitted, cancelled, stopping) = inbox.drain()
-            if stopping { break }
+            if stopping {
+                // Drained together with the stop request: never started, but their callers wait.
+                for transfer in submitted + cancelled { transfer.finish(.failure(shutDown)) }
+                break
+            }
             for transfer in submitted { start(transfer, multi: multi) }
             for transfer in cancelled { abandon(transfer, multi: multi, HTTPTransportError(.other, "cancelled")) }
             _ = curl_multi_perform(multi, &running)
@@ -42,7 +47,6 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
 
         let late = inbox.close()
-        let shutDown = HTTPTransportError(.other, "the curl executor is shut down")
         for transfer in Array(active.values) { abandon(transfer, multi: multi, shutDown) }
         for transfer in late { transfer.finish(.failure(shutDown)) }
         for easy in idleHandles { free(easy) }
