@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
-//   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI
+//   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP)
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
@@ -95,20 +96,25 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
-        // The live load runner: virtual clients on real sockets (the websocket transport so far).
+        // The live load runner: virtual clients on real sockets (websocket, and HTTP through libcurl or AsyncHTTPClient).
         .target(
             name: "WhaleLoad",
             dependencies: [
-                "WhaleOT", "WhaleProtocol",
+                "WhaleOT", "WhaleProtocol", "CCurl",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // libcurl (Debian libcurl4-openssl-dev) with typed wrappers for its variadic setters; WhaleLoad's CurlMultiExecutor.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // The live load runner `whalesim run`: app-shaped virtual clients on real sockets, load profiles,
         // HdrHistogram metrics, network faults and server restarts in windows, the simulator's checkers on
         // the live history, thresholds, run records. Opens sockets (through WhaleLoad and the embedded servers).
@@ -141,6 +147,7 @@ let package = Package(
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+        .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(
             name: "WhaleLoadProxyTests",
             dependencies: [

@@ -67,7 +67,7 @@ public final class LiveRun: @unchecked Sendable {
             if !serverFaults.isEmpty { note("server-side faults \(serverFaults.map(\.rawValue)) apply to the embedded server only: the target at \(u) runs as it is") }
             serverURL = u
         }
-        let executor = HTTPExecutors.runnerDefault()
+        let executor = HTTPExecutors.make(.preferred, caFile: nil, maxConnections: 1024)
         self.executor = executor
         let api = APIClient(executor: executor, metrics: metrics)
         let whaler = WhalerAPI(baseURL: serverURL, client: api)

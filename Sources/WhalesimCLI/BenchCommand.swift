@@ -7,6 +7,6 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure speed and memory (use a release build).",
         subcommands: [BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
-                      BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self]
+                      BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self, BenchHTTPCommand.self]
     )
 }
