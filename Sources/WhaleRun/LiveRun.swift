@@ -312,9 +312,10 @@ public final class LiveRun: @unchecked Sendable {
             n.select(selection, record: true)
         }
         guard await waitQuiescent(timeoutMs: spec.quiescenceMs) else { return }
-        var first: Set<Int> = []
+        // A shard does not type here: the others may have recorded their final texts already.
+        var first: Set<Int> = options.shard == nil ? [] : Set(sessions.map(\.document))
         for n in sessions {
-            let typist = first.insert(n.document).inserted || n.index % 4 == 3
+            let typist = first.insert(n.document).inserted || (options.shard == nil && n.index % 4 == 3)
             if typist, n.session.selection.isCollapsed {
                 n.edit(position: n.session.selection.head, deleting: 0, inserting: TextGenerator(alphabet: scenario.alphabet).snippet(rng.int(in: 1...2), using: &rng))
             }
