@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleLoad
 import WhaleRun
 import WhaleSim
 
@@ -36,6 +37,8 @@ struct BenchRunCommand: AsyncParsableCommand {
     var seconds = 15
     @Option(help: "Runs of the latency phase (medians are reported).")
     var runs = 3
+    @Option(name: .customLong("socket-memory"), help: "Sockets of each client kind opened to compare memory per connection (0 skips it).")
+    var socketMemory = 2_000
 
     func run() async throws {
         guard latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
@@ -47,6 +50,37 @@ struct BenchRunCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs")
+
+        // 0. Memory per connection: the lean NIO client against hummingbird-websocket's.
+        if socketMemory > 0 {
+            let raw = try ChildServer(["bench", "raw-server", "--mode", "echo"])
+            defer { raw.stop() }
+            for kind in ["lean", "hummingbird"] {
+                let before = Self.residentBytes()
+                var lean: [LeanSocket] = [], hb: [LiveSocket] = []
+                for i in 0..<socketMemory {
+                    if kind == "lean" {
+                        let s = LeanSocket(url: raw.socketURL) { _ in }
+                        lean.append(s)
+                        if i % 200 == 199 { _ = await s.connected(timeout: .seconds(10)) }
+                    } else {
+                        let s = LiveSocket(url: raw.socketURL) { _ in }
+                        hb.append(s)
+                        if i % 200 == 199 { _ = await s.connected(timeout: .seconds(10)) }
+                    }
+                }
+                var open = 0
+                for s in lean where await s.connected(timeout: .seconds(10)) { open += 1 }
+                for s in hb where await s.connected(timeout: .seconds(10)) { open += 1 }
+                for s in lean { s.send("ping") }
+                for s in hb { s.send("ping") }
+                try await Task.sleep(for: .seconds(1))
+                let after = Self.residentBytes()
+                print(String(format: "socket memory, %@ client: %d open, %.1f KB per connection", kind, open, Double(after - before) / Double(max(1, open)) / 1024))
+                for s in lean { await s.close() }
+                for s in hb { await s.close() }
+            }
+        }
 
         // 1. Latency.
         var ackP99: [Double] = [], remoteP99: [Double] = [], rates: [Double] = []
