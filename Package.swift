@@ -141,6 +141,15 @@ let package = Package(
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
         .testTarget(
+            name: "WhaleLoadProxyTests",
+            dependencies: [
+                "WhaleLoad", "WhaleServer", "WhalesimTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "WhaleServerTests",
             dependencies: [
                 "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleModel", "WhaleOT", "WhalesimTesting",
