@@ -154,6 +154,24 @@ final class FaultProxyTests: XCTestCase {
         await client.close()
     }
 
+    func testACappedTransferBeyondTheQueueBoundPausesAndResumesReading() async throws {
+        // Three times the queue bound: the proxy must stop reading the sender and start again.
+        let size = 3 * ProxyConnection.queuedBytesMax
+        let rate = 2_000_000
+        proxy.shape(ProxyConditions(bandwidthBytesPerSecond: rate), direction: .upstream)
+        let client = try await TestClient.connect(port: proxy.port)
+        var rng = SplitMix64(seed: 5)
+        let payload = (0..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var back: [UInt8]?
+        let took = try await seconds {
+            try await client.send(payload)
+            back = await client.waitFor(count: size, timeout: .seconds(10))
+        }
+        XCTAssertEqual(back, payload)
+        XCTAssertGreaterThanOrEqual(took, Double(size) / Double(rate) * 0.8)
+        await client.close()
+    }
+
     func testFaultsForChosenClientsLeaveOthersAlone() async throws {
         let c1 = try await TestClient.connect(port: proxy.port, client: "c1")
         let c2 = try await TestClient.connect(port: proxy.port, client: "c2")

@@ -54,7 +54,13 @@ final class ProxyUnitTests: XCTestCase {
         queue.enqueue(ByteBuffer(repeating: 0, count: 500), now: now, conditions: cap, jitterMs: 0)
         queue.enqueue(ByteBuffer(repeating: 0, count: 500), now: now, conditions: cap, jitterMs: 0)
         XCTAssertEqual(queue.nextAt, now + .milliseconds(510))
+        XCTAssertEqual(queue.bytes, 1000)
         _ = queue.popDue(now: now + .milliseconds(510))
         XCTAssertEqual(queue.nextAt, now + .milliseconds(1010))
+        XCTAssertEqual(queue.bytes, 500)
+        queue.hold(ByteBuffer(repeating: 1, count: 7))
+        XCTAssertEqual(queue.bytes, 507)
+        XCTAssertEqual(queue.takeHeld().map(\.readableBytes), [7])
+        XCTAssertEqual(queue.bytes, 500)
     }
 }

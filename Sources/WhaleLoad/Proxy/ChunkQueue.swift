@@ -6,7 +6,9 @@ import NIOCore
 struct ChunkQueue {
     private(set) var waiting = CircularBuffer<(at: NIODeadline, buffer: ByteBuffer)>()
     /// Held by a partition, in arrival order; they go before anything newer on heal.
-    var held: [ByteBuffer] = []
+    private(set) var held: [ByteBuffer] = []
+    /// Bytes waiting or held: above a bound the connection stops reading from the sender.
+    private(set) var bytes = 0
     /// The departure time of the last chunk queued.
     private var lastAt = NIODeadline.uptimeNanoseconds(0)
     /// When the bandwidth cap has finished sending the last chunk (before its latency).
@@ -27,12 +29,27 @@ struct ChunkQueue {
         let at = max(sent + .milliseconds(Int64(c.latencyMs + jitterMs)), lastAt)
         lastAt = at
         waiting.append((at, buffer))
+        bytes += buffer.readableBytes
+    }
+
+    mutating func hold(_ buffer: ByteBuffer) {
+        held.append(buffer)
+        bytes += buffer.readableBytes
+    }
+
+    /// Hands back what a partition held, emptying the hold.
+    mutating func takeHeld() -> [ByteBuffer] {
+        let chunks = held
+        held = []
+        bytes -= chunks.reduce(0) { $0 + $1.readableBytes }
+        return chunks
     }
 
     /// Removes and returns the chunks whose time has come, in order.
     mutating func popDue(now: NIODeadline) -> [ByteBuffer] {
         var due: [ByteBuffer] = []
         while let first = waiting.first, first.at <= now { due.append(waiting.removeFirst().buffer) }
+        bytes -= due.reduce(0) { $0 + $1.readableBytes }
         return due
     }
 
@@ -41,6 +58,7 @@ struct ChunkQueue {
         let n = waiting.count + held.count
         waiting.removeAll()
         held = []
+        bytes = 0
         return n
     }
 }

@@ -27,6 +27,11 @@ final class ProxyConnection: @unchecked Sendable {
     private var silenced = false
     /// A side closed during a half-open window; the other side learns nothing until it ends.
     private var orphaned = false
+    /// Bytes a direction may have waiting or held before the proxy stops reading its sender, so a
+    /// bandwidth cap or a partition pushes back through TCP instead of filling the proxy's memory.
+    static let queuedBytesMax = 1 << 20
+    private var upPaused = false
+    private var downPaused = false
     private var loop: any EventLoop { clientChannel.eventLoop }
 
     init(proxy: FaultProxy, client: any Channel) {
@@ -81,25 +86,38 @@ final class ProxyConnection: @unchecked Sendable {
         }
         var queue = isUp ? up : down
         if rules.isPartitioned(who) {
-            queue.held.append(buffer)
+            queue.hold(buffer)
             proxy.count(held: 1)
         } else {
             // What a partition held goes first: bytes never overtake each other.
             let conditions = rules.conditions(who, upstream: isUp)
             let now = NIODeadline.now()
-            for chunk in queue.held + [buffer] {
+            for chunk in queue.takeHeld() + [buffer] {
                 queue.enqueue(chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
             }
-            queue.held = []
         }
         if isUp { up = queue } else { down = queue }
         pump(isUp)
     }
 
-    /// Writes every chunk whose time has come and schedules itself for the next one. A
-    /// partition stops the pump (even chunks already delayed wait); a half-open window
-    /// discards everything on its way.
+    /// Drains a direction, then reads from its sender again only while little is queued.
     private func pump(_ isUp: Bool) {
+        drain(isUp)
+        throttle(isUp)
+    }
+
+    private func throttle(_ isUp: Bool) {
+        guard !closed, let sender = isUp ? clientChannel : upstream else { return }
+        let pause = (isUp ? up : down).bytes > Self.queuedBytesMax
+        guard pause != (isUp ? upPaused : downPaused) else { return }
+        if isUp { upPaused = pause } else { downPaused = pause }
+        // Turning autoRead back on makes the channel read again by itself.
+        sender.setOption(ChannelOptions.autoRead, value: !pause).whenComplete { _ in }
+    }
+
+    /// Writes every chunk whose time has come and schedules the next pump. A partition stops
+    /// it (even chunks already delayed wait); a half-open window discards everything on its way.
+    private func drain(_ isUp: Bool) {
         guard let proxy, !closed else { return }
         (isUp ? upTimer : downTimer)?.cancel()
         if isUp { upTimer = nil } else { downTimer = nil }
@@ -140,10 +158,9 @@ final class ProxyConnection: @unchecked Sendable {
                     guard !queue.held.isEmpty else { continue }
                     let conditions = rules.conditions(client, upstream: isUp)
                     let now = NIODeadline.now()
-                    for chunk in queue.held {
+                    for chunk in queue.takeHeld() {
                         queue.enqueue(chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
                     }
-                    queue.held = []
                     if isUp { up = queue } else { down = queue }
                 }
             }
