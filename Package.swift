@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "WhaleLoadProxyTests",
             dependencies: [
-                "WhaleLoad", "WhalesimTesting",
+                "WhaleLoad", "WhaleServer", "WhalesimTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -27,9 +27,9 @@ extension LiveRun {
         switch fault.what {
         case .nemesis(let n) where n.kind == .partition:
             let cut = pickClients(percent: 50, rng: &rng)
-            proxy.partition(cut)
+            proxy.partition(clients: cut)
             _ = addWindow(kind: "partition", label: "partition cuts off \(cut.count) clients", start: now, duration: duration)
-            undo = { proxy.heal(cut) }
+            undo = { proxy.heal(clients: cut) }
         case .nemesis(let n):
             // slow-client: one client's link `factor` times slower (5 ms a chunk per factor).
             let slow = pickClients(percent: 0, rng: &rng)
@@ -45,20 +45,20 @@ extension LiveRun {
                 _ = addWindow(kind: "latency", label: "+\(f.latencyMs)±\(f.jitterMs) ms for \(label)", start: now, duration: duration)
                 undo = { proxy.unshape(clients: who) }
             case .bandwidth:
-                proxy.shape(ProxyConditions(bytesPerSecond: f.bytesPerSecond), clients: who)
+                proxy.shape(ProxyConditions(bandwidthBytesPerSecond: f.bytesPerSecond), clients: who)
                 _ = addWindow(kind: "bandwidth", label: "\(f.bytesPerSecond) B/s for \(label)", start: now, duration: duration)
                 undo = { proxy.unshape(clients: who) }
             case .partition:
-                proxy.partition(who)
+                proxy.partition(clients: who)
                 _ = addWindow(kind: "partition", label: "partition cuts off \(label)", start: now, duration: duration)
-                undo = { proxy.heal(who) }
+                undo = { proxy.heal(clients: who) }
             case .drop:
-                proxy.drop(who)
+                proxy.drop(clients: who)
                 _ = addWindow(kind: "drop", label: "connections of \(label) reset", start: now, duration: max(duration, 1))
             case .halfOpen:
-                proxy.halfOpen(who)
+                proxy.halfOpen(clients: who)
                 _ = addWindow(kind: "half-open", label: "half-open connections for \(label)", start: now, duration: duration)
-                undo = { proxy.endHalfOpen(who) }
+                undo = { proxy.endHalfOpen(clients: who) }
             }
         }
         let end = undo

@@ -164,7 +164,7 @@ public final class LiveRun: @unchecked Sendable {
         await executor.shutdown()
         if let proxy {
             let s = proxy.stats
-            note("proxy: \(s.accepted) connections, \(s.bytesUp) bytes up, \(s.bytesDown) down, \(s.dropped) reset, \(s.chunksHeld) chunks held, \(s.chunksDiscarded) discarded")
+            note("proxy: \(s.connectionsAccepted) connections, \(s.bytesUpstream) bytes up, \(s.bytesDownstream) down, \(s.connectionsDropped) reset, \(s.chunksHeld) chunks held, \(s.chunksDiscarded) discarded")
             await proxy.stop()
         }
         await server?.stop()

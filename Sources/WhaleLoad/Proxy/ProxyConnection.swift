@@ -4,29 +4,34 @@ import NIOCore
 import NIOPosix
 
 /// One proxied connection: the accepted client channel, the upstream channel it opened, and
-/// the two directions' queues. Everything runs on the client channel's event loop.
+/// the two directions' queues. All of its state lives on the client channel's event loop (the
+/// upstream channel is opened on the same loop), so only the client tag needs a lock: the
+/// proxy reads it from any thread to pick the connections a fault applies to.
 final class ProxyConnection: @unchecked Sendable {
-    /// One direction's bytes on their way: when each chunk may leave, and what a partition holds.
-    struct Direction {
-        var queue: [(at: NIODeadline, buffer: ByteBuffer)] = []
-        var held: [ByteBuffer] = []
-        var lastAt = NIODeadline.uptimeNanoseconds(0)
-        var scheduled: Scheduled<Void>?
-    }
-
     private weak var proxy: FaultProxy?
     let clientChannel: any Channel
     private var upstream: (any Channel)?
-    private var beforeUpstream: [ByteBuffer] = []
+    /// Client bytes read before the upstream connection was up.
+    private var pending: [ByteBuffer] = []
+    private var tag = ClientTag()
     private let identity = NIOLockedValueBox<String?>(nil)
-    private var identified = false
-    private var sniffed = ""
-    private var up = Direction()
-    private var down = Direction()
+    private var up = ChunkQueue()
+    private var down = ChunkQueue()
+    private var upTimer: Scheduled<Void>?
+    private var downTimer: Scheduled<Void>?
+    /// One side closed normally: the other is closed once the bytes on their way to it have left.
+    private var closeUpstreamWhenDrained = false
     private var closed = false
     /// Once a connection has lost bytes to a half-open window it stays silent for good: a stream
     /// with a hole in it is garbage, and a real half-open connection never comes back.
     private var silenced = false
+    /// A side closed during a half-open window; the other side learns nothing until it ends.
+    private var orphaned = false
+    /// Bytes a direction may have waiting or held before the proxy stops reading its sender, so a
+    /// bandwidth cap or a partition pushes back through TCP instead of filling the proxy's memory.
+    static let queuedBytesMax = 1 << 20
+    private var upPaused = false
+    private var downPaused = false
     private var loop: any EventLoop { clientChannel.eventLoop }
 
     init(proxy: FaultProxy, client: any Channel) {
@@ -34,87 +39,43 @@ final class ProxyConnection: @unchecked Sendable {
         clientChannel = client
     }
 
+    /// The `whalesim-client` of the first request line; nil until seen, or if there is none.
     var client: String? { identity.withLockedValue { $0 } }
-
-    /// The handler on the client's channel: bytes from the client go upstream.
-    final class ClientSide: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = ByteBuffer
-        let connection: ProxyConnection
-        init(_ c: ProxyConnection) { connection = c }
-        func channelActive(context: ChannelHandlerContext) {
-            connection.connectUpstream()
-            context.fireChannelActive()
-        }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            connection.fromClient(unwrapInboundIn(data))
-        }
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { connection.close(reset: false) }
-    }
-
-    /// The handler on the upstream channel: bytes from the server go to the client.
-    final class ServerSide: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = ByteBuffer
-        let connection: ProxyConnection
-        init(_ c: ProxyConnection) { connection = c }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            connection.forward(unwrapInboundIn(data), upstream: false)
-        }
-        func channelInactive(context: ChannelHandlerContext) {
-            // A half-open client never learns that the server went away.
-            if connection.proxy?.currentRules().isHalfOpen(connection.client) != true { connection.close(reset: false) }
-        }
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { connection.close(reset: false) }
-    }
 
     func connectUpstream() {
         guard let proxy else { return }
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [self] ch in ch.pipeline.addHandler(ServerSide(self)) }
+            .channelInitializer { [self] ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ServerSide(self)) } }
             .connect(host: proxy.upstreamHost, port: proxy.upstreamPort)
             .whenComplete { [self] result in
                 switch result {
                 case .success(let ch):
                     upstream = ch
                     if closed { ch.close(promise: nil); return }
-                    for b in beforeUpstream { forward(b, upstream: true) }
-                    beforeUpstream = []
+                    let early = pending
+                    pending = []
+                    for b in early { route(b, upstream: true) }
+                    if closeUpstreamWhenDrained { closeIfDrained() }
                 case .failure:
-                    close(reset: false)
+                    // Nothing to talk to: the client sees its connection close, as with a refused connect.
+                    sideClosed(client: false)
                 }
             }
     }
 
     func fromClient(_ buffer: ByteBuffer) {
-        if !identified {
-            sniffed += String(decoding: buffer.readableBytesView.prefix(4096), as: UTF8.self)
-            if let end = sniffed.range(of: "\r\n") ?? (sniffed.utf8.count >= 4096 ? sniffed.range(of: sniffed) : nil) {
-                identified = true
-                let line = sniffed[..<end.lowerBound]
-                identity.withLockedValue { $0 = Self.client(inRequestLine: String(line)) }
-                sniffed = ""
-            }
+        if !tag.done, tag.feed(buffer.readableBytesView) {
+            let who = tag.client
+            identity.withLockedValue { $0 = who }
         }
-        if upstream == nil {
-            beforeUpstream.append(buffer)
-        } else {
-            forward(buffer, upstream: true)
-        }
+        if upstream == nil { pending.append(buffer) } else { route(buffer, upstream: true) }
     }
 
-    /// `whalesim-client=ID` from `GET /path?a=b&whalesim-client=ID HTTP/1.1`.
-    static func client(inRequestLine line: String) -> String? {
-        let parts = line.split(separator: " ")
-        guard parts.count >= 2, let q = parts[1].firstIndex(of: "?") else { return nil }
-        for pair in parts[1][parts[1].index(after: q)...].split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            if kv.count == 2, kv[0] == "whalesim-client" { return String(kv[1]) }
-        }
-        return nil
-    }
+    func fromServer(_ buffer: ByteBuffer) { route(buffer, upstream: false) }
 
     /// Sends a chunk on its way under the rules now in force.
-    func forward(_ buffer: ByteBuffer, upstream isUp: Bool) {
+    private func route(_ buffer: ByteBuffer, upstream isUp: Bool) {
         guard let proxy, !closed else { return }
         let rules = proxy.currentRules()
         let who = client
@@ -123,76 +84,123 @@ final class ProxyConnection: @unchecked Sendable {
             proxy.count(discarded: 1)
             return
         }
+        var queue = isUp ? up : down
         if rules.isPartitioned(who) {
-            if isUp { up.held.append(buffer) } else { down.held.append(buffer) }
+            queue.hold(buffer)
             proxy.count(held: 1)
-            return
+        } else {
+            // What a partition held goes first: bytes never overtake each other.
+            let conditions = rules.conditions(who, upstream: isUp)
+            let now = NIODeadline.now()
+            for chunk in queue.takeHeld() + [buffer] {
+                queue.enqueue(chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
+            }
         }
-        // What a partition held goes first: bytes never overtake each other.
-        var chunks = isUp ? up.held : down.held
-        if isUp { up.held = [] } else { down.held = [] }
-        chunks.append(buffer)
-        for chunk in chunks { enqueue(chunk, upstream: isUp, conditions: rules.conditions(who), proxy: proxy) }
+        if isUp { up = queue } else { down = queue }
         pump(isUp)
     }
 
-    private func enqueue(_ buffer: ByteBuffer, upstream isUp: Bool, conditions c: ProxyConditions, proxy: FaultProxy) {
-        proxy.count(up: isUp ? buffer.readableBytes : 0, down: isUp ? 0 : buffer.readableBytes)
-        let now = NIODeadline.now()
-        var at = now + .milliseconds(Int64(c.latencyMs + proxy.jitter(c.jitterMs)))
-        var direction = isUp ? up : down
-        if let rate = c.bytesPerSecond, rate > 0 {
-            let transmit = TimeAmount.nanoseconds(Int64(buffer.readableBytes) * 1_000_000_000 / Int64(rate))
-            at = max(at, direction.lastAt + transmit)
-        }
-        at = max(at, direction.lastAt) // never overtake the previous chunk
-        direction.lastAt = at
-        direction.queue.append((at, buffer))
-        if isUp { up = direction } else { down = direction }
-    }
-
-    /// Writes every chunk whose time has come; schedules itself for the next one.
+    /// Drains a direction, then reads from its sender again only while little is queued.
     private func pump(_ isUp: Bool) {
-        var direction = isUp ? up : down
-        direction.scheduled?.cancel()
-        direction.scheduled = nil
-        let target = isUp ? upstream : clientChannel
-        let now = NIODeadline.now()
-        var wrote = false
-        while let first = direction.queue.first, first.at <= now {
-            direction.queue.removeFirst()
-            target?.write(first.buffer, promise: nil)
-            wrote = true
-        }
-        if wrote { target?.flush() }
-        if let next = direction.queue.first {
-            direction.scheduled = loop.scheduleTask(deadline: next.at) { [self] in pump(isUp) }
-        }
-        if isUp { up = direction } else { down = direction }
+        drain(isUp)
+        throttle(isUp)
     }
 
-    /// A partition healed: what it held goes on its way, in order.
-    func flushHeld() {
+    private func throttle(_ isUp: Bool) {
+        guard !closed, let sender = isUp ? clientChannel : upstream else { return }
+        let pause = (isUp ? up : down).bytes > Self.queuedBytesMax
+        guard pause != (isUp ? upPaused : downPaused) else { return }
+        if isUp { upPaused = pause } else { downPaused = pause }
+        // Turning autoRead back on makes the channel read again by itself.
+        sender.setOption(ChannelOptions.autoRead, value: !pause).whenComplete { _ in }
+    }
+
+    /// Writes every chunk whose time has come and schedules the next pump. A partition stops
+    /// it (even chunks already delayed wait); a half-open window discards everything on its way.
+    private func drain(_ isUp: Bool) {
+        guard let proxy, !closed else { return }
+        (isUp ? upTimer : downTimer)?.cancel()
+        if isUp { upTimer = nil } else { downTimer = nil }
+        let rules = proxy.currentRules()
+        var queue = isUp ? up : down
+        defer { if isUp { up = queue } else { down = queue } }
+        if silenced || rules.isHalfOpen(client) {
+            let lost = queue.discardAll()
+            if lost > 0 { silenced = true; proxy.count(discarded: lost) }
+            return
+        }
+        guard !rules.isPartitioned(client), let target = isUp ? upstream : clientChannel else { return }
+        let due = queue.popDue(now: .now())
+        if !due.isEmpty {
+            var bytes = 0
+            for chunk in due { bytes += chunk.readableBytes; target.write(chunk, promise: nil) }
+            target.flush()
+            proxy.count(up: isUp ? bytes : 0, down: isUp ? 0 : bytes)
+        }
+        if let next = queue.nextAt {
+            let timer = loop.scheduleTask(deadline: next) { [self] in pump(isUp) }
+            if isUp { upTimer = timer } else { downTimer = timer }
+        } else if isUp, closeUpstreamWhenDrained {
+            loop.execute { [self] in closeIfDrained() }
+        }
+    }
+
+    /// A partition healed or a half-open window ended: held bytes go on their way, in order,
+    /// and a close that waited for the window reaches the other side.
+    func rulesChanged() {
         loop.execute { [self] in
-            guard let proxy, !closed, !silenced else { return }
+            guard let proxy, !closed else { return }
             let rules = proxy.currentRules()
-            guard !rules.isPartitioned(client) else { return }
-            for isUp in [true, false] {
-                let held = isUp ? up.held : down.held
-                if isUp { up.held = [] } else { down.held = [] }
-                for b in held { enqueue(b, upstream: isUp, conditions: rules.conditions(client), proxy: proxy) }
-                pump(isUp)
+            if orphaned, !rules.isHalfOpen(client) { close(reset: false); return }
+            if !rules.isPartitioned(client) {
+                for isUp in [true, false] {
+                    var queue = isUp ? up : down
+                    guard !queue.held.isEmpty else { continue }
+                    let conditions = rules.conditions(client, upstream: isUp)
+                    let now = NIODeadline.now()
+                    for chunk in queue.takeHeld() {
+                        queue.enqueue(chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
+                    }
+                    if isUp { up = queue } else { down = queue }
+                }
+            }
+            pump(true)
+            pump(false)
+        }
+    }
+
+    /// One side went away. Normally the other side follows (the client's last bytes still reach
+    /// the server first); during a half-open window nothing reaches the other side.
+    func sideClosed(client isClient: Bool) {
+        loop.execute { [self] in
+            guard !closed else { return }
+            if let proxy, proxy.currentRules().isHalfOpen(client) {
+                orphaned = true
+                silenced = true
+                return
+            }
+            if isClient {
+                closeUpstreamWhenDrained = true
+                closeIfDrained()
+            } else {
+                close(reset: false)
             }
         }
     }
 
-    /// Closes both sides; `reset` sends a TCP reset (SO_LINGER 0), as a dropped connection does.
+    private func closeIfDrained() {
+        guard !closed, closeUpstreamWhenDrained else { return }
+        // Bytes still connecting, delayed or held go first; a silenced stream has nothing worth waiting for.
+        if silenced || (up.isEmpty && (upstream != nil || pending.isEmpty)) { close(reset: false) }
+    }
+
+    /// Closes both sides now; `reset` sends a TCP reset (SO_LINGER 0), as a dropped connection does.
     func close(reset: Bool) {
         loop.execute { [self] in
             guard !closed else { return }
             closed = true
-            up.scheduled?.cancel()
-            down.scheduled?.cancel()
+            upTimer?.cancel()
+            downTimer?.cancel()
             for ch in [clientChannel, upstream].compactMap({ $0 }) {
                 if reset, let provider = ch as? any SocketOptionProvider {
                     provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in ch.close(promise: nil) }
@@ -200,6 +208,7 @@ final class ProxyConnection: @unchecked Sendable {
                     ch.close(promise: nil)
                 }
             }
+            proxy?.forget(self)
         }
     }
 }

@@ -1,46 +1,60 @@
-/// What the proxy does to one direction of a connection's bytes right now.
-public struct ProxyConditions: Sendable, Hashable {
-    /// Added delay for every chunk, each way.
-    public var latencyMs: Int
-    /// Uniform extra delay in 0...jitterMs per chunk (seeded); chunks never overtake each other.
-    public var jitterMs: Int
-    /// A cap on bytes per second each way per connection; nil: no cap.
-    public var bytesPerSecond: Int?
-
-    public init(latencyMs: Int = 0, jitterMs: Int = 0, bytesPerSecond: Int? = nil) {
-        self.latencyMs = latencyMs
-        self.jitterMs = jitterMs
-        self.bytesPerSecond = bytesPerSecond
+/// The proxy's whole state of faults at one instant: shaping for everyone and per client (per
+/// direction), partitions and half-open clients. Connections read a copy under the proxy's lock
+/// for every chunk, so a change applies from the next chunk on.
+struct ProxyRules: Sendable {
+    /// Per-client shaping per direction; a nil direction falls back to everyone's.
+    struct ClientShaping: Sendable {
+        var upstream: ProxyConditions?
+        var downstream: ProxyConditions?
     }
 
-    public static let none = ProxyConditions()
-}
-
-/// The proxy's whole state of faults: shaping for everyone or per client, partitions and
-/// half-open clients. `nil` client sets mean every connection.
-struct ProxyRules: Sendable {
-    var global = ProxyConditions.none
-    var perClient: [String: ProxyConditions] = [:]
+    var everyoneUpstream = ProxyConditions.none
+    var everyoneDownstream = ProxyConditions.none
+    var perClient: [String: ClientShaping] = [:]
     var partitionAll = false
     var partitioned: Set<String> = []
     var halfOpenAll = false
     var halfOpen: Set<String> = []
 
-    func conditions(_ client: String?) -> ProxyConditions {
-        client.flatMap { perClient[$0] } ?? global
+    func conditions(_ client: String?, upstream: Bool) -> ProxyConditions {
+        let own = client.flatMap { perClient[$0] }
+        return upstream ? (own?.upstream ?? everyoneUpstream) : (own?.downstream ?? everyoneDownstream)
     }
 
     func isPartitioned(_ client: String?) -> Bool { partitionAll || client.map(partitioned.contains) == true }
     func isHalfOpen(_ client: String?) -> Bool { halfOpenAll || client.map(halfOpen.contains) == true }
-}
 
-/// How much traffic the proxy carried and what it did to it.
-public struct ProxyStats: Sendable, Hashable {
-    public var accepted = 0
-    public var open = 0
-    public var bytesUp = 0
-    public var bytesDown = 0
-    public var dropped = 0
-    public var chunksHeld = 0
-    public var chunksDiscarded = 0
+    mutating func shape(_ c: ProxyConditions, direction: ProxyDirection, clients: Set<String>?) {
+        guard let clients else {
+            if direction.includes(.upstream) { everyoneUpstream = c }
+            if direction.includes(.downstream) { everyoneDownstream = c }
+            return
+        }
+        for client in clients {
+            var own = perClient[client] ?? ClientShaping()
+            if direction.includes(.upstream) { own.upstream = c }
+            if direction.includes(.downstream) { own.downstream = c }
+            perClient[client] = own
+        }
+    }
+
+    mutating func unshape(clients: Set<String>?) {
+        guard let clients else {
+            everyoneUpstream = .none
+            everyoneDownstream = .none
+            perClient = [:]
+            return
+        }
+        for client in clients { perClient[client] = nil }
+    }
+
+    /// Adds `clients` (nil: everyone) to a set of clients under a fault.
+    static func add(_ clients: Set<String>?, to set: inout Set<String>, all: inout Bool) {
+        if let clients { set.formUnion(clients) } else { all = true }
+    }
+
+    /// Takes `clients` out of a fault; nil ends it for everyone, named ones included.
+    static func remove(_ clients: Set<String>?, from set: inout Set<String>, all: inout Bool) {
+        if let clients { set.subtract(clients) } else { all = false; set = [] }
+    }
 }
