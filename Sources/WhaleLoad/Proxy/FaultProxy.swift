@@ -106,8 +106,3 @@ public final class FaultProxy: Sendable {
         }
     }
 }
-
-extension FaultProxy {
-    /// The client a connection names in its first HTTP request line (`whalesim-client=`), if any.
-    public static func client(inRequestLine line: String) -> String? { ProxyConnection.client(inRequestLine: line) }
-}
