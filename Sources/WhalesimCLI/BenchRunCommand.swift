@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import WhaleLoad
 import WhaleRun
 import WhaleSim
@@ -41,7 +42,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     var socketMemory = 2_000
 
     func run() async throws {
-        guard latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
+        guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
             throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1").exit()
         }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
@@ -84,7 +85,7 @@ struct BenchRunCommand: AsyncParsableCommand {
 
         // 1. Latency.
         var ackP99: [Double] = [], remoteP99: [Double] = [], rates: [Double] = []
-        for run in 1...runs {
+        for run in 1...runs where latencyClients > 0 {
             let server = try serve(directory, "latency\(run)")
             defer { server.stop() }
             let think = Int(1000 / opsPerSecond)
@@ -95,8 +96,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             ackP99.append(ack); remoteP99.append(remote); rates.append(rate)
             print(String(format: "  run %d: op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms, %.0f acks/s over the run, verdict %@", run, ack, remote, rate, r.verdict.rawValue))
         }
-        print(String(format: "latency, %d clients, notes of %d, %.1f ops/s each (median of %d): op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40)",
-                     latencyClients, noteSize, opsPerSecond, runs, median(ackP99), median(remoteP99)))
+        if latencyClients > 0 { print(String(format: "latency, %d clients, notes of %d, %.1f ops/s each (median of %d): op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40)",
+                     latencyClients, noteSize, opsPerSecond, runs, median(ackP99), median(remoteP99))) }
 
         // 2. Memory per client.
         if memoryClients > 0 {
@@ -171,16 +172,20 @@ struct BenchRunCommand: AsyncParsableCommand {
         var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
         options.progress = .none
         let run = LiveRun(options: options) { _ in }
-        let task = Task { try await run.run() }
+        let finished = NIOLockedValueBox(false)
+        let task = Task {
+            defer { finished.withLockedValue { $0 = true } }
+            return try await run.run()
+        }
         var start: Int?
         var peak = 0, held = 0
-        while !task.isCancelled {
+        // Until the run ends: RSS when the first client is up, and the most while the most are up.
+        while !finished.withLockedValue({ $0 }) {
             try await Task.sleep(for: .milliseconds(200))
             let connected = run.metrics.connected
             let rss = Self.residentBytes()
             if start == nil, connected > 0 { start = rss }
-            if connected >= held, start != nil { held = connected; peak = max(peak, rss) }
-            if run.metrics.clock.nowMs > 75_000 || (held >= memoryClients && connected < held / 2) { break }
+            if start != nil, connected >= held { held = connected; peak = max(peak, rss) }
         }
         _ = try await task.value
         let growth = peak - (start ?? peak)
