@@ -25,6 +25,8 @@ final class RunContext: Sendable {
     var clientFaults: FaultSet { clientFaultsNow.withLockedValue { $0 } }
     func setClientFaults(_ f: FaultSet) { clientFaultsNow.withLockedValue { $0 = f } }
     let staleAfterMs = 4_000
+    /// Whether any user works on the board (kanban moves, tracking): only they fetch it.
+    let usesBoard: Bool
     let clientIndexes = NIOLockedValueBox<[String: Int]>([:])
     private let loadOver = NIOLockedValueBox(false)
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
@@ -42,6 +44,7 @@ final class RunContext: Sendable {
         self.recorder = recorder
         clock = metrics.clock
         mix = scenario.mix.choice
+        usesBoard = [ActionMix.Action.moveAccount, .track, .untrack, .assignAccount].contains { scenario.mix[$0] > 0 }
         generator = TextGenerator(alphabet: scenario.alphabet)
         pasteSize = scenario.pasteSize
         initialText = scenario.initialText

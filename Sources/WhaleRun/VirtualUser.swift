@@ -48,7 +48,10 @@ final class VirtualUser: @unchecked Sendable {
             if run.spec.importPages > 0, let salesforce = run.salesforce {
                 await importAccounts(salesforce, session: session)
             }
-            board = (try? await run.whaler.accounts(token: session.accessToken)) ?? []
+            // The board (every tracked account) only for users who work on it; everyone opens
+            // their account page: its contacts and tasks, then the note over the socket.
+            if run.usesBoard { board = (try? await run.whaler.accounts(token: session.accessToken)) ?? [] }
+            _ = try? await run.whaler.accountPage(accountId, token: session.accessToken)
             let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
                                    context: run.noteContext(token: session.accessToken))
             self.note = note

@@ -54,6 +54,13 @@ struct WhalerAPI: Sendable {
         return (data["accounts"] as? [[String: Any]] ?? []).compactMap(Self.accountRow)
     }
 
+    /// An account page's records: its contacts and open tasks (counts, for the page).
+    func accountPage(_ accountId: String, token: String) async throws(APIError) -> (contacts: Int, tasks: Int) {
+        let data = try await graphQL("query($a: ID!) { contacts(accountID: $a) { id state } tasks(associatedTo: $a) { id done } }",
+                                     variables: ["a": accountId], token: token)
+        return ((data["contacts"] as? [Any])?.count ?? 0, (data["tasks"] as? [Any])?.count ?? 0)
+    }
+
     /// `saveAccounts`: upserts by `salesforceID`; returns the saved accounts.
     func saveAccounts(_ inputs: [[String: Any]], senderID: String, token: String) async throws(APIError) -> [AccountRow] {
         let data = try await graphQL("mutation($input: [NewAccount!]!, $senderID: ID) { saveAccounts(input: $input, senderID: $senderID) { id salesforceID name state } }",
