@@ -95,6 +95,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             let rate = Double(r.histograms["op_ack"]?.count ?? 0) / Double(max(1, r.durationMs)) * 1000
             ackP99.append(ack); remoteP99.append(remote); rates.append(rate)
             print(String(format: "  run %d: op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms, %.0f acks/s over the run, verdict %@", run, ack, remote, rate, r.verdict.rawValue))
+            for c in r.results where c.verdict != .valid { for line in c.evidence.prefix(3) { print("      \(c.checker.rawValue): \(line)") } }
         }
         if latencyClients > 0 { print(String(format: "latency, %d clients, notes of %d, %.1f ops/s each (median of %d): op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40)",
                      latencyClients, noteSize, opsPerSecond, runs, median(ackP99), median(remoteP99))) }
