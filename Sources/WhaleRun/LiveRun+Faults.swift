@@ -77,7 +77,7 @@ extension LiveRun {
                 victim.abandon(cause: "nemesis disconnect")
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
-                    self.measureConvergence(after: "\(victim.clientId.rawValue)'s disconnect")
+                    self.measureConvergence(after: "\(victim.clientId.rawValue)'s disconnect", clients: [victim.clientId.rawValue])
                 }
             case .partition, .slowClient:
                 await shapeNetwork(fault, rng: &rng)
@@ -132,21 +132,22 @@ extension LiveRun {
         }
     }
 
-    /// Time to converge after a fault window: from its end until every client is joined and has
-    /// caught up with the revision each note had on the server then (the `converge` histogram).
-    func measureConvergence(after label: String) {
+    /// Time to converge after a fault window: from its end until every client the fault touched
+    /// (`names`; nil: every client up at that moment) is joined and has caught up with the revision
+    /// its note had on the server then (the `converge` histogram).
+    func measureConvergence(after label: String, clients names: Set<String>? = nil) {
         let start = clock.nowMs
         let targets = recorders.map(\.revision)
+        let touched = allUsers.filter { names?.contains($0.name) ?? true }.compactMap(\.noteSession)
         Task {
             while clock.nowMs - start < 30_000 {
-                let sessions = allUsers.compactMap(\.noteSession)
-                if sessions.allSatisfy({ $0.isJoined && $0.session.revision >= targets[$0.document] }) {
+                if touched.allSatisfy({ $0.isJoined && $0.session.revision >= targets[$0.document] }) {
                     metrics.latency("converge", us: Int64(clock.nowMs - start) * 1000)
                     return
                 }
                 try? await Task.sleep(for: .milliseconds(10))
             }
-            note("clients had not caught up 30 s after \(label)")
+            note("the clients \(label) touched had not caught up 30 s after it")
         }
     }
 

@@ -24,21 +24,25 @@ extension LiveRun {
         let now = clock.nowMs
         let duration = fault.duration
         var undo: @Sendable () -> Void = {}
+        var touched: Set<String>?
         switch fault.what {
         case .nemesis(let n) where n.kind == .partition:
             let cut = pickClients(percent: 50, rng: &rng)
             proxy.partition(clients: cut)
+            touched = cut
             _ = addWindow(kind: "partition", label: "partition cuts off \(cut.count) clients", start: now, duration: duration)
             undo = { proxy.heal(clients: cut) }
         case .nemesis(let n):
             // slow-client: one client's link `factor` times slower (5 ms a chunk per factor).
             let slow = pickClients(percent: 0, rng: &rng)
             proxy.shape(ProxyConditions(latencyMs: 5 * n.factor), clients: slow)
+            touched = slow
             _ = addWindow(kind: "slow-client", label: "\(slow.sorted().joined()) link \(n.factor)x slower", start: now, duration: duration)
             undo = { proxy.unshape(clients: slow) }
         case .network(let f):
             let who: Set<String>? = f.clientsPercent >= 100 ? nil : pickClients(percent: f.clientsPercent, rng: &rng)
             let label = who.map { "\($0.count) clients" } ?? "every client"
+            touched = who
             switch f.kind {
             case .latency:
                 proxy.shape(ProxyConditions(latencyMs: f.latencyMs, jitterMs: f.jitterMs), clients: who)
@@ -63,10 +67,11 @@ extension LiveRun {
         }
         let end = undo
         let label = "a \(fault.what.name) window"
+        let who = touched
         Task {
             try? await Task.sleep(for: .milliseconds(duration))
             end()
-            self.measureConvergence(after: label)
+            self.measureConvergence(after: label, clients: who)
         }
     }
 
