@@ -104,21 +104,12 @@ public enum LiveMerge {
             }
         }
         let series = try mergedSeries(shards, offset: offset)
-        let live = scenario.checkers.filter { $0 != .model }
-        var results = Checkers.run(live, on: history)
-        if scenario.checkers.contains(.model) {
-            results.append(CheckResult(checker: .model, verdict: .unknown, evidence: ["the live runner does not record model pages yet"]))
-        }
+        let results = LiveJudge.checks(scenario, history)
         let errors = shards.map(\.record.errors).reduce(0, +), attempts = shards.map(\.record.attempts).reduce(0, +)
-        let metricOutcomes = scenario.metricThresholds.map { t in
-            let actual: Double? = t.metric == "errors"
-                ? (t.stat == "count" ? Double(errors) : Double(errors) / Double(max(1, attempts)))
-                : (t.stat == "count" ? Double(totals[t.metric]?.count ?? 0) : totals[t.metric]?.stat(t.stat))
-            return LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
-        }
+        let metricOutcomes = LiveJudge.metricThresholds(scenario, totals: totals, errors: errors, attempts: attempts)
         let verdict = Checkers.merged(results)
         var result = LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict,
-                                   thresholds: scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown)) },
+                                   thresholds: LiveJudge.thresholds(scenario, results),
                                    metricThresholds: metricOutcomes, histograms: totals, series: series, errors: errors, attempts: attempts,
                                    clientsStarted: shards.map { $0.record.counts["clients"] ?? 0 }.reduce(0, +), aborted: shards.compactMap(\.record.aborted).first,
                                    durationMs: series.end, notes: shards.flatMap { s in s.record.notes.map { "shard \(s.record.shard!.index): \($0)" } })

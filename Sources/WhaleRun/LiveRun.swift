@@ -349,45 +349,27 @@ public final class LiveRun: @unchecked Sendable {
             guard let actual = figure(t, totals: totals) else { continue }
             let settled = t.stat == "max" || t.stat == "count" || t.metric == "errors" && t.stat == "count"
                 || (totals[t.metric]?.count ?? 0) >= 1000 || (t.metric == "errors" && metrics.attempts >= 1000)
-            if settled, !t.isMet(by: actual) { return "\(t.text) (now \(Self.show(actual, t)))" }
+            if settled, !t.isMet(by: actual) { return "\(t.text) (now \(LiveJudge.show(actual, metric: t.metric, stat: t.stat)))" }
         }
         return nil
     }
 
     func figure(_ t: MetricThreshold, totals: [String: LatencyHistogram]) -> Double? {
-        if t.metric == "errors" {
-            let errors = Double(metrics.errorCount)
-            return t.stat == "count" ? errors : errors / Double(max(1, metrics.attempts))
-        }
-        if t.stat == "count" { return Double(totals[t.metric]?.count ?? 0) }
-        return totals[t.metric]?.stat(t.stat)
-    }
-
-    static func show(_ v: Double, _ t: MetricThreshold) -> String {
-        if t.metric == "errors" { return t.stat == "rate" ? String(format: "%.3f%%", v * 100) : String(Int(v)) }
-        if t.stat == "count" { return String(Int(v)) }
-        return String(format: "%.2fms", v)
+        LiveJudge.figure(t, totals: totals, errors: metrics.errorCount, attempts: metrics.attempts)
     }
 
     private func judge(history: History, endMs: Int) -> LiveRunResult {
-        let live = scenario.checkers.filter { $0 != .model }
-        var results: [CheckResult]
+        let results: [CheckResult]
         if let shard = options.shard {
             // Other shards' clients' ops are in this shard's server history: only the merged history can be judged.
             results = scenario.checkers.map { CheckResult(checker: $0, verdict: .unknown, evidence: ["shard \(shard.index)/\(shard.count): judged on the merged history by whalesim merge"]) }
         } else {
-            results = Checkers.run(live, on: history)
-        }
-        if options.shard == nil, scenario.checkers.contains(.model) {
-            results.append(CheckResult(checker: .model, verdict: .unknown, evidence: ["the live runner does not record model pages yet: kanban moves are measured, not checked"]))
+            results = LiveJudge.checks(scenario, history)
         }
         let verdict = Checkers.merged(results)
-        let thresholds = scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown)) }
+        let thresholds = LiveJudge.thresholds(scenario, results)
         let totals = metrics.totals
-        let metricOutcomes = scenario.metricThresholds.map { t in
-            let actual = figure(t, totals: totals)
-            return LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
-        }
+        let metricOutcomes = LiveJudge.metricThresholds(scenario, totals: totals, errors: metrics.errorCount, attempts: metrics.attempts)
         return LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict, thresholds: thresholds,
                              metricThresholds: metricOutcomes, histograms: totals,
                              series: metrics.series(endMs: endMs, faultWindows: windows.withLockedValue { $0 }),

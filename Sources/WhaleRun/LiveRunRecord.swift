@@ -98,10 +98,8 @@ public struct LiveRunRecord: Codable, Sendable {
 
     /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.
     public static func format(_ m: LiveRunResult.MetricOutcome) -> String {
-        guard let v = m.actual else { return "no samples" }
-        if m.threshold.hasPrefix("errors.rate") { return String(format: "%.3f%%", v * 100) }
-        if m.threshold.contains(".count") { return String(Int(v)) }
-        return String(format: "%.2fms", v)
+        guard let v = m.actual, let t = try? MetricThreshold.parse(m.threshold).get() else { return "no samples" }
+        return LiveJudge.show(v, metric: t.metric, stat: t.stat)
     }
 
     static func counts(_ r: LiveRunResult) -> [String: Int] {
