@@ -27,6 +27,9 @@ extension ModelRecord {
     /// The canonical text of the record (its `wireJSON`), what checkers compare.
     public var canonicalText: String { wireJSON.serialized }
 
+    /// The "key json" line the history and the model checker compare.
+    public var line: String { "\(key) \(canonicalText)" }
+
     /// Reads a carried record back; nil when the type is unknown or the JSON does not fit it.
     public init?(recordType: String, json: WireJSON) {
         let data = Data(json.serialized.utf8)

@@ -116,13 +116,9 @@ struct ModelWorld {
     }
 }
 
-extension ModelRecord {
-    /// The "key json" line the history and the model checker compare.
-    var line: String { "\(key) \(canonicalText)" }
-}
-
 extension ModelClient.Page {
-    var name: String {
+    /// How the history names the page: `board` or `account page <id>`.
+    public var name: String {
         switch self {
         case .board: "board"
         case .account(let id): "account page \(id)"
@@ -132,7 +128,7 @@ extension ModelClient.Page {
 
 extension ServerEnvelope {
     /// A pool update or a pool refusal: the model client's, not the note session's.
-    var isForTheModel: Bool {
+    public var isForTheModel: Bool {
         switch message {
         case .resourceUpdate: true
         case .error: messageId == "e:join"

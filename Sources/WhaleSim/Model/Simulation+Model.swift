@@ -146,7 +146,7 @@ extension Simulation {
 
 extension Mutation {
     /// A short line for the history: the mutation and what it names.
-    var summary: String {
+    public var summary: String {
         switch self {
         case .saveAccounts(let inputs): "saveAccounts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
         case .saveContacts(let inputs): "saveContacts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
