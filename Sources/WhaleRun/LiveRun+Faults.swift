@@ -107,6 +107,7 @@ extension LiveRun {
             if s.on { now.insert(fault) } else { now.remove(fault) }
             context.setClientFaults(now)
             for n in allUsers.compactMap(\.noteSession) { n.setFaults(now) }
+            for m in allUsers.compactMap(\.modelPage) { m.setFaults(now) }
             context.recorder.record(.note(s.description))
             if s.on {
                 open[s.name] = addWindow(kind: s.name, label: "fault \(s.name)", start: clock.nowMs, duration: 0, recordNote: false)
@@ -120,6 +121,7 @@ extension LiveRun {
         for name in open.keys.sorted() { if let f = Fault(rawValue: name) { off.remove(f) } }
         context.setClientFaults(off)
         for n in allUsers.compactMap(\.noteSession) { n.setFaults(off) }
+        for m in allUsers.compactMap(\.modelPage) { m.setFaults(off) }
         for (_, w) in open.sorted(by: { $0.key < $1.key }) { endWindow(w) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import WhaleLoad
+import WhaleModel
 import WhaleOT
 import WhaleProtocol
 import WhaleReports
@@ -101,7 +102,9 @@ public final class LiveRun: @unchecked Sendable {
                                     protocolVersion: scenario.protocolVersion)
         let context = RunContext(scenario: scenario, spec: spec, whaler: whaler, salesforce: salesforce,
                                  salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
-                                 metrics: metrics, recorder: recorder, socketURL: clientSocketURL, clientFaults: clientFaults, log: { [weak self] in self?.note($0) })
+                                 metrics: metrics, recorder: recorder, socketURL: clientSocketURL, clientFaults: clientFaults,
+                                 modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
+                                 runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
         self.context = context
         for (d, id) in setup.accountIds.enumerated() {
             let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes)
@@ -158,7 +161,10 @@ public final class LiveRun: @unchecked Sendable {
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
         let endMs = clock.nowMs
 
-        for u in users.withLockedValue({ $0 }) { await u.noteSession?.close() }
+        for u in users.withLockedValue({ $0 }) {
+            await u.noteSession?.close()
+            await u.modelPage?.close()
+        }
         for r in recorders { await r.close() }
         let salesforceLog = salesforceServer?.fake.requestLog.entries
         await executor.shutdown()
@@ -178,7 +184,13 @@ public final class LiveRun: @unchecked Sendable {
         return result
     }
 
-    struct Setup { var token: String; var accountIds: [String] }
+    struct Setup {
+        var token: String
+        var accountIds: [String]
+        /// The scenario has a model section and the server offers whalesim's GraphQL extensions.
+        var modelDriven = false
+        var organizationUsers: [String] = []
+    }
 
 
     /// Signs in the organization's admin, imports `documents` accounts from Salesforce (or takes
@@ -190,6 +202,7 @@ public final class LiveRun: @unchecked Sendable {
             throw LiveRunError("cannot sign in \(admin.email) at \(whaler.baseURL): \(error)")
         }
         var ids: [String] = []
+        var sfIds: [String: String] = [:]
         if let salesforce {
             do {
                 let sfUser = try salesforceCredentials(0)
@@ -200,6 +213,7 @@ public final class LiveRun: @unchecked Sendable {
                 let saved = try await whaler.saveAccounts(inputs, senderID: "whalesim-setup", token: session.accessToken)
                 try await whaler.track(inputs, tracked: true, token: session.accessToken)
                 ids = saved.map(\.id)
+                for a in saved { sfIds[a.id] = a.salesforceID }
             } catch let e as LiveRunError {
                 throw e
             } catch {
@@ -211,7 +225,41 @@ public final class LiveRun: @unchecked Sendable {
         guard ids.count >= scenario.documents else {
             throw LiveRunError("the scenario needs \(scenario.documents) account notes; only \(ids.count) accounts are available")
         }
-        return Setup(token: session.accessToken, accountIds: Array(ids.prefix(scenario.documents)))
+        var setup = Setup(token: session.accessToken, accountIds: Array(ids.prefix(scenario.documents)), organizationUsers: session.organizationUsers)
+        if scenario.model != nil {
+            if await whaler.offersModelExtensions(token: session.accessToken) {
+                setup.modelDriven = true
+                if let salesforce { try await importContacts(setup.accountIds, salesforceIds: sfIds, whaler: whaler, salesforce: salesforce, token: session.accessToken) }
+            } else {
+                note("the server at \(whaler.baseURL) offers no whalesim GraphQL extensions (whalesimPage, the mutation reply): model pages are not driven and the model checker says unknown")
+            }
+        }
+        return setup
+    }
+
+    /// The account pages' contacts, imported as the app does (its Contact query per account,
+    /// then `saveContacts`), so account-page users have cards to move.
+    private func importContacts(_ accountIds: [String], salesforceIds: [String: String], whaler: WhalerAPI, salesforce: SalesforceAPI, token: String) async throws {
+        do {
+            let sfUser = try salesforceCredentials(0)
+            let connection = try await salesforce.connect(username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id, clientSecret: options.salesforceClient.secret)
+            for id in accountIds {
+                guard let sf = salesforceIds[id] else { continue }
+                let soql = "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = \(SalesforceAPI.soqlLiteral(sf))"
+                let found = try await salesforce.query(soql, connection: connection, maxPages: 5).records
+                let inputs = found.compactMap { o -> ContactInput? in
+                    guard let cid = o["Id"] as? String ?? o["id"] as? String else { return nil }
+                    return ContactInput(accountID: id, salesforceID: cid, firstName: o["FirstName"] as? String ?? o["firstName"] as? String ?? "",
+                                        lastName: o["LastName"] as? String ?? o["lastName"] as? String ?? "", jobTitle: o["Title"] as? String ?? o["title"] as? String,
+                                        email: o["Email"] as? String ?? o["email"] as? String, phone: o["Phone"] as? String ?? o["phone"] as? String)
+                }
+                if !inputs.isEmpty { _ = try await whaler.mutate(.saveContacts(inputs), senderID: "whalesim-setup", token: token) }
+            }
+        } catch let e as LiveRunError {
+            throw e
+        } catch {
+            throw LiveRunError("cannot import contacts from Salesforce at \(salesforce.baseURL): \(error)")
+        }
     }
 
     func salesforceCredentials(_ i: Int) throws -> (user: String, password: String) {
@@ -268,6 +316,10 @@ public final class LiveRun: @unchecked Sendable {
             if !r.isJoined { quiet = false }
         }
         for u in users.withLockedValue({ $0 }) {
+            if let m = u.modelPage {
+                if m.needsReconnect { await m.connect() }
+                if !m.isQuiet { quiet = false }
+            }
             guard let n = u.noteSession else { continue }
             if n.needsReconnect { await n.connect() }
             if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
@@ -339,6 +391,29 @@ public final class LiveRun: @unchecked Sendable {
             for gap in r.gaps { note(gap) }
         }
         for u in users.withLockedValue({ $0 }) { u.noteSession?.recordFinal() }
+        await recordModelFinals(recorder: recorder, token: token)
+    }
+
+    /// Every model page as its user sees it and as the server answers that user's fetch now,
+    /// then the organization's records (the model checker's final state).
+    private func recordModelFinals(recorder: LiveRecorder, token: String) async {
+        guard let context, context.modelSpec != nil else { return }
+        for u in users.withLockedValue({ $0 }) {
+            guard let m = u.modelPage, let t = u.accessToken else { continue }
+            let accountID: String? = if case .account(let id) = m.page { id } else { nil }
+            do {
+                let snapshot = try await context.whaler.page(accountID: accountID, token: t)
+                m.recordFinal(serverRecords: snapshot.records.map(\.line))
+            } catch {
+                note("could not read \(u.name)'s \(m.page.name) from the server: \(error)")
+                m.recordFinal(serverRecords: nil)
+            }
+        }
+        do {
+            recorder.record(.modelServerState(records: try await context.whaler.modelState(token: token).sorted()))
+        } catch {
+            note("could not read the model's final state: \(error)")
+        }
     }
 
     /// A latency or error threshold already lost (for `abort-on-fail`): only upper bounds on

@@ -44,11 +44,14 @@ final class NoteSession: Sendable {
     let clientId: ClientID
     let document: Int
     let resourceId: String
+    /// The user's account page, when it listens on this socket (the note's pool is its account's).
+    let model: ModelPage?
     private let context: Context
     private let state: NIOLockedValueBox<State>
 
-    init(index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context) {
+    init(index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context, model: ModelPage? = nil) {
         self.index = index
+        self.model = model
         self.clientId = clientId
         self.document = document
         self.resourceId = resourceId
@@ -89,6 +92,7 @@ final class NoteSession: Sendable {
                 context.metrics.connectedDelta(1)
                 handle(.connected, in: &s)
             }
+            if state.withLockedValue({ $0.generation == generation }) { model?.joined() }
         } else {
             context.metrics.error("connect")
             state.withLockedValue { s in
@@ -150,6 +154,8 @@ final class NoteSession: Sendable {
         }
         handle(.disconnected, in: &s)
         s.oldestPendingSinceMs = nil
+        // Under this session's lock; the page takes its own lock and never this one.
+        model?.disconnected()
     }
 
     /// A local edit at scalar offsets, clamped into the note; recorded as the user's intent first.
@@ -205,6 +211,10 @@ final class NoteSession: Sendable {
         guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else {
             context.metrics.error("client:undecodable")
             state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text.prefix(120))")) }
+            return
+        }
+        if envelope.isForTheModel {
+            if state.withLockedValue({ $0.generation == generation }) { model?.received(envelope) }
             return
         }
         state.withLockedValue { s in

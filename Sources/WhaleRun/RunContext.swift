@@ -28,13 +28,23 @@ final class RunContext: Sendable {
     /// Whether any user works on the board (kanban moves, tracking): only they fetch it.
     let usesBoard: Bool
     let clientIndexes = NIOLockedValueBox<[String: Int]>([:])
+    /// The scenario's model section when the run drives ModelClients (the server offers
+    /// whalesim's GraphQL extensions); nil: notes only, board moves unchecked.
+    let modelSpec: ModelSpec?
+    /// The organization's user ids (who cards and tasks may be assigned to).
+    let organizationUsers: [String]
+    /// Makes ids this run creates (tasks) unique on a server that outlives the run.
+    let runTag: String
     private let loadOver = NIOLockedValueBox(false)
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
     private let logger: @Sendable (String) -> Void
 
     init(scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
          salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
-         clientFaults: FaultSet, log: @escaping @Sendable (String) -> Void) {
+         clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String, log: @escaping @Sendable (String) -> Void) {
+        self.modelSpec = modelSpec
+        self.organizationUsers = organizationUsers
+        self.runTag = runTag
         self.spec = spec
         self.whaler = whaler
         self.salesforce = salesforce
@@ -64,6 +74,10 @@ final class RunContext: Sendable {
     func noteContext(token: String) -> NoteSession.Context {
         NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
                             ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes)
+    }
+
+    func modelContext(token: String) -> ModelPage.Context {
+        ModelPage.Context(whaler: whaler, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics)
     }
 
     func log(_ line: String) { logger(line) }

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleModel
 import WhaleOT
 import WhaleProtocol
 import WhaleSim
@@ -25,6 +26,11 @@ final class VirtualUser: @unchecked Sendable {
     /// Only this user's task touches it (no lock needed): the seeded stream of its choices.
     private var rng: SimRandom
     private var note: NoteSession?
+    /// The user's model page (board or account page) when the run drives the model.
+    private var model: ModelPage?
+    /// Accounts this user found in Salesforce (what its board's `track` picks from).
+    private var imported: [AccountInput] = []
+    private var tasksCreated = 0
     private var board: [WhalerAPI.AccountRow] = []
     private var session: WhalerAPI.Session?
 
@@ -39,6 +45,8 @@ final class VirtualUser: @unchecked Sendable {
     }
 
     var noteSession: NoteSession? { note }
+    var modelPage: ModelPage? { model }
+    var accessToken: String? { session?.accessToken }
 
     /// Signs in and opens the account page; false (with the error counted) when it could not.
     func start() async -> Bool {
@@ -50,10 +58,23 @@ final class VirtualUser: @unchecked Sendable {
             }
             // The board (every tracked account) only for users who work on it; everyone opens
             // their account page: its contacts and tasks, then the note over the socket.
-            if run.usesBoard { board = (try? await run.whaler.accounts(token: session.accessToken)) ?? [] }
-            _ = try? await run.whaler.accountPage(accountId, token: session.accessToken)
+            // With the model driven, the page is a ModelClient: the first `model.board` users
+            // work on the board, everyone else on their account's page.
+            var page: ModelPage?
+            if let spec = run.modelSpec {
+                let onBoard = index < spec.boardClients
+                let client = ModelClient(clientId: ClientID(name), caller: Caller(userId: session.userId, organizationId: session.organizationId),
+                                         page: onBoard ? .board : .account(accountId),
+                                         configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
+                page = ModelPage(index: index, client: client, context: run.modelContext(token: session.accessToken))
+                model = page
+            } else {
+                if run.usesBoard { board = (try? await run.whaler.accounts(token: session.accessToken)) ?? [] }
+                _ = try? await run.whaler.accountPage(accountId, token: session.accessToken)
+            }
+            if let page, page.ownsSocket { await page.connect() }
             let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
-                                   context: run.noteContext(token: session.accessToken))
+                                   context: run.noteContext(token: session.accessToken), model: page?.ownsSocket == false ? page : nil)
             self.note = note
             await note.connect()
             return true
@@ -81,6 +102,7 @@ final class VirtualUser: @unchecked Sendable {
             let result = try await salesforce.query(soql, connection: connection, maxPages: run.spec.importPages)
             let accounts = result.records.compactMap(SalesforceAPI.account)
             run.metrics.count("imported_accounts", accounts.count)
+            imported = accounts.map(Self.modelInput)
             guard !accounts.isEmpty else { return }
             var picked: [SalesforceAPI.AccountRecord] = []
             for _ in 0..<min(3, accounts.count) { picked.append(accounts[rng.int(in: 0...(accounts.count - 1))]) }
@@ -105,6 +127,11 @@ final class VirtualUser: @unchecked Sendable {
         return o
     }
 
+    static func modelInput(_ a: SalesforceAPI.AccountRecord) -> AccountInput {
+        AccountInput(salesforceID: a.id, name: a.name, industry: a.industry, numberOfEmployees: a.employees, billingCity: a.billingCity,
+                     billingState: a.billingState, phone: a.phone, website: a.website, type: a.type)
+    }
+
     /// Acts until `run.isLoadOver`: a drawn action, then a think time. Reconnects when the
     /// socket was lost (with backoff) or an op went unacknowledged too long (half-open).
     func act() async {
@@ -121,7 +148,12 @@ final class VirtualUser: @unchecked Sendable {
             }
             if note.isStale(nowMs: run.clock.nowMs) {
                 note.abandon(cause: "no ack within \(run.staleAfterMs) ms (half-open?)")
+                model?.abandon() // the same connection: the board's socket is as dead
                 continue
+            }
+            if let model, model.needsReconnect {
+                await model.connect()
+                if run.isLoadOver { break }
             }
             backoffMs = 100
             guard note.isJoined else {
@@ -166,10 +198,15 @@ final class VirtualUser: @unchecked Sendable {
                 // The network goes while typing: a keystroke, then the socket is gone.
                 typeAtSelection(run.generator.character(using: &rng))
                 note.abandon(cause: "client reconnect")
-            case .moveAccount, .track, .untrack, .assignAccount:
-                await boardAction(action)
-            case .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask:
-                think *= 2 // the account page's model actions: not driven live yet
+                model?.abandon()
+            case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask:
+                if let model {
+                    if !modelAction(model, action) { think *= 2 }
+                } else if [.moveAccount, .track, .untrack].contains(action) {
+                    await boardAction(action) // a server without whalesim's extensions: the app's moves, unchecked
+                } else {
+                    think *= 2
+                }
             }
             await sleep(ms: max(1, think))
         }
@@ -199,6 +236,18 @@ final class VirtualUser: @unchecked Sendable {
             let at = rng.int(in: 0...(n - 1))
             note.edit(position: at, deleting: min(n - at, rng.int(in: 1...8)), inserting: "")
         }
+    }
+
+    /// A model workload action on the user's page through its ModelClient (optimistic, rolled
+    /// back when refused); false when it does not apply to what the page shows.
+    private func modelAction(_ model: ModelPage, _ action: ActionMix.Action) -> Bool {
+        let taskId = "\(name)-task-\(tasksCreated + 1)-\(run.runTag)"
+        let done = model.act(action, inputs: { client in
+            ModelWorkload.Inputs(me: client.caller.userId, users: run.organizationUsers, trackable: imported, newTaskId: taskId,
+                                 now: ISO8601DateFormatter().string(from: Date()))
+        }, generator: run.generator, using: &rng)
+        if done, action == .createTask { tasksCreated += 1 }
+        return done
     }
 
     /// A kanban move or tracking change over GraphQL, shown at once and rolled back if refused.

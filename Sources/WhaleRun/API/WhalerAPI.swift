@@ -9,6 +9,8 @@ struct WhalerAPI: Sendable {
         let accessToken: String
         let userId: String
         let organizationId: String
+        /// The organization's users as the sign-in lists them (`response.organization.users`).
+        var organizationUsers: [String] = []
     }
 
     /// An account as the board shows it.
@@ -33,20 +35,29 @@ struct WhalerAPI: Sendable {
             throw APIError("login", "sign-in of \(email) refused: \(json)")
         }
         let org = (user["organizationID"] as? String) ?? (user["organizationId"] as? String) ?? ""
-        return Session(accessToken: token, userId: userId, organizationId: org)
+        let users = ((user["organization"] as? [String: Any])?["users"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        return Session(accessToken: token, userId: userId, organizationId: org, organizationUsers: users)
     }
 
     /// A GraphQL call; GraphQL errors are thrown with their messages.
     func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(APIError) -> [String: Any] {
+        try await graphQLResponse(query, variables: variables, token: token)["data"] as? [String: Any] ?? [:]
+    }
+
+    /// A GraphQL call's whole response (`data` and `extensions`); `whalesimExtensions` asks the
+    /// server for whalesim's extensions (header `Whalesim-Protocol: 2`). GraphQL errors are thrown.
+    func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String, whalesimExtensions: Bool = false,
+                         countErrors: Bool = true) async throws(APIError) -> [String: Any] {
         let body = APIClient.jsonBody(["query": query, "variables": variables])
-        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/query",
-                                                         headers: [("Content-Type", "application/json"), ("Authorization", token)], body: body), metric: "graphql")
+        var headers = [("Content-Type", "application/json"), ("Authorization", token)]
+        if whalesimExtensions { headers.append(("Whalesim-Protocol", "2")) }
+        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/query", headers: headers, body: body), metric: "graphql")
         guard let object = json as? [String: Any] else { throw APIError("graphql", "not a GraphQL response: \(json)") }
         if let errors = object["errors"] as? [[String: Any]], !errors.isEmpty {
-            client.metrics.error("graphql")
+            if countErrors { client.metrics.error("graphql") }
             throw APIError("graphql", errors.compactMap { $0["message"] as? String }.joined(separator: "; "))
         }
-        return object["data"] as? [String: Any] ?? [:]
+        return object
     }
 
     func accounts(token: String) async throws(APIError) -> [AccountRow] {

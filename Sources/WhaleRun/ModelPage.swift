@@ -1,0 +1,224 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhaleLoad
+import WhaleModel
+import WhaleProtocol
+import WhaleSim
+
+/// One virtual user's model page (the board, or its account's page) on real connections: the
+/// simulator's ``ModelClient`` state machine, fed by the page's pool socket and by GraphQL
+/// answers, its actions carried out over GraphQL, and the simulator's model history events
+/// recorded (`modelInvoke`, `modelApply`, `modelAck`, `modelFailed`), so the model checker
+/// judges the live run as it judges a simulated one.
+///
+/// An account page listens on the user's note socket (its `ObjectId` is the account, the
+/// page's pool): the ``NoteSession`` forwards joins, drops and `resourceUpdate`s. The board
+/// listens to the organization's pool on a socket of its own, one socket per pool.
+final class ModelPage: Sendable {
+    struct Context: Sendable {
+        var whaler: WhalerAPI
+        var token: String
+        var socketURL: String
+        var protocolVersion: ProtocolVersion
+        var recorder: LiveRecorder
+        var metrics: LiveMetrics
+    }
+
+    struct State {
+        var client: ModelClient
+        var socket: LeanSocket?
+        var generation = 0
+        var closing = false
+        /// GraphQL calls on their way (an answer still to feed in).
+        var inFlight = 0
+    }
+
+    let index: Int
+    /// True for the board: it opens its own pool socket (an account page shares the note's).
+    let ownsSocket: Bool
+    private let context: Context
+    private let state: NIOLockedValueBox<State>
+
+    init(index: Int, client: ModelClient, context: Context) {
+        self.index = index
+        ownsSocket = client.page == .board
+        self.context = context
+        state = NIOLockedValueBox(State(client: client))
+    }
+
+    var client: ModelClient { state.withLockedValue { $0.client } }
+    var page: ModelClient.Page { state.withLockedValue { $0.client.page } }
+
+    /// Joined, fetched, nothing pending or in flight.
+    var isQuiet: Bool { state.withLockedValue { $0.client.isQuiet && $0.client.isJoined && $0.client.hasFetched && $0.inFlight == 0 } }
+    var isReady: Bool { state.withLockedValue { $0.client.isJoined && $0.client.hasFetched } }
+    var needsReconnect: Bool { state.withLockedValue { ownsSocket && $0.socket == nil && !$0.closing } }
+
+    func setFaults(_ faults: FaultSet) { state.withLockedValue { $0.client.faults = faults } }
+
+    // MARK: The pool socket
+
+    /// Opens the board's pool socket (the organization's pool); joined once the upgrade is done.
+    func connect() async {
+        guard ownsSocket else { return }
+        let (generation, poolId) = state.withLockedValue { s -> (Int, String) in
+            s.generation += 1
+            s.closing = false
+            return (s.generation, s.client.poolId)
+        }
+        let name = state.withLockedValue { $0.client.clientId.rawValue }
+        var url = context.socketURL + (context.socketURL.contains("?") ? "&" : "?") + "whalesim-client=\(name)"
+        if context.protocolVersion == .v2 { url += "&protocol=2" }
+        let socket = LeanSocket(url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)]) { [weak self] text in
+            self?.receive(text, generation: generation)
+        }
+        state.withLockedValue { $0.socket = socket }
+        context.metrics.attempt()
+        if await socket.connected(timeout: .seconds(5)) {
+            let current = state.withLockedValue { $0.generation == generation }
+            if current { joined() }
+        } else {
+            context.metrics.error("connect")
+            state.withLockedValue { s in if s.generation == generation { s.socket = nil } }
+        }
+        Task { [weak self] in
+            await socket.waitEnded()
+            self?.socketEnded(generation: generation)
+        }
+    }
+
+    /// Drops the board's socket as the network would (the user's connection went).
+    func abandon() {
+        let socket = state.withLockedValue { s -> LeanSocket? in
+            guard ownsSocket, let socket = s.socket else { return nil }
+            s.socket = nil
+            s.generation += 1
+            return socket
+        }
+        guard let socket else { return }
+        disconnected()
+        Task { await socket.close() }
+    }
+
+    func close() async {
+        let socket = state.withLockedValue { s -> LeanSocket? in
+            s.closing = true
+            return s.socket
+        }
+        await socket?.close()
+    }
+
+    private func socketEnded(generation: Int) {
+        let wasCurrent = state.withLockedValue { s -> Bool in
+            guard s.generation == generation, s.socket != nil else { return false }
+            s.socket = nil
+            return true
+        }
+        if wasCurrent { disconnected() }
+    }
+
+    private func receive(_ text: String, generation: Int) {
+        context.recorder.message()
+        guard state.withLockedValue({ $0.generation == generation }) else { return }
+        guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else {
+            context.metrics.error("client:undecodable")
+            return
+        }
+        received(envelope)
+    }
+
+    // MARK: Events (from this page's socket or the note's)
+
+    func joined() { handle(.joined) }
+    func disconnected() { handle(.disconnected) }
+
+    func received(_ envelope: ServerEnvelope) {
+        guard envelope.isForTheModel else { return }
+        handle(.received(envelope))
+    }
+
+    /// Makes the mutation the workload `action` draws from what the page shows; false when it
+    /// does not apply here (the user idles instead).
+    func act(_ action: ActionMix.Action, inputs: (ModelClient) -> ModelWorkload.Inputs, generator: TextGenerator, using rng: inout SimRandom) -> Bool {
+        let actions = state.withLockedValue { s -> [ModelClient.Action]? in
+            guard s.client.isJoined, s.client.hasFetched else { return nil }
+            guard let mutation = ModelWorkload.mutation(action, on: s.client, inputs(s.client), generator: generator, using: &rng) else { return nil }
+            return s.client.mutate(mutation)
+        }
+        guard let actions else { return false }
+        context.metrics.count("model_mutations")
+        perform(actions)
+        return true
+    }
+
+    private func handle(_ event: ModelClient.Event) {
+        let actions = state.withLockedValue { $0.client.handle(event) }
+        perform(actions)
+    }
+
+    /// Carries out the state machine's actions: GraphQL calls on their own tasks (their answers
+    /// may overtake each other and the socket's updates, as in the app), history events in order.
+    private func perform(_ actions: [ModelClient.Action]) {
+        let name = state.withLockedValue { $0.client.clientId.rawValue }
+        for action in actions {
+            switch action {
+            case .query(let requestId, let query):
+                let accountID: String? = if case .accountPage(let id) = query { id } else { nil }
+                state.withLockedValue { $0.inFlight += 1 }
+                Task {
+                    let result: Result<PoolSnapshot, ModelError>
+                    do { result = .success(try await context.whaler.page(accountID: accountID, token: context.token)) } catch { result = .failure(Self.modelError(error)) }
+                    state.withLockedValue { $0.inFlight -= 1 }
+                    handle(.answered(requestId: requestId, result))
+                }
+            case .mutate(let requestId, let mutation):
+                context.recorder.record(.modelInvoke(client: index, requestId: requestId, mutation: mutation.summary))
+                context.metrics.attempt()
+                state.withLockedValue { $0.inFlight += 1 }
+                Task {
+                    let result: Result<MutationReply, ModelError>
+                    do {
+                        let applied = try await context.whaler.mutate(mutation, senderID: name, token: context.token)
+                        context.recorder.record(.modelApply(client: index, requestId: requestId, order: applied.reply.order, records: applied.written))
+                        result = .success(applied.reply)
+                    } catch {
+                        result = .failure(Self.modelError(error))
+                    }
+                    state.withLockedValue { $0.inFlight -= 1 }
+                    handle(.replied(requestId: requestId, result))
+                }
+            case .acknowledged(let requestId, let order):
+                context.metrics.count("model_acks")
+                context.recorder.record(.modelAck(client: index, requestId: requestId, order: order))
+            case .refused(let requestId, let error):
+                context.metrics.count("model_refused")
+                context.recorder.record(.modelFailed(client: index, requestId: requestId, code: error.code))
+            case .failed(let message):
+                context.metrics.error("model:failed")
+                context.recorder.record(.error(client: index, code: "model", message: message))
+            }
+        }
+    }
+
+    /// A failed call as the model client takes it: the server's own refusal (its GraphQL error
+    /// reads `code: message`) or, when the call did not get through, `unavailable`.
+    static func modelError(_ error: any Error) -> ModelError {
+        guard let error = error as? APIError else { return .unavailable("\(error)") }
+        guard error.kind == "graphql" else { return .unavailable(error.description) }
+        let code = error.message.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+        switch code {
+        case "unauthorized": return .unauthorized(error.message)
+        case "forbidden": return .forbidden(error.message)
+        case "notFound": return .notFound(error.message)
+        case "badInput": return .badInput(error.message)
+        default: return .badInput(error.message)
+        }
+    }
+
+    /// The page as the user sees it and as the server answers it now (after quiescence).
+    func recordFinal(serverRecords: [String]?) {
+        let (page, view, pending) = state.withLockedValue { s in (s.client.page.name, s.client.view.map(\.line), s.client.pending.count) }
+        context.recorder.record(.modelClientFinal(client: index, page: page, records: view, pending: pending))
+        if let serverRecords { context.recorder.record(.modelServerFinal(client: index, page: page, records: serverRecords)) }
+    }
+}
