@@ -58,19 +58,20 @@ import Testing
             name: live-fifty
             \(Self.header)
             clients: {count: 50, documents: 5, protocol: 2}
-            model: {board: 0, accounts: 2}
-            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 10, cursor-move: 8, jump: 4, idle: 6, move-account: 4}
+            model: {board: 10, accounts: 2}
+            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 10, cursor-move: 8, jump: 4, idle: 6,
+                  move-account: 6, track: 2, untrack: 2, assign-account: 2, move-contact: 4, create-task: 3, complete-task: 3, reassign-task: 2, delete-task: 2}
             live:
               duration: 12s
               load: {profile: ramp, ramp-up: 4s}
               think-time: {distribution: exponential, mean: 400, max: 3000}
               keystroke: {distribution: uniform, min: 40, max: 120}
               quiescence: 15s
-            checkers: [convergence, intention, cursors, revisions, liveness]
-            thresholds: [convergence == valid, intention == valid, cursors == valid, revisions == valid, liveness == valid, "op_ack.count >= 50", "soql.count >= 1"]
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
+            thresholds: [convergence == valid, intention == valid, cursors == valid, revisions == valid, liveness == valid, model == valid, "op_ack.count >= 50", "soql.count >= 1"]
             """, in: dir)
         #expect(run.status == 0, "\(run.all)")
-        for checker in ["convergence", "intention", "cursors", "revisions", "liveness"] {
+        for checker in ["convergence", "intention", "cursors", "revisions", "liveness", "model"] {
             #expect(run.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"), "\(checker): \(run.stdout)")
         }
         #expect(run.stdout.contains("verdict: pass"))
@@ -97,7 +98,9 @@ import Testing
             name: live-faults
             \(Self.header)
             clients: {count: 24, documents: 3, protocol: 2}
-            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 8, idle: 6, reconnect: 3}
+            model: {board: 6, accounts: 2}
+            mix: {typing-burst: 40, paste: 6, delete: 12, select: 6, same-position-insert: 8, idle: 6, reconnect: 3,
+                  move-account: 6, track: 2, untrack: 2, move-contact: 4, create-task: 3, complete-task: 3, reassign-task: 2, delete-task: 2}
             nemeses:
               - {kind: disconnect, every: 800, duration: 300}
               - {kind: partition, at: [2000], duration: 1500}
@@ -113,9 +116,10 @@ import Testing
                 - {kind: drop, at: [4s], clients: 25}
                 - {kind: half-open, at: [7s], duration: 1500, clients: 20}
               quiescence: 25s
-            checkers: [convergence, intention, cursors, revisions, liveness]
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
             """, in: dir)
         #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout.contains("model        valid"), "\(run.stdout)")
         let counts = try #require(record?["counts"] as? [String: Int])
         #expect((counts["serverRestarts"] ?? 0) == 1)
         #expect((counts["disconnects"] ?? 0) >= 24, "every client loses its socket when the server is killed")

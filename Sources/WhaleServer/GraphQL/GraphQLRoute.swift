@@ -1,12 +1,14 @@
 import Foundation
 import WhaleModel
 import GraphQL
+import HTTPTypes
 import Hummingbird
 
 /// `POST /query` (and `GET` with `?query=`): the GraphQL API behind the original's raw
 /// `Authorization: <JWT>` header (`Bearer` also accepted). A missing or bad token gets HTTP 403
 /// with code 4003, as the original's middleware answers; a malformed body gets HTTP 400 with a
-/// GraphQL error.
+/// GraphQL error. With `Whalesim-Protocol: 2` the response also carries
+/// `extensions.whalesim.mutations` (``MutationLog``).
 struct GraphQLRoute: Sendable {
     let server: ReferenceServer
     let api: WhalerGraphQLAPI
@@ -39,9 +41,14 @@ struct GraphQLRoute: Sendable {
                 return badRequest("the body is not a GraphQL request ({\"query\", \"operationName\", \"variables\"}): \(error)")
             }
         }
-        let result = try await api.execute(request: graphQLRequest, context: GraphQLContext(caller: caller, hub: server.model, server: server))
+        // `Whalesim-Protocol: 2` (the load runner) also gets each mutation's model reply in the
+        // response's `extensions`; any other value, or none, gets the original's response.
+        let log = request.headers[HTTPField.Name(MutationLog.header)!] == MutationLog.headerValue ? MutationLog() : nil
+        let context = GraphQLContext(caller: caller, hub: server.model, server: server, mutationLog: log)
+        let result = try await api.execute(request: graphQLRequest, context: context)
         if !result.errors.isEmpty { server.metrics.error("graphql") }
-        let data = try JSONEncoder().encode(result)
+        var data = try JSONEncoder().encode(result)
+        if let log { data = try log.splice(into: data) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

@@ -2,11 +2,13 @@ import WhaleModel
 import Graphiti
 import GraphQL
 
-/// What every resolver gets: the signed-in caller and the model.
+/// What every resolver gets: the signed-in caller and the model, and for a
+/// `Whalesim-Protocol: 2` request the log its mutations go to (the response's `extensions`).
 struct GraphQLContext: Sendable {
     let caller: Caller
     let hub: ModelHub
     let server: ReferenceServer
+    var mutationLog: MutationLog? = nil
 }
 
 /// An error a resolver throws; its message becomes the GraphQL error's message.
@@ -228,6 +230,13 @@ struct WhalerGraphQLAPI: API {
                 Field("taskAssignmentEntries", at: WhalerResolver.taskAssignmentEntries) {
                     Argument("taskID", at: \.taskID)
                 }
+
+                // whalesim's extensions for the load runner (WhalerResolver+Whalesim.swift);
+                // every field above is the original's, unchanged.
+                Field("whalesimPage", at: WhalerResolver.whalesimPage) {
+                    Argument("accountID", at: \.accountID)
+                }
+                Field("whalesimModelState", at: WhalerResolver.whalesimModelState)
             }
             Mutation {
                 Field("createUser", at: WhalerResolver.createUser) {

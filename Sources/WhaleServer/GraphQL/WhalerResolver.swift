@@ -45,25 +45,25 @@ struct WhalerResolver: Sendable {
     }
 
     func createUser(context: GraphQLContext, arguments: InputArguments<GQL.NewUser>) async throws -> GQL.User {
-        try await context.hub.createUser(arguments.input, context.caller, bcryptCost: context.server.configuration.bcryptCost)
+        try await context.hub.createUser(arguments.input, context.caller, bcryptCost: context.server.configuration.bcryptCost, log: context.mutationLog)
     }
     func createOrganization(context: GraphQLContext, arguments: InputArguments<GQL.NewOrganization>) async throws -> GQL.Organization {
-        try await context.hub.createOrganization(arguments.input, context.caller)
+        try await context.hub.createOrganization(arguments.input, context.caller, log: context.mutationLog)
     }
     func createAccountAssignmentEntry(context: GraphQLContext, arguments: SenderInputArguments<GQL.NewAccountAssignmentEntry>) async throws -> GQL.AccountAssignmentEntry {
-        try await context.hub.createAccountAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.createAccountAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func createContactAssignmentEntry(context: GraphQLContext, arguments: SenderInputArguments<GQL.NewContactAssignmentEntry>) async throws -> GQL.ContactAssignmentEntry {
-        try await context.hub.createContactAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.createContactAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func createTaskAssignmentEntry(context: GraphQLContext, arguments: SenderInputArguments<GQL.NewTaskAssignmentEntry>) async throws -> GQL.TaskAssignmentEntry {
-        try await context.hub.createTaskAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.createTaskAssignmentEntry(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func saveAccounts(context: GraphQLContext, arguments: SenderInputArguments<[GQL.NewAccount]>) async throws -> [GQL.Account] {
-        try await context.hub.saveAccounts(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.saveAccounts(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func saveContacts(context: GraphQLContext, arguments: SenderInputArguments<[GQL.NewContact]>) async throws -> [GQL.Contact] {
-        try await context.hub.saveContacts(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.saveContacts(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func saveNote(context: GraphQLContext, arguments: InputArguments<GQL.NewNote>) async throws -> GQL.Note {
         let accountID = arguments.input.accountID.value
@@ -72,9 +72,9 @@ struct WhalerResolver: Sendable {
         return GQL.Note(id: GQL.ID(accountID), ownerID: GQL.ID(context.caller.userId), accountID: GQL.ID(accountID), content: content)
     }
     func saveTask(context: GraphQLContext, arguments: SenderInputArguments<GQL.SaveTask>) async throws -> GQL.Task {
-        try await context.hub.saveTask(arguments.input, senderID: arguments.senderID?.value, context.caller)
+        try await context.hub.saveTask(arguments.input, senderID: arguments.senderID?.value, context.caller, log: context.mutationLog)
     }
     func applyAccountTrackingChanges(context: GraphQLContext, arguments: InputArguments<[GQL.AccountTrackingChange]>) async throws -> [GQL.Account] {
-        try await context.hub.applyAccountTrackingChanges(arguments.input, context.caller)
+        try await context.hub.applyAccountTrackingChanges(arguments.input, context.caller, log: context.mutationLog)
     }
 }

@@ -57,24 +57,24 @@ extension ModelHub {
 
     // MARK: Mutations
 
-    func saveAccounts(_ input: [GQL.NewAccount], senderID: String?, _ caller: Caller) async throws -> [GQL.Account] {
+    func saveAccounts(_ input: [GQL.NewAccount], senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> [GQL.Account] {
         let inputs = try input.enumerated().map { try accountInput($1, field: "input[\($0)]") }
-        let reply = try await mutate(.saveAccounts(inputs), caller: caller, senderID: senderID)
+        let reply = try await mutate(.saveAccounts(inputs), caller: caller, senderID: senderID, log: log)
         return reply.records.compactMap { if case .account(let a) = $0 { Self.account(a, entries: []) } else { nil } }
     }
 
-    func applyAccountTrackingChanges(_ input: [GQL.AccountTrackingChange], _ caller: Caller) async throws -> [GQL.Account] {
+    func applyAccountTrackingChanges(_ input: [GQL.AccountTrackingChange], _ caller: Caller, log: MutationLog?) async throws -> [GQL.Account] {
         let changes = try input.enumerated().map { index, change -> TrackingChange in
             guard let state = TrackingChange.NewState(rawValue: change.newState) else {
                 throw GraphQLResolverError(message: "input[\(index)].newState: \"\(change.newState)\" is not tracked or untracked")
             }
             return TrackingChange(account: try accountInput(change.account, field: "input[\(index)].account"), newState: state)
         }
-        let reply = try await mutate(.applyAccountTrackingChanges(changes), caller: caller, senderID: nil)
+        let reply = try await mutate(.applyAccountTrackingChanges(changes), caller: caller, senderID: nil, log: log)
         return reply.records.compactMap { if case .account(let a) = $0 { Self.account(a, entries: []) } else { nil } }
     }
 
-    func saveContacts(_ input: [GQL.NewContact], senderID: String?, _ caller: Caller) async throws -> [GQL.Contact] {
+    func saveContacts(_ input: [GQL.NewContact], senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> [GQL.Contact] {
         let inputs = try input.enumerated().map { index, contact -> ContactInput in
             let existing = contact.id.flatMap { id in read { $0.state.contacts[id.value] } }
             guard let accountID = contact.accountID ?? existing?.accountID else {
@@ -87,11 +87,11 @@ extension ModelHub {
                                 lastName: contact.lastName, jobTitle: contact.jobTitle, state: contact.state, email: contact.email,
                                 phone: contact.phone, assignedTo: contact.assignedTo)
         }
-        let reply = try await mutate(.saveContacts(inputs), caller: caller, senderID: senderID)
+        let reply = try await mutate(.saveContacts(inputs), caller: caller, senderID: senderID, log: log)
         return reply.records.compactMap { if case .contact(let c) = $0 { Self.contact(c, entries: []) } else { nil } }
     }
 
-    func saveTask(_ input: GQL.SaveTask, senderID: String?, _ caller: Caller) async throws -> GQL.Task {
+    func saveTask(_ input: GQL.SaveTask, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.Task {
         // The original's SaveTask leaves fields out to keep them: start from the stored task.
         let existing = read { $0.state.tasks[input.id.value] }
         guard let associatedTo = input.associatedTo?.value ?? existing?.associatedTo else {
@@ -104,55 +104,55 @@ extension ModelHub {
         let task = TaskItem(id: input.id.value, associatedTo: associatedTo, description: input.description ?? existing?.description ?? "",
                             done: input.done ?? existing?.done ?? false, type: type, dueDate: input.dueDate?.value ?? existing?.dueDate,
                             assignedTo: input.assignedTo ?? existing?.assignedTo, deletedAt: input.deletedAt?.value ?? existing?.deletedAt)
-        let reply = try await mutate(.saveTask(task), caller: caller, senderID: senderID)
+        let reply = try await mutate(.saveTask(task), caller: caller, senderID: senderID, log: log)
         guard let saved = reply.records.lazy.compactMap({ if case .task(let t) = $0 { t } else { nil } }).first else {
             throw GraphQLResolverError(message: "the task was not saved")
         }
         return Self.task(saved)
     }
 
-    func createAccountAssignmentEntry(_ input: GQL.NewAccountAssignmentEntry, senderID: String?, _ caller: Caller) async throws -> GQL.AccountAssignmentEntry {
-        Self.accountEntry(try await assign(.account, input.accountId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller))
+    func createAccountAssignmentEntry(_ input: GQL.NewAccountAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.AccountAssignmentEntry {
+        Self.accountEntry(try await assign(.account, input.accountId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
     }
 
-    func createContactAssignmentEntry(_ input: GQL.NewContactAssignmentEntry, senderID: String?, _ caller: Caller) async throws -> GQL.ContactAssignmentEntry {
-        Self.contactEntry(try await assign(.contact, input.contactId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller))
+    func createContactAssignmentEntry(_ input: GQL.NewContactAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.ContactAssignmentEntry {
+        Self.contactEntry(try await assign(.contact, input.contactId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
     }
 
-    func createTaskAssignmentEntry(_ input: GQL.NewTaskAssignmentEntry, senderID: String?, _ caller: Caller) async throws -> GQL.TaskAssignmentEntry {
-        Self.taskEntry(try await assign(.task, input.taskId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller))
+    func createTaskAssignmentEntry(_ input: GQL.NewTaskAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.TaskAssignmentEntry {
+        Self.taskEntry(try await assign(.task, input.taskId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
     }
 
-    private func assign(_ kind: AssignmentKind, _ target: String, _ by: String, _ to: String?, senderID: String?, _ caller: Caller) async throws -> AssignmentEntry {
+    private func assign(_ kind: AssignmentKind, _ target: String, _ by: String, _ to: String?, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> AssignmentEntry {
         let now = ISO8601DateFormatter().string(from: Date())
         let reply = try await mutate(.createAssignment(kind: kind, targetId: target, assignedBy: by, assignedTo: to ?? "", createdAt: now),
-                                     caller: caller, senderID: senderID)
+                                     caller: caller, senderID: senderID, log: log)
         guard let entry = reply.records.lazy.compactMap({ if case .assignment(let e) = $0 { e } else { nil } }).first else {
             throw GraphQLResolverError(message: "the assignment was not saved")
         }
         return entry
     }
 
-    func createUser(_ input: GQL.NewUser, _ caller: Caller, bcryptCost: UInt8) async throws -> GQL.User {
+    func createUser(_ input: GQL.NewUser, _ caller: Caller, bcryptCost: UInt8, log: MutationLog?) async throws -> GQL.User {
         guard input.organizationID.value == caller.organizationId else { throw GraphQLResolverError(message: "not found: organization \(input.organizationID.value)") }
         guard input.email.contains("@") else { throw GraphQLResolverError(message: "input.email: \"\(input.email)\" is not an email address") }
         guard input.password.count >= 6 else { throw GraphQLResolverError(message: "input.password: at least 6 characters") }
         let password = input.password
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: bcryptCost) }
         let reply = try await mutate(.createUser(UserInput(email: input.email, firstName: "", lastName: "", isAdmin: false, passwordHash: hash)),
-                                     caller: caller, senderID: nil)
+                                     caller: caller, senderID: nil, log: log)
         guard let user = reply.records.lazy.compactMap({ if case .user(let u) = $0 { u } else { nil } }).first else {
             throw GraphQLResolverError(message: "the user was not saved")
         }
         return Self.user(user)
     }
 
-    func createOrganization(_ input: GQL.NewOrganization, _ caller: Caller) async throws -> GQL.Organization {
+    func createOrganization(_ input: GQL.NewOrganization, _ caller: Caller, log: MutationLog?) async throws -> GQL.Organization {
         // The model gives every organization a first admin; the original's input has none, so
         // the new organization's admin is a placeholder that cannot sign in ("!" is no bcrypt hash).
         let slug = input.name.lowercased().filter { $0.isLetter || $0.isNumber }
         let admin = UserInput(email: "admin@\(slug.isEmpty ? "org" : slug).invalid", firstName: "Admin", lastName: input.name, isAdmin: true, passwordHash: "!")
-        let reply = try await mutate(.createOrganization(id: nil, name: input.name, admin: admin), caller: caller, senderID: nil)
+        let reply = try await mutate(.createOrganization(id: nil, name: input.name, admin: admin), caller: caller, senderID: nil, log: log)
         guard let organization = reply.records.lazy.compactMap({ if case .organization(let o) = $0 { o } else { nil } }).first else {
             throw GraphQLResolverError(message: "the organization was not saved")
         }

@@ -100,26 +100,34 @@ final class ModelHub: Sendable {
     // MARK: Mutations
 
     /// Runs a mutation: persisted, then broadcast, then answered. Throws the model's refusal.
-    func mutate(_ mutation: Mutation, caller: Caller, senderID: String?) async throws -> MutationReply {
+    /// With a `log` (a `Whalesim-Protocol: 2` request), an applied mutation is also noted there:
+    /// its reply and the lines of the records it persisted.
+    func mutate(_ mutation: Mutation, caller: Caller, senderID: String?, log: MutationLog?) async throws -> MutationReply {
         let requestId = "r" + String(requestCounter.withLockedValue { $0 += 1; return $0 })
         // Under the lock: the state machine's order is the commit order and the send order.
-        let (ticket, sends, reply) = machine.withLockedValue { machine -> (GroupCommitter.Ticket?, [(ClientID, ServerEnvelope)], Result<MutationReply, ModelError>?) in
+        let (ticket, sends, reply, persisted) = machine.withLockedValue { machine -> (GroupCommitter.Ticket?, [(ClientID, ServerEnvelope)], Result<MutationReply, ModelError>?, [ModelRecord]) in
             var batch = StorageBatch()
             var sends: [(ClientID, ServerEnvelope)] = []
             var reply: Result<MutationReply, ModelError>?
+            var persisted: [ModelRecord] = []
             for action in machine.handle(.mutate(requestId: requestId, caller: caller, senderID: senderID, mutation)) {
                 switch action {
-                case .persist(let changes): batch.records += changes.compactMap { try? StoredRecord(change: $0) }
+                case .persist(let changes):
+                    batch.records += changes.compactMap { try? StoredRecord(change: $0) }
+                    if log != nil { for case .record(let record) in changes { persisted.append(record) } }
                 case .send(let client, let envelope): sends.append((client, envelope))
                 case .reply(_, let result): reply = result
                 }
             }
-            return (batch.isEmpty ? nil : committer.enqueue(batch), sends, reply)
+            return (batch.isEmpty ? nil : committer.enqueue(batch), sends, reply, persisted)
         }
         if let ticket { try await committer.waitDurable(ticket) }
         if !sends.isEmpty { deliver.withLockedValue { $0 }?(sends) }
         guard let reply else { throw GraphQLResolverError(message: "the model gave no answer") }
-        return try reply.mapError { GraphQLResolverError(message: $0.description) }.get()
+        let applied = try reply.mapError { GraphQLResolverError(message: $0.description) }.get()
+        // Encoded outside the lock: only the runner's requests pay for it.
+        log?.append(MutationLog.Entry(reply: applied, written: persisted.map(\.line).sorted()))
+        return applied
     }
 
     /// A query under the lock; a refusal becomes the GraphQL error's message.
