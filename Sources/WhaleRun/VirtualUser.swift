@@ -103,7 +103,10 @@ final class VirtualUser: @unchecked Sendable {
             let accounts = result.records.compactMap(SalesforceAPI.account)
             run.metrics.count("imported_accounts", accounts.count)
             imported = accounts.map(Self.modelInput)
-            guard !accounts.isEmpty else { return }
+            // With the model driven, the saving is the ModelClient's: its `track` mutations draw
+            // from `imported` and are recorded for the model checker. A save here would be a model
+            // write the history never saw (the checker would rightly call it a lost mutation).
+            guard !accounts.isEmpty, run.modelSpec == nil else { return }
             var picked: [SalesforceAPI.AccountRecord] = []
             for _ in 0..<min(3, accounts.count) { picked.append(accounts[rng.int(in: 0...(accounts.count - 1))]) }
             let inputs = Dictionary(picked.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }).values
