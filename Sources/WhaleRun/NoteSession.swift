@@ -128,10 +128,15 @@ final class NoteSession: Sendable {
 
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
 
-    /// True when an op has waited for its ack longer than `staleAfterMs` (a half-open connection).
+    /// True when an op has waited for its ack longer than `staleAfterMs`, or the join has not
+    /// been answered `staleAfterMs` after the upgrade's own 5 s allowance: a half-open connection.
+    /// (A socket that went half-open between its upgrade and its join has no op pending and
+    /// would otherwise wait for the join's answer forever.)
     func isStale(nowMs: Int) -> Bool {
         state.withLockedValue { s in
-            guard let since = s.oldestPendingSinceMs, s.socket != nil else { return false }
+            guard s.socket != nil else { return false }
+            if let started = s.connectStartedUs, context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000 { return true }
+            guard let since = s.oldestPendingSinceMs else { return false }
             return nowMs - since > context.staleAfterMs
         }
     }
