@@ -133,11 +133,16 @@ extension BuiltinScenarios {
               cursor-move: 8
               idle: 15
               move-account: 5
+              track: 1
+              move-contact: 2
+              create-task: 2
+              complete-task: 1
+              reassign-task: 1
               reconnect: 1
             nemeses:
               - {kind: disconnect, every: 3000, duration: 500}
               - {kind: server-restart, at: [25000], duration: 1500}
-            model: {board: 0, accounts: 2}
+            model: {board: 30, accounts: 2}
             live:
               duration: 45s
               load: {profile: ramp, ramp-up: 15s}
@@ -145,13 +150,14 @@ extension BuiltinScenarios {
               keystroke: {distribution: uniform, min: 60, max: 220}
               import: {pages: 2, filters: [Industry, BillingState]}
               quiescence: 30s
-            checkers: [convergence, intention, cursors, revisions, liveness]
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
             thresholds:
               - convergence == valid
               - intention == valid
               - cursors == valid
               - revisions == valid
               - liveness == valid
+              - model == valid
               - op_ack.p99 < 250ms
               - errors.rate < 5%
 
