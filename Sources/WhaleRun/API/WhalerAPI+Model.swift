@@ -61,7 +61,10 @@ extension WhalerAPI {
             return ("mutation($input: [NewContact!]!, $senderID: ID) { saveContacts(input: $input, senderID: $senderID) { id } }",
                     ["input": inputs.map(contactVariables), "senderID": senderID])
         case .saveTask(let t):
-            var o: [String: Any] = ["id": t.id, "associatedTo": t.associatedTo, "description": t.description, "done": t.done, "type": t.type.rawValue]
+            // `createdAt` is required by the original's SaveTask input (`Time!`); the app sends the
+            // time of the save. Without it every saveTask was a schema error.
+            var o: [String: Any] = ["id": t.id, "createdAt": Self.timestamp(), "associatedTo": t.associatedTo, "description": t.description,
+                                    "done": t.done, "type": t.type.rawValue]
             if let v = t.dueDate { o["dueDate"] = v }
             if let v = t.assignedTo { o["assignedTo"] = v }
             if let v = t.deletedAt { o["deletedAt"] = v }
@@ -99,4 +102,9 @@ extension WhalerAPI {
         for (k, v) in optional { if let v { o[k] = v } }
         return o
     }
+}
+
+extension WhalerAPI {
+    /// Now as the app's RFC 3339 `Time` (UTC, whole seconds).
+    static func timestamp() -> String { ISO8601DateFormatter().string(from: Date()) }
 }
