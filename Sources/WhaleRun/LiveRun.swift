@@ -156,6 +156,7 @@ public final class LiveRun: @unchecked Sendable {
         let quiet = await waitQuiescent(timeoutMs: spec.quiescenceMs)
         if quiet { metrics.latency("converge", us: Int64(clock.nowMs - healedAt) * 1000) }
         recorder.record(.quiescence(reached: quiet, ticksAfterHeal: clock.nowMs - healedAt))
+        if !quiet { note("not quiescent \(spec.quiescenceMs / 1000) s after healing: " + unquietReasons(limit: 6)) }
         if quiet, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
         await recordFinals(recorder: recorder, socketURL: socketURL, token: setup.token)
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
@@ -326,6 +327,26 @@ public final class LiveRun: @unchecked Sendable {
             if !n.isSynchronized || n.session.revision != recorders[n.document].revision { quiet = false }
         }
         return quiet
+    }
+
+    /// The first `limit` users that keep the run from being quiet, and why (the note a run that
+    /// never quiesces ends with, so its liveness finding can be followed up).
+    private func unquietReasons(limit: Int) -> String {
+        var reasons: [String] = []
+        for u in users.withLockedValue({ $0 }) {
+            var why: [String] = []
+            if let r = u.modelPage?.unquietReason { why.append(r) }
+            if let n = u.noteSession {
+                if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
+                else if n.session.revision != recorders[n.document].revision {
+                    why.append("note at revision \(n.session.revision), server's \(recorders[n.document].revision)")
+                }
+            }
+            if !why.isEmpty { reasons.append("\(u.name): " + why.joined(separator: ", ")) }
+        }
+        let shown = reasons.prefix(limit).joined(separator: "; ")
+        if reasons.isEmpty { return "every client is quiet; messages were still arriving" }
+        return reasons.count > limit ? shown + "; and \(reasons.count - limit) more" : shown
     }
 
     func waitQuiescent(timeoutMs: Int, settleMs: Int = 300) async -> Bool {

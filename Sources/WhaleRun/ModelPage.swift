@@ -51,6 +51,14 @@ final class ModelPage: Sendable {
 
     /// Joined, fetched, nothing pending or in flight.
     var isQuiet: Bool { state.withLockedValue { $0.client.isQuiet && $0.client.isJoined && $0.client.hasFetched && $0.inFlight == 0 } }
+    /// Why the page is not quiet, for the run's note when quiescence is not reached.
+    var unquietReason: String? {
+        state.withLockedValue { s in
+            let c = s.client
+            if c.isQuiet, c.isJoined, c.hasFetched, s.inFlight == 0 { return nil }
+            return "model page (joined \(c.isJoined), fetched \(c.hasFetched), \(c.pending.count) pending, quiet \(c.isQuiet), \(s.inFlight) calls in flight, own socket \(ownsSocket ? (s.socket == nil ? "down" : "up") : "no"))"
+        }
+    }
     var isReady: Bool { state.withLockedValue { $0.client.isJoined && $0.client.hasFetched } }
     var needsReconnect: Bool { state.withLockedValue { ownsSocket && $0.socket == nil && !$0.closing } }
 
