@@ -57,7 +57,7 @@ final class DocumentRecorder: Sendable {
             s.joined = false
             return s.generation
         }
-        let url = socketURL + (socketURL.contains("?") ? "&" : "?") + "protocol=2&whalesim-client=recorder-\(document)"
+        let url = SocketURL.appending("protocol=2&whalesim-client=recorder-\(document)", to: socketURL)
         let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)]) { [weak self] text in
             self?.receive(text, generation: generation)
         }

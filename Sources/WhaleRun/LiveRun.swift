@@ -317,16 +317,28 @@ public final class LiveRun: @unchecked Sendable {
             if !r.isJoined { quiet = false }
         }
         for u in users.withLockedValue({ $0 }) {
-            if let m = u.modelPage {
-                if m.needsReconnect { await m.connect() }
-                if !m.isQuiet { quiet = false }
+            if let m = u.modelPage, m.needsReconnect { await m.connect() }
+            if let n = u.noteSession {
+                if n.needsReconnect { await n.connect() }
+                if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
             }
-            guard let n = u.noteSession else { continue }
-            if n.needsReconnect { await n.connect() }
-            if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
-            if !n.isSynchronized || n.session.revision != recorders[n.document].revision { quiet = false }
+            if !unquiet(u).isEmpty { quiet = false }
         }
         return quiet
+    }
+
+    /// What keeps one user from being quiet: its model page, its note not joined and
+    /// synchronized, or its note behind the server's revision. Empty when it is quiet.
+    private func unquiet(_ u: VirtualUser) -> [String] {
+        var why: [String] = []
+        if let m = u.modelPage, !m.isQuiet { why.append(m.unquietReason) }
+        if let n = u.noteSession {
+            if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
+            else if n.session.revision != recorders[n.document].revision {
+                why.append("note at revision \(n.session.revision), server's \(recorders[n.document].revision)")
+            }
+        }
+        return why
     }
 
     /// The first `limit` users that keep the run from being quiet, and why (the note a run that
@@ -334,14 +346,7 @@ public final class LiveRun: @unchecked Sendable {
     private func unquietReasons(limit: Int) -> String {
         var reasons: [String] = []
         for u in users.withLockedValue({ $0 }) {
-            var why: [String] = []
-            if let r = u.modelPage?.unquietReason { why.append(r) }
-            if let n = u.noteSession {
-                if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
-                else if n.session.revision != recorders[n.document].revision {
-                    why.append("note at revision \(n.session.revision), server's \(recorders[n.document].revision)")
-                }
-            }
+            let why = unquiet(u)
             if !why.isEmpty { reasons.append("\(u.name): " + why.joined(separator: ", ")) }
         }
         let shown = reasons.prefix(limit).joined(separator: "; ")

@@ -51,11 +51,10 @@ final class ModelPage: Sendable {
 
     /// Joined, fetched, nothing pending or in flight.
     var isQuiet: Bool { state.withLockedValue { $0.client.isQuiet && $0.client.isJoined && $0.client.hasFetched && $0.inFlight == 0 } }
-    /// Why the page is not quiet, for the run's note when quiescence is not reached.
-    var unquietReason: String? {
+    /// The page's state, for the run's note when quiescence is not reached.
+    var unquietReason: String {
         state.withLockedValue { s in
             let c = s.client
-            if c.isQuiet, c.isJoined, c.hasFetched, s.inFlight == 0 { return nil }
             return "model page (joined \(c.isJoined), fetched \(c.hasFetched), \(c.pending.count) pending, quiet \(c.isQuiet), \(s.inFlight) calls in flight, own socket \(ownsSocket ? (s.socket == nil ? "down" : "up") : "no"))"
         }
     }
@@ -75,7 +74,7 @@ final class ModelPage: Sendable {
             return (s.generation, s.client.poolId)
         }
         let name = state.withLockedValue { $0.client.clientId.rawValue }
-        var url = context.socketURL + (context.socketURL.contains("?") ? "&" : "?") + "whalesim-client=\(name)"
+        var url = SocketURL.appending("whalesim-client=\(name)", to: context.socketURL)
         if context.protocolVersion == .v2 { url += "&protocol=2" }
         let socket = LeanSocket(url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)]) { [weak self] text in
             self?.receive(text, generation: generation)

@@ -75,7 +75,7 @@ final class NoteSession: Sendable {
             s.closing = false
             s.connectStartedUs = context.metrics.clock.nowUs
             s.connectionId = s.generation == 1 ? clientId.rawValue : "\(clientId.rawValue).\(s.generation)"
-            var url = context.socketURL + (context.socketURL.contains("?") ? "&" : "?") + "whalesim-client=\(clientId.rawValue)"
+            var url = SocketURL.appending("whalesim-client=\(clientId.rawValue)", to: context.socketURL)
             if context.protocolVersion == .v2 { url += "&protocol=2&clientId=\(s.connectionId)" }
             return (url, s.generation, s.connectionId)
         }

@@ -8,7 +8,7 @@ import WhaleProtocol
 enum ProbeJoin {
     static func read(socketURL: String, resourceId: String, token: String, timeout: Duration = .seconds(10)) async -> (text: String, revision: Int)? {
         let answer = NIOLockedValueBox<(String, Int)?>(nil)
-        let url = socketURL + (socketURL.contains("?") ? "&" : "?") + "protocol=2&whalesim-client=probe"
+        let url = SocketURL.appending("protocol=2&whalesim-client=probe", to: socketURL)
         let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)]) { text in
             guard let e = try? WireCodec.decodeServer(Array(text.utf8)), case .resourceConnectionConf(let conf) = e.message else { return }
             answer.withLockedValue { $0 = (conf.initialState ?? "", conf.revision) }
