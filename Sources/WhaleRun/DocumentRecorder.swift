@@ -8,14 +8,17 @@ import WhaleSim
 /// A silent member of one note that writes down the server's history as the server broadcasts
 /// it (each op in server order with its author, every cursor the server forwards), so the
 /// checkers see `serverApply` and `cursorDelivered` events from any server, the team's own
-/// included. It joins asking for every op since revision 0 (a protocol-2 resync) and, after
-/// losing its socket, resyncs from the last revision it saw, so nothing in between is missed.
+/// included. Its first join takes the note as it is (its revision and text are the run's
+/// baseline: a note may have a history from earlier runs); after losing its socket it resyncs
+/// from the last revision it saw (a protocol-2 resync), so nothing in between is missed.
 final class DocumentRecorder: Sendable {
     struct State {
         var revision = 0
         var text = TextDocument()
         var socket: LeanSocket?
         var joined = false
+        /// Set by the first join's answer: the note's revision and text when the run began.
+        var hasBaseline = false
         var closing = false
         var gaps: [String] = []
         var generation = 0
@@ -66,7 +69,7 @@ final class DocumentRecorder: Sendable {
             state.withLockedValue { if $0.generation == generation { $0.socket = nil } }
             return false
         }
-        let from = state.withLockedValue { $0.revision }
+        let from = state.withLockedValue { $0.hasBaseline ? $0.revision : nil }
         let join = ClientEnvelope(messageId: "rec-\(document)-\(generation)", message: .resourceConnection(resourceId: resourceId, revision: from))
         socket.send(WireCodec.encode(join))
         Task { [weak self] in
@@ -92,6 +95,12 @@ final class DocumentRecorder: Sendable {
             guard s.generation == generation else { return }
             s.lastMessageMs = now
             switch envelope.message {
+            case .resourceConnectionConf(let conf) where !s.hasBaseline:
+                s.hasBaseline = true
+                s.revision = conf.revision
+                s.text = TextDocument(conf.initialState ?? "")
+                recorder.setBaseline(document: document, revision: conf.revision, text: s.text.text)
+                s.joined = true
             case .resourceConnectionConf(let conf):
                 if let missed = conf.missedOps {
                     for m in missed { apply(m.op, opId: m.opId, messageId: nil, in: &s) }

@@ -80,7 +80,7 @@ public enum LiveMerge {
         }
         merged.sort { ($0.time, $0.shard, $0.seq) < ($1.time, $1.shard, $1.seq) }
         var history = History(clientNames: clientNames, clientDocuments: clientNames.map { clientDocument[$0]! }, documentNames: documentNames,
-                              initialTexts: documentNames.map { _ in "" }, protocolVersion: scenario.protocolVersion)
+                              initialTexts: documents.map { $0.initialText ?? "" }, protocolVersion: scenario.protocolVersion)
         var endTime = 0
         for m in merged {
             var line = m.line
@@ -137,6 +137,14 @@ public enum LiveMerge {
             guard shard.count == first.record.shard?.count else { throw RecordError("\(s.dir): shard of \(shard.count), but \(first.dir) is of \(first.record.shard?.count ?? 0)") }
             if let other = seen[shard.index] { throw RecordError("\(s.dir) and \(other) are both shard \(shard.index)/\(shard.count)") }
             seen[shard.index] = s.dir
+            // Each shard's history counts revisions from where its notes were when it began:
+            // only shards that began at the same revisions share one axis.
+            for (d, doc) in s.record.documents.enumerated() where d < first.record.documents.count {
+                let mine = doc.baseRevision ?? 0, theirs = first.record.documents[d].baseRevision ?? 0
+                if mine != theirs {
+                    throw RecordError("\(s.dir) began with \(doc.name) at revision \(mine), \(first.dir) at \(theirs): start the shards together, against notes no one else is editing")
+                }
+            }
         }
         let n = first.record.shard!.count
         let missing = (0..<n).filter { seen[$0] == nil }

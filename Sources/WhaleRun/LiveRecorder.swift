@@ -4,16 +4,23 @@ import WhaleSim
 /// The live run's history, in the simulator's form (`HistoryEvent`s with their time in ms),
 /// so the simulator's checkers read it unchanged. Appends are serialized by one lock and
 /// stamped under it, so the order of the history is the order things were seen.
+///
+/// A note that already had a history when the run began (a server that outlives runs) has a
+/// baseline: its revision and text then. The history counts that note's revisions from the
+/// baseline and starts from its text (``HistoryEvent/rebased(document:base:)``), so the
+/// checkers judge what this run did; a note event at the start says where each note began.
 public final class LiveRecorder: Sendable {
     struct State {
         var entries: [(Int, HistoryEvent)] = []
+        var baseRevisions: [Int]
+        var baseTexts: [String]
         var clientNames: [String] = []
         var clientDocuments: [Int] = []
         var messages = 0
         var edits = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     public let clock: RunClock
     public let documentNames: [String]
     public let initialTexts: [String]
@@ -24,6 +31,20 @@ public final class LiveRecorder: Sendable {
         self.documentNames = documentNames
         self.initialTexts = initialTexts
         self.protocolVersion = protocolVersion
+        state = NIOLockedValueBox(State(baseRevisions: documentNames.map { _ in 0 }, baseTexts: initialTexts))
+    }
+
+    /// The note was at `revision` with `text` when this run's recorder first joined it.
+    public func setBaseline(document: Int, revision: Int, text: String) {
+        state.withLockedValue { s in
+            s.baseRevisions[document] = revision
+            s.baseTexts[document] = text
+        }
+    }
+
+    /// Each note's revision and text when the run began.
+    public var baselines: [(revision: Int, text: String)] {
+        state.withLockedValue { s in Array(zip(s.baseRevisions, s.baseTexts)).map { ($0.0, $0.1) } }
     }
 
     /// Registers a client editing `document`; returns its index in the history.
@@ -54,8 +75,15 @@ public final class LiveRecorder: Sendable {
     public func history() -> History {
         let s = state.withLockedValue { $0 }
         var h = History(clientNames: s.clientNames, clientDocuments: s.clientDocuments, documentNames: documentNames,
-                        initialTexts: initialTexts, protocolVersion: protocolVersion)
-        for (t, e) in s.entries { h.append(e, at: t) }
+                        initialTexts: s.baseTexts, protocolVersion: protocolVersion)
+        let started = s.baseRevisions.indices.filter { s.baseRevisions[$0] > 0 }
+        if !started.isEmpty {
+            let named = started.prefix(5).map { "\(documentNames[$0]) at revision \(s.baseRevisions[$0])" }.joined(separator: ", ")
+            h.append(.note("\(started.count) note\(started.count == 1 ? "" : "s") already had a history when the run began (\(named)\(started.count > 5 ? ", …" : "")); their revisions here count from there"), at: 0)
+        }
+        for (t, e) in s.entries {
+            h.append(started.isEmpty ? e : e.rebased(document: { s.clientDocuments[$0] }, base: { s.baseRevisions[$0] }), at: t)
+        }
         return h
     }
 }

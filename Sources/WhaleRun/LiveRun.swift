@@ -111,6 +111,12 @@ public final class LiveRun: @unchecked Sendable {
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }
+        // Each note's baseline (its revision and text now) must be known before anyone types.
+        let joinDeadline = clock.nowMs + 15_000
+        while let waiting = recorders.first(where: { !$0.isJoined }) {
+            guard clock.nowMs < joinDeadline else { throw LiveRunError("the server did not answer a join of \(waiting.resourceId) within 15 s") }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
 
         // Load.
         output("whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(serverURL), salesforce \(salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")")
@@ -179,6 +185,7 @@ public final class LiveRun: @unchecked Sendable {
 
         var result = judge(history: recorder.history(), endMs: endMs)
         result.epochStartMs = epochStartMs
+        result.baseRevisions = recorder.baselines.map(\.revision)
         result.bucketHistograms = metrics.bucketHistograms(endMs: endMs)
         result.shard = options.shard
         result.salesforce = salesforceLog.map(SalesforceFigures.init(entries:))

@@ -24,6 +24,10 @@ public struct LiveRunRecord: Codable, Sendable {
     public struct DocumentClients: Codable, Sendable {
         public var name: String
         public var clients: [String]
+        /// The note's revision and text when the run began, when it already had a history
+        /// (absent for a fresh note); the history's revisions count from there.
+        public var baseRevision: Int?
+        public var initialText: String?
     }
 
     public var schemaVersion = 2
@@ -83,7 +87,11 @@ public struct LiveRunRecord: Codable, Sendable {
         historyHash = r.history.hash
         replayCommand = o.replayCommand
         let h = r.history
-        documents = h.documentNames.indices.map { d in DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] }) }
+        documents = h.documentNames.indices.map { d in
+            let base = d < r.baseRevisions.count ? r.baseRevisions[d] : 0
+            return DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] },
+                                   baseRevision: base > 0 ? base : nil, initialText: base > 0 ? h.initialTexts[d] : nil)
+        }
         series = r.series
         salesforce = r.salesforce
         histograms = r.histograms.mapValues(\.encoded)

@@ -25,6 +25,8 @@ public struct LiveRunResult: Sendable {
     public var notes: [String]
     /// Wall-clock start of the run's clock (ms since 1970): `merge` lines shards up by it.
     public var epochStartMs: Int64 = 0
+    /// Each note's revision when the run began (0: a fresh note); the history counts from there.
+    public var baseRevisions: [Int] = []
     /// Per-second histograms of each latency (`seriesHistograms` in `run.json`).
     public var bucketHistograms: [String: [[[UInt64]]]] = [:]
     /// Slice i of N, when the run was one shard (checkers and thresholds wait for `merge`).

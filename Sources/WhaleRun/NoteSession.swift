@@ -24,6 +24,11 @@ final class NoteSession: Sendable {
         var staleAfterMs = 4_000
         /// Connection id → history index, shared with the recorders (cursor attribution).
         var connections: NIOLockedValueBox<[String: Int]>
+        /// Tags the ids this client gives the server (op ids, connection ids), so a second run
+        /// against a server that keeps its notes never reuses an op id the server already
+        /// applied: the server would acknowledge it again instead of applying it (idempotent
+        /// resends, PROTOCOL.md §3).
+        var runTag = ""
     }
 
     struct State {
@@ -34,14 +39,17 @@ final class NoteSession: Sendable {
         var oldestPendingSinceMs: Int?
         var connectStartedUs: Int64?
         var reconnects = 0
-        /// The id this connection proposes to the server (`?clientId=`): the client's name, then
-        /// `name.2`, `name.3`... after reconnects, so a half-open old connection the server still
+        /// The id this connection proposes to the server (`?clientId=`): the client's name and
+        /// the run's tag (`c001.mk3x9`), then `c001.mk3x9.2`, `.3`... after reconnects, so a half-open old connection the server still
         /// holds never takes the new one's id, and cursors are attributed per connection.
         var connectionId: String
     }
 
     let index: Int
+    /// The client's name in the run's history and reports (`c001`).
     let clientId: ClientID
+    /// The id its session and connections use with the server: the name tagged with the run.
+    let serverId: ClientID
     let document: Int
     let resourceId: String
     /// The user's account page, when it listens on this socket (the note's pool is its account's).
@@ -53,12 +61,14 @@ final class NoteSession: Sendable {
         self.index = index
         self.model = model
         self.clientId = clientId
+        let serverId = context.runTag.isEmpty ? clientId : ClientID("\(clientId.rawValue).\(context.runTag)")
+        self.serverId = serverId
         self.document = document
         self.resourceId = resourceId
         self.context = context
         state = NIOLockedValueBox(State(session: ClientSession(
-            clientId: clientId, userId: userId, resourceId: resourceId,
-            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults)), connectionId: clientId.rawValue))
+            clientId: serverId, userId: userId, resourceId: resourceId,
+            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults)), connectionId: serverId.rawValue))
     }
 
     var session: ClientSession { state.withLockedValue { $0.session } }
@@ -74,7 +84,7 @@ final class NoteSession: Sendable {
             s.generation += 1
             s.closing = false
             s.connectStartedUs = context.metrics.clock.nowUs
-            s.connectionId = s.generation == 1 ? clientId.rawValue : "\(clientId.rawValue).\(s.generation)"
+            s.connectionId = s.generation == 1 ? serverId.rawValue : "\(serverId.rawValue).\(s.generation)"
             var url = SocketURL.appending("whalesim-client=\(clientId.rawValue)", to: context.socketURL)
             if context.protocolVersion == .v2 { url += "&protocol=2&clientId=\(s.connectionId)" }
             return (url, s.generation, s.connectionId)

@@ -33,7 +33,7 @@ final class RunContext: Sendable {
     let modelSpec: ModelSpec?
     /// The organization's user ids (who cards and tasks may be assigned to).
     let organizationUsers: [String]
-    /// Makes ids this run creates (tasks) unique on a server that outlives the run.
+    /// Makes ids this run creates (tasks, op ids, connection ids) unique on a server that outlives the run.
     let runTag: String
     private let loadOver = NIOLockedValueBox(false)
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
@@ -73,7 +73,7 @@ final class RunContext: Sendable {
 
     func noteContext(token: String) -> NoteSession.Context {
         NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
-                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes)
+                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag)
     }
 
     func modelContext(token: String) -> ModelPage.Context {

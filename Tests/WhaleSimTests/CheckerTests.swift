@@ -52,6 +52,25 @@ import WhaleOT
         #expect(Checkers.merged(results) == .valid)
     }
 
+    /// The clean run as a live run would record it on a note that was already at revision 40:
+    /// absolute revisions are invalid for the checkers (they count applied ops from 1); rebased
+    /// to the note's baseline, every checker is valid again, and a never-joined client's 0 stays 0.
+    @Test func aHistoryRebasedToItsNotesBaselineIsJudgedLikeAFreshOne() {
+        let shifted = clean().entries.map { e -> HistoryEntry in
+            var copy = e
+            copy.event = e.event.rebased(document: { _ in 0 }, base: { _ in -40 })
+            return copy
+        }
+        var absolute = base()
+        for e in shifted { absolute.append(e.event, at: e.time) }
+        #expect(Checkers.merged(Checkers.run(CheckerName.allCases, on: absolute)) == .invalid)
+        var rebased = base()
+        for e in absolute.entries { rebased.append(e.event.rebased(document: { _ in 0 }, base: { _ in 40 }), at: e.time) }
+        for r in Checkers.run(CheckerName.allCases, on: rebased) { #expect(r.verdict == .valid, "\(r.checker): \(r.evidence)") }
+        #expect(HistoryEvent.clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: false).rebased(document: { _ in 0 }, base: { _ in 40 })
+                == .clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: false))
+    }
+
     @Test func convergenceFindsADivergedClient() {
         let h = tampered(index(clean()) { if case .clientFinal(1, _, _, _, _) = $0 { true } else { false } },
                          .clientFinal(client: 1, text: "axb", revision: 1, pendingOps: 0, connected: true))

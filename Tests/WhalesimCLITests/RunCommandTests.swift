@@ -157,6 +157,60 @@ import Testing
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"))
     }
 
+    /// A team runs twice against its own server: the second run's notes already hold the first
+    /// run's text and history, and the same client names make the same op ids. Before op ids
+    /// carried the run's tag the server acknowledged the second run's ops as resends of the
+    /// first's without applying them (exit 2, "which no client sent"); the history now counts
+    /// each note's revisions from where it was when the run began.
+    @Test func aSecondRunAgainstTheSameServerIsJudgedFromWhereItsNotesWere() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = Process()
+        server.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
+        server.arguments = ["serve", "--port", "0", "--database", dir.appendingPathComponent("kept.sqlite").path, "--bcrypt-cost", "4", "--log-level", "error"]
+        server.currentDirectoryURL = Self.root
+        let banner = Pipe()
+        server.standardOutput = banner
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while !text.contains("\n"), Date() < deadline {
+            let d = banner.fileHandleForReading.availableData
+            if d.isEmpty { Thread.sleep(forTimeInterval: 0.05) } else { text += String(decoding: d, as: UTF8.self) }
+        }
+        let url = try #require(text.split(separator: "\n").first { $0.hasPrefix("http: ") }.map { String($0.dropFirst(6)) }, "serve printed \(text)")
+        let yaml = """
+            name: live-twice
+            \(Self.header)
+            clients: {count: 8, documents: 2, protocol: 2}
+            mix: {typing-burst: 40, paste: 10, delete: 10, select: 5, reconnect: 3}
+            live:
+              duration: 4s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 150, max: 800}
+              keystroke: {distribution: uniform, min: 5, max: 20}
+              import: {pages: 0}
+              quiescence: 10s
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            """
+        let (first, firstRecord) = try live(yaml, in: dir, extra: ["--server", url])
+        #expect(first.status == 0, "first run: \(first.all)")
+        let firstDocuments = try #require(firstRecord?["documents"] as? [[String: Any]])
+        #expect(firstDocuments.allSatisfy { $0["baseRevision"] == nil }, "fresh notes have no baseline: \(firstDocuments)")
+        let (second, secondRecord) = try live(yaml, in: dir, extra: ["--server", url])
+        #expect(second.status == 0, "second run: \(second.all)")
+        #expect(second.stdout.contains("intention    valid"), "\(second.stdout)")
+        let documents = try #require(secondRecord?["documents"] as? [[String: Any]])
+        #expect(documents.count == 2)
+        for d in documents {
+            #expect((d["baseRevision"] as? Int ?? 0) > 0, "the second run began where the first left the note: \(d)")
+            #expect(!(d["initialText"] as? String ?? "").isEmpty, "the first run left text in the note: \(d)")
+        }
+        let history = try String(contentsOf: dir.appendingPathComponent("Reports/latest/history.jsonl"), encoding: .utf8)
+        #expect(history.contains("already had a history when the run began"))
+    }
+
     @Test func aThresholdSetToFailExits1() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
