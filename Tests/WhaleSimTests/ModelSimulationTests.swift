@@ -103,6 +103,22 @@ import WhaleProtocol
         superseded.insert(.modelApply(client: 1, requestId: "c1:m1", order: 2, records: [ready]), at: 3)
         #expect(ModelChecker.check(history(superseded)).verdict == .valid)
 
+        // A later mutation of that record got no answer (the server was killed after applying
+        // it, before replying): it may have written the record, so the finding is unknown.
+        var indeterminate = lost
+        indeterminate.insert(.modelInvoke(client: 1, requestId: "c1:m1", mutation: "saveAccounts a1→Ready"), at: 3)
+        indeterminate.insert(.modelFailed(client: 1, requestId: "c1:m1", code: "unavailable"), at: 4)
+        let maybe = ModelChecker.check(history(indeterminate))
+        #expect(maybe.verdict == .unknown, "\(maybe.evidence)")
+        #expect(maybe.evidence.first?.contains("c1:m1 (saveAccounts a1→Ready) got no answer") == true, "\(maybe.evidence)")
+        // One the server refused (a definite answer), or one about another record, does not excuse it.
+        var refused = indeterminate
+        refused[4] = .modelFailed(client: 1, requestId: "c1:m1", code: "badInput")
+        #expect(ModelChecker.check(history(refused)).verdict == .invalid)
+        var elsewhere = indeterminate
+        elsewhere[3] = .modelInvoke(client: 1, requestId: "c1:m1", mutation: "saveAccounts a2→Ready")
+        #expect(ModelChecker.check(history(elsewhere)).verdict == .invalid)
+
         // Not quiescent: a difference is unknown, not invalid.
         var noisy = stale
         noisy[4] = .quiescence(reached: false, ticksAfterHeal: 5)

@@ -3,6 +3,11 @@
 /// fetch; and every acknowledged mutation is in the final state or superseded: each record it
 /// wrote is in the server's final state as written, or a later mutation in server order wrote
 /// that record again. A history without model events is valid (nothing to check).
+///
+/// A mutation whose call failed as `unavailable` (the server went away before answering) or
+/// that never got an answer may or may not have been applied (Jepsen's indeterminate `info`):
+/// when such a mutation names the record (its id, or a Salesforce id in the record), a record
+/// that differs from an acknowledged write is reported unknown, not a lost mutation.
 public enum ModelChecker {
     public static func check(_ history: History) -> CheckResult {
         var evidence = Evidence()
@@ -14,10 +19,17 @@ public enum ModelChecker {
         var serverState: [String: String]?
         var quiescent: Bool?
         var sawModel = false
+        var invoked: [(id: String, mutation: String)] = []
+        var answered: Set<String> = []
         for entry in history.entries {
             switch entry.event {
+            case .modelInvoke(_, let id, let mutation):
+                invoked.append((id, mutation))
+            case .modelFailed(_, let id, let code) where code != "unavailable":
+                answered.insert(id)
             case .modelApply(let c, let id, let order, let records):
                 sawModel = true
+                answered.insert(id)
                 applies[id] = (c, order, records)
                 for line in records { lastWrite[key(line)] = max(lastWrite[key(line)] ?? 0, order) }
             case .modelAck(let c, let id, let order):
@@ -59,10 +71,28 @@ public enum ModelChecker {
                 if serverState[k] == line || (serverState[k] == nil && line.contains("\"tracked\":false")) { continue }
                 if let last = lastWrite[k], last > apply.order { continue }
                 let now = serverState[k].map { "the server has \($0)" } ?? "the server has no such record"
+                let unanswered = invoked.filter { !answered.contains($0.id) && Self.names($0.mutation, key: k, record: serverState[k]) }
+                if let maybe = unanswered.first {
+                    evidence.unknown("\(name)'s \(ack.id) wrote \(line) and \(now); \(maybe.id) (\(maybe.mutation)) got no answer (the server went away) and may have written it")
+                    continue
+                }
                 evidence.invalid("\(name)'s \(ack.id) (order \(apply.order), acknowledged at t=\(ack.time)) wrote \(line), nothing later wrote \(k), but \(now): an acknowledged mutation was lost")
             }
         }
         return evidence.result(.model)
+    }
+
+    /// Whether a mutation's summary (`saveTask t-1 done=true …`, `saveAccounts 0015…→Lead`)
+    /// names the record: one of the ids it names (a word, or what stands before `→`; not the
+    /// `name=value` settings) is the record's id or a string value in its current line.
+    static func names(_ mutation: String, key: String, record: String?) -> Bool {
+        let id = key.firstIndex(of: ":").map { String(key[key.index(after: $0)...]) } ?? key
+        let words = mutation.split(whereSeparator: { $0 == " " || $0 == "," }).dropFirst()
+        return words.contains { word in
+            guard !word.contains("=") else { return false }
+            let named = String(word.prefix { $0 != "→" })
+            return !named.isEmpty && named != "deleted" && (named == id || record?.contains("\"\(named)\"") == true)
+        }
     }
 
     /// The key of a "key json" line.
