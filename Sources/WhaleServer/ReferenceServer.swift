@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import WhaleModel
 import Hummingbird
 import HummingbirdWebSocket
@@ -173,21 +174,25 @@ public final class ReferenceServer: Sendable {
         }
     }
 
-    /// Encodes and queues each send; a broadcast encodes once for all members that get the same bytes.
+    /// Encodes and sends each send; a broadcast encodes once for all members that get the same
+    /// bytes (they share one buffer), and every event loop gets one hop for all its recipients.
     /// Recipients are looked up in the shard's socket table, or the registry for model (pool) sends.
     func deliver(_ sends: [(ClientID, ServerEnvelope)], via shard: NoteShard? = nil) {
-        var previous: (ServerEnvelope, String)?
+        var previous: (ServerEnvelope, ByteBuffer)?
         let table = shard?.sockets.withLockedValue { table in sends.map { table[$0.0] } }
+        var batch = FrameBatch()
         for (index, (client, envelope)) in sends.enumerated() {
             guard let connection = table.map({ $0[index] }) ?? registry.get(client) else { continue }
-            let text: String
-            if let previous, previous.0 == envelope { text = previous.1 } else {
-                text = WireCodec.encode(envelope)
-                previous = (envelope, text)
+            let bytes: ByteBuffer
+            if let previous, previous.0 == envelope { bytes = previous.1 } else {
+                bytes = ByteBuffer(string: WireCodec.encode(envelope))
+                previous = (envelope, bytes)
             }
-            let queued = connection.enqueue(text)
+            guard let queued = connection.admit() else { continue }
             if queued > configuration.slowClientQueue { setSlow(connection, true) }
+            batch.add(connection, bytes)
         }
+        batch.flush(self)
     }
 
     /// Tells the connection's shard that its send buffer is full (or drained again).

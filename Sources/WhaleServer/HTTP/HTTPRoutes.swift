@@ -26,8 +26,8 @@ struct HTTPRoutes: Sendable {
     }
 
     /// The upgrade router: `/socket` only, refusing upgrades past the connection limit.
-    func makeSocketRouter() -> Router<Context> {
-        let router = Router(context: Context.self)
+    func makeSocketRouter() -> Router<SocketRequestContext> {
+        let router = Router(context: SocketRequestContext.self)
         let endpoint = SocketEndpoint(server: server)
         router.ws("/socket") { _, _ in
             guard server.registry.count < server.configuration.maxConnections else {
@@ -36,7 +36,7 @@ struct HTTPRoutes: Sendable {
             }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            await endpoint.serve(inbound: inbound, outbound: outbound, handshake: .init(request: context.request))
+            await endpoint.serve(inbound: inbound, outbound: outbound, channel: context.requestContext.channel, handshake: .init(request: context.request))
         }
         return router
     }
@@ -56,4 +56,18 @@ func readBody(_ request: Request, limit: Int = 1 << 20) async throws -> Data {
     var request = request
     let buffer = try await request.collectBody(upTo: limit)
     return Data(buffer: buffer)
+}
+
+/// The websocket route's request context: hummingbird's, plus the connection's channel, which
+/// the server writes frames into directly (``FrameBatch``).
+struct SocketRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        channel = source.channel
+    }
 }

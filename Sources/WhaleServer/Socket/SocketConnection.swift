@@ -1,26 +1,31 @@
+import HummingbirdWebSocket
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOWebSocket
 import WhaleModel
 import WhaleProtocol
 
-/// One accepted websocket: who it is, which pool it listens to, the note it has joined, and the
-/// queue of frames waiting to be written. The state machines never touch the socket: they name a
-/// ``ClientID`` and the registry finds this object.
+/// One accepted websocket: who it is, which pool it listens to, the note it has joined, and
+/// its channel. The state machines never touch the socket: they name a ``ClientID`` and the
+/// registry finds this object.
+///
+/// Frames go straight into the channel's pipeline on its event loop (``FrameBatch``), not
+/// through a writer task: on a broadcast that is one hop per event loop for all recipients
+/// instead of a task wake-up and an async write per frame (docs/decisions.md, "The server's
+/// write path"). The close handshake still goes through hummingbird-websocket's writer, which
+/// owns it; the event loop runs what is submitted to it in order, so a close asked for after
+/// some frames follows them.
 final class SocketConnection: Sendable {
-    /// What the writer task does next.
-    enum Outgoing: Sendable {
-        case text(String)
-        case close(WebSocketErrorCode, String)
-    }
-
     struct Mutable {
         /// The shard of the note this connection has joined, if any.
         var shardIndex: Int?
         /// The last note this connection was found allowed to use (protocol 2).
         var checkedNote: String?
+        /// Frames handed to the event loop and not yet written into the channel.
         var queued = 0
         var slow = false
         var closed = false
+        var closing: Task<Void, Never>?
     }
 
     let id: ClientID
@@ -29,54 +34,135 @@ final class SocketConnection: Sendable {
     let caller: Caller?
     let poolId: String?
     let limiter: RateLimiter
-    private let outgoing: AsyncStream<Outgoing>.Continuation
-    let frames: AsyncStream<Outgoing>
+    let channel: any Channel
+    private let outbound: WebSocketOutboundWriter
     let state = NIOLockedValueBox(Mutable())
 
-    init(id: ClientID, protocolVersion: ProtocolVersion, caller: Caller?, poolId: String?, limiter: RateLimiter) {
+    init(id: ClientID, protocolVersion: ProtocolVersion, caller: Caller?, poolId: String?, limiter: RateLimiter,
+         channel: any Channel, outbound: WebSocketOutboundWriter) {
         self.id = id
         self.protocolVersion = protocolVersion
         self.caller = caller
         self.poolId = poolId
         self.limiter = limiter
-        (frames, outgoing) = AsyncStream.makeStream(of: Outgoing.self, bufferingPolicy: .unbounded)
+        self.channel = channel
+        self.outbound = outbound
     }
 
-    /// Queues a frame. Returns the queue length after it, for backpressure.
-    @discardableResult
-    func enqueue(_ text: String) -> Int {
-        let queued = state.withLockedValue { state -> Int in
-            guard !state.closed else { return -1 }
+    /// Counts a frame on its way to the event loop. Nil when the connection is closed (the frame
+    /// is dropped); otherwise how many are on their way, for backpressure.
+    func admit() -> Int? {
+        state.withLockedValue { state in
+            guard !state.closed else { return nil }
             state.queued += 1
             return state.queued
         }
-        guard queued >= 0 else { return 0 }
-        outgoing.yield(.text(text))
-        return queued
     }
 
-    /// The writer wrote one frame.
-    func didWrite() -> Int {
+    /// The event loop wrote `n` admitted frames into the channel.
+    func wrote(_ n: Int) -> Int {
         state.withLockedValue { state in
-            state.queued -= 1
+            state.queued -= n
             return state.queued
         }
     }
 
-    /// Asks the writer to send a close frame after what is queued, then stop.
-    func close(_ code: WebSocketErrorCode, reason: String) {
-        let first = state.withLockedValue { state -> Bool in
-            defer { state.closed = true }
-            return !state.closed
-        }
-        guard first else { return }
-        outgoing.yield(.close(code, reason))
-        outgoing.finish()
+    /// Frames on their way to the event loop.
+    var queued: Int { state.withLockedValue { $0.queued } }
+
+    /// Sends one frame (refusals, errors): a batch of one.
+    func send(_ text: String, server: ReferenceServer) {
+        guard admit() != nil else { return }
+        var batch = FrameBatch()
+        batch.add(self, ByteBuffer(string: text))
+        batch.flush(server)
     }
 
+    /// Sends a close frame after what was sent before, then stops sending.
+    func close(_ code: WebSocketErrorCode, reason: String) {
+        state.withLockedValue { state in
+            guard !state.closed else { return }
+            state.closed = true
+            let outbound = outbound
+            state.closing = Task { try? await outbound.close(code, reason: reason) }
+        }
+    }
+
+    /// No more frames (the connection is ending).
     func finish() {
         state.withLockedValue { $0.closed = true }
-        outgoing.finish()
+    }
+
+    /// Returns once a close asked for has been written (or at once if none was).
+    func waitClosed() async {
+        await state.withLockedValue { $0.closing }?.value
+    }
+}
+
+/// Frames for many connections, written with one hop per event loop: each loop writes its
+/// connections' frames, then flushes each connection once. Built by the thread that delivers
+/// (a note shard, the model hub), then handed over.
+struct FrameBatch {
+    private var groups: [(loop: any EventLoop, frames: [(SocketConnection, ByteBuffer)])] = []
+
+    var isEmpty: Bool { groups.isEmpty }
+
+    mutating func add(_ connection: SocketConnection, _ bytes: ByteBuffer) {
+        let loop = connection.channel.eventLoop
+        // A handful of event loops (one per core): a linear search beats hashing.
+        if let i = groups.firstIndex(where: { $0.loop === loop }) {
+            groups[i].frames.append((connection, bytes))
+        } else {
+            groups.append((loop, [(connection, bytes)]))
+        }
+    }
+
+    /// Hands every group to its event loop (inline when already on it).
+    func flush(_ server: ReferenceServer) {
+        for group in groups {
+            let frames = group.frames
+            if group.loop.inEventLoop {
+                Self.write(frames, server)
+            } else {
+                group.loop.execute { Self.write(frames, server) }
+            }
+        }
+    }
+
+    private static func write(_ frames: [(SocketConnection, ByteBuffer)], _ server: ReferenceServer) {
+        for (connection, bytes) in frames {
+            connection.channel.write(WebSocketFrame(fin: true, opcode: .text, data: bytes), promise: nil)
+        }
+        var last: SocketConnection?
+        for (connection, _) in frames where connection !== last {
+            connection.channel.flush()
+            last = connection
+        }
+        server.metrics.messagesSent.increment(by: frames.count)
+        // Counted per connection after the writes: a full send buffer (not writable) or a long
+        // queue marks the connection slow; ``WritabilityWatcher`` clears it once it drains.
+        var i = 0
+        while i < frames.count {
+            let connection = frames[i].0
+            var n = 1
+            while i + n < frames.count, frames[i + n].0 === connection { n += 1 }
+            let queued = connection.wrote(n)
+            if !connection.channel.isWritable || queued > server.configuration.slowClientQueue { server.setSlow(connection, true) }
+            i += n
+        }
+    }
+}
+
+/// Tells the server when a slow connection's send buffer has drained again.
+final class WritabilityWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = Any
+    private let onWritable: @Sendable () -> Void
+
+    init(onWritable: @escaping @Sendable () -> Void) { self.onWritable = onWritable }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { onWritable() }
+        context.fireChannelWritabilityChanged()
     }
 }
 

@@ -9,8 +9,9 @@ import NIOWebSocket
 import WhaleProtocol
 
 /// `GET /socket`: one task per connection reads frames, decodes them with ``WireCodec``, checks
-/// them (size, rate, organization) and feeds the document's shard; a second task writes the
-/// connection's queued frames. Nothing here decides protocol behaviour: ``CollabServer`` does.
+/// them (size, rate, organization) and feeds the document's shard; frames to the client go
+/// straight into its channel (``FrameBatch``). Nothing here decides protocol behaviour:
+/// ``CollabServer`` does.
 struct SocketEndpoint: Sendable {
     let server: ReferenceServer
 
@@ -33,7 +34,7 @@ struct SocketEndpoint: Sendable {
         }
     }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, handshake: Handshake) async {
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, handshake: Handshake) async {
         let configuration = server.configuration
         let version: ProtocolVersion = handshake.wantsProtocol2 && !configuration.compatibility ? .v2 : .original
         var refusal: ProtocolError?
@@ -51,16 +52,22 @@ struct SocketEndpoint: Sendable {
         }
         let connection = SocketConnection(
             id: server.registry.claim(version == .v2 ? handshake.clientId : nil), protocolVersion: version, caller: caller, poolId: handshake.poolId,
-            limiter: RateLimiter(rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2))
+            limiter: RateLimiter(rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2),
+            channel: channel, outbound: outbound)
         server.registry.add(connection)
         server.metrics.connections.increment()
-        let writer = Task { await write(connection, to: outbound) }
         defer { server.metrics.connections.decrement() }
+        // Position first: writability changes come from the head of the pipeline.
+        let server = server
+        try? await channel.pipeline.addHandler(WritabilityWatcher { [weak connection] in
+            guard let connection else { return }
+            if connection.queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
+        }, position: .first)
 
         if let refusal {
             refuse(refusal, connection)
             connection.close(.policyViolation, reason: refusal.code.rawValue)
-            await writer.value
+            await connection.waitClosed()
             server.registry.remove(connection.id)
             return
         }
@@ -73,7 +80,7 @@ struct SocketEndpoint: Sendable {
         server.model.leavePool(connection.id)
         server.registry.remove(connection.id)
         connection.finish()
-        await writer.value
+        await connection.waitClosed()
     }
 
     private func read(_ inbound: WebSocketInboundStream, _ connection: SocketConnection) async {
@@ -166,22 +173,7 @@ struct SocketEndpoint: Sendable {
         server.metrics.error(error.code)
         guard connection.protocolVersion == .v2 else { return }
         let envelope = ServerEnvelope(senderId: server.serverId, messageId: "e:" + (error.inReplyTo ?? "-"), message: .error(error))
-        connection.enqueue(WireCodec.encode(envelope))
-    }
-
-    private func write(_ connection: SocketConnection, to outbound: WebSocketOutboundWriter) async {
-        for await frame in connection.frames {
-            switch frame {
-            case .text(let text):
-                do { try await outbound.write(.text(text)) } catch { connection.finish(); return }
-                server.metrics.messagesSent.increment()
-                let queued = connection.didWrite()
-                if queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
-            case .close(let code, let reason):
-                try? await outbound.close(code, reason: reason)
-                return
-            }
-        }
+        connection.send(WireCodec.encode(envelope), server: server)
     }
 }
 
