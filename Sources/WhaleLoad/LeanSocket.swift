@@ -21,11 +21,27 @@ public final class LeanSocket: @unchecked Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
-    private let onText: @Sendable (String) -> Void
+    /// Where incoming messages go: as text, or as the bytes themselves for a reader that
+    /// parses UTF-8 itself (the load runner's hot path: no `String` made and then taken apart).
+    private enum Sink {
+        case text(@Sendable (String) -> Void)
+        case bytes(@Sendable ([UInt8]) -> Void)
+    }
+    private let sink: Sink
 
-    public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
-                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onText: @escaping @Sendable (String) -> Void) {
-        self.onText = onText
+    public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onText: @escaping @Sendable (String) -> Void) {
+        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, sink: .text(onText))
+    }
+
+    /// Delivers each message's bytes as they came (text frames are not checked for UTF-8 here).
+    public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onBytes: @escaping @Sendable ([UInt8]) -> Void) {
+        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, sink: .bytes(onBytes))
+    }
+
+    private init(url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup, sink: Sink) {
+        self.sink = sink
         guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
             finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "not a ws:// URL: \(url)"))
             return
@@ -129,7 +145,12 @@ public final class LeanSocket: @unchecked Sendable {
         }
     }
 
-    fileprivate func deliver(_ buffer: ByteBuffer) { onText(String(buffer: buffer)) }
+    fileprivate func deliver(_ buffer: ByteBuffer) {
+        switch sink {
+        case .text(let onText): onText(String(buffer: buffer))
+        case .bytes(let onBytes): onBytes(Array(buffer.readableBytesView))
+        }
+    }
 
     fileprivate func opened() {
         let (waiters, pending, channel) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)], (any Channel)?) in

@@ -90,9 +90,9 @@ final class NoteSession: Sendable {
             return (url, s.generation, s.connectionId)
         }
         context.connections.withLockedValue { $0[connectionId] = index }
-        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)]) { [weak self] text in
-            self?.receive(text, generation: generation)
-        }
+        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)], onBytes: { [weak self] bytes in
+            self?.receive(bytes, generation: generation)
+        })
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
         if await socket.connected(timeout: .seconds(5)) {
@@ -221,11 +221,12 @@ final class NoteSession: Sendable {
         }
     }
 
-    private func receive(_ text: String, generation: Int) {
+    private func receive(_ bytes: [UInt8], generation: Int) {
         context.recorder.message()
-        guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else {
+        guard let envelope = try? WireCodec.decodeServer(bytes) else {
             context.metrics.error("client:undecodable")
-            state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text.prefix(120))")) }
+            let text = String(decoding: bytes.prefix(120), as: UTF8.self)
+            state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text)")) }
             return
         }
         if envelope.isForTheModel {

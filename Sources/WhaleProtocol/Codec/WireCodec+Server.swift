@@ -4,6 +4,11 @@ extension WireCodec {
     // MARK: Server → client
 
     public static func decodeServer(_ bytes: some Collection<UInt8>, maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ServerEnvelope {
+        try decodeServer(Array(bytes), maxBytes: maxBytes)
+    }
+
+    /// The same for bytes already in an array: no generic copy (the load runner's hot path).
+    public static func decodeServer(_ bytes: [UInt8], maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ServerEnvelope {
         var (envelope, type, messageId) = try open(bytes, maxBytes: maxBytes)
         let senderId = try envelope.optionalString("senderId") ?? ""
         var data = try FieldReader(try envelope.required("data"), path: "data")

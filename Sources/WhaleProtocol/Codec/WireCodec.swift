@@ -17,6 +17,11 @@ public enum WireCodec {
     // MARK: Client → server
 
     public static func decodeClient(_ bytes: some Collection<UInt8>, maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ClientEnvelope {
+        try decodeClient(Array(bytes), maxBytes: maxBytes)
+    }
+
+    /// The same for bytes already in an array: no generic copy (the server's hot path).
+    public static func decodeClient(_ bytes: [UInt8], maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ClientEnvelope {
         var (envelope, type, messageId) = try open(bytes, maxBytes: maxBytes)
         _ = envelope.optional("senderId") // clients omit it; tolerated if present
         var data = try FieldReader(try envelope.required("data"), path: "data")
@@ -64,7 +69,7 @@ public enum WireCodec {
 
     // MARK: Shared
 
-    static func open(_ bytes: some Collection<UInt8>, maxBytes: Int) throws(ProtocolError) -> (FieldReader, String, String) {
+    static func open(_ bytes: [UInt8], maxBytes: Int) throws(ProtocolError) -> (FieldReader, String, String) {
         guard bytes.count <= maxBytes else {
             throw ProtocolError(.tooLarge, "message of \(bytes.count) bytes exceeds the limit of \(maxBytes)")
         }

@@ -2,7 +2,11 @@ extension WireJSON {
     /// Parses one JSON value filling all of `bytes` (UTF-8). Ill-formed UTF-8 and lone surrogate
     /// escapes are errors, never replaced.
     public static func parse(_ bytes: some Collection<UInt8>) throws(WireJSONError) -> WireJSON {
-        let buffer = Array(bytes)
+        try parse(Array(bytes))
+    }
+
+    /// The same for bytes already in an array (no copy).
+    public static func parse(_ buffer: [UInt8]) throws(WireJSONError) -> WireJSON {
         var parser = WireJSONParser(bytes: buffer)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
