@@ -40,11 +40,14 @@ struct BenchRunCommand: AsyncParsableCommand {
     var runs = 3
     @Option(name: .customLong("socket-memory"), help: "Sockets of each client kind opened to compare memory per connection (0 skips it).")
     var socketMemory = 2_000
+    @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing), or both (repeatable).")
+    var protocols: [Int] = [1, 2]
 
     func run() async throws {
         guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
             throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1").exit()
         }
+        guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
         if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift build -c release)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
@@ -61,7 +64,7 @@ struct BenchRunCommand: AsyncParsableCommand {
                 var lean: [LeanSocket] = [], hb: [LiveSocket] = []
                 for i in 0..<socketMemory {
                     if kind == "lean" {
-                        let s = LeanSocket(url: raw.socketURL) { _ in }
+                        let s = LeanSocket(url: raw.socketURL, onText: { _ in })
                         lean.append(s)
                         if i % 200 == 199 { _ = await s.connected(timeout: .seconds(10)) }
                     } else {
@@ -83,22 +86,34 @@ struct BenchRunCommand: AsyncParsableCommand {
             }
         }
 
-        // 1. Latency.
-        var ackP99: [Double] = [], remoteP99: [Double] = [], rates: [Double] = []
-        for run in 1...runs where latencyClients > 0 {
-            let server = try serve(directory, "latency\(run)")
-            defer { server.stop() }
-            let think = Int(1000 / opsPerSecond)
-            let r = try await live(server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
-                                   think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence, .intention, .revisions])
-            let ack = r.histograms["op_ack"]?.percentileMs(99) ?? .nan, remote = r.histograms["op_remote_apply"]?.percentileMs(99) ?? .nan
-            let rate = Double(r.histograms["op_ack"]?.count ?? 0) / Double(max(1, r.durationMs)) * 1000
-            ackP99.append(ack); remoteP99.append(remote); rates.append(rate)
-            print(String(format: "  run %d: op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms, %.0f acks/s over the run, verdict %@", run, ack, remote, rate, r.verdict.rawValue))
-            for c in r.results where c.verdict != .valid { for line in c.evidence.prefix(3) { print("      \(c.checker.rawValue): \(line)") } }
+        // 1. Latency, for each protocol asked for: the original (the Whaler app's traffic: one
+        // frame per op each way) and protocol 2 (cursor sharing: a cursorUpdate after each
+        // acknowledged edit, relayed to the note's other members, so about twice the frames).
+        // Two readings per run: the whole run, ramp-up included, and the steady window from two
+        // seconds after the last client joined to the end of the load ("1,000 clients typing").
+        for version in protocols where latencyClients > 0 {
+            var ackP99: [Double] = [], remoteP99: [Double] = [], steadyAck: [Double] = [], steadyRemote: [Double] = []
+            let label = version == 1 ? "original protocol" : "protocol 2 with cursor sharing"
+            for run in 1...runs {
+                let server = try serve(directory, "latency\(version)-\(run)")
+                defer { server.stop() }
+                let think = Int(1000 / opsPerSecond)
+                let r = try await live(server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
+                                       think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence, .intention, .revisions],
+                                       protocolVersion: version)
+                let ack = r.histograms["op_ack"]?.percentileMs(99) ?? .nan, remote = r.histograms["op_remote_apply"]?.percentileMs(99) ?? .nan
+                let sAck = Self.steady(r, "op_ack", clients: latencyClients), sRemote = Self.steady(r, "op_remote_apply", clients: latencyClients)
+                let rate = Double(sAck?.count ?? 0) / Double(max(1, Self.steadySeconds(r, clients: latencyClients)))
+                ackP99.append(ack); remoteP99.append(remote)
+                steadyAck.append(sAck?.percentileMs(99) ?? .nan); steadyRemote.append(sRemote?.percentileMs(99) ?? .nan)
+                print(String(format: "  %@, run %d: whole run op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms; steady (%d s, %.0f acks/s) op→ack p50 %.2f p99 %.2f ms, op→remote-apply p50 %.2f p99 %.2f ms; verdict %@",
+                             label, run, ack, remote, Self.steadySeconds(r, clients: latencyClients), rate,
+                             sAck?.percentileMs(50) ?? .nan, sAck?.percentileMs(99) ?? .nan, sRemote?.percentileMs(50) ?? .nan, sRemote?.percentileMs(99) ?? .nan, r.verdict.rawValue))
+                for c in r.results where c.verdict != .valid { for line in c.evidence.prefix(3) { print("      \(c.checker.rawValue): \(line)") } }
+            }
+            print(String(format: "latency, %@, %d clients, notes of %d, %.1f ops/s each (median of %d): steady op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40); whole run with ramp-up %.2f and %.2f ms",
+                         label, latencyClients, noteSize, opsPerSecond, runs, median(steadyAck), median(steadyRemote), median(ackP99), median(remoteP99)))
         }
-        if latencyClients > 0 { print(String(format: "latency, %d clients, notes of %d, %.1f ops/s each (median of %d): op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40)",
-                     latencyClients, noteSize, opsPerSecond, runs, median(ackP99), median(remoteP99))) }
 
         // 2. Memory per client.
         if memoryClients > 0 {
@@ -138,9 +153,11 @@ struct BenchRunCommand: AsyncParsableCommand {
                          "--max-messages-per-second", "0", "--max-connections", "20000", "--log-level", "error"])
     }
 
-    private func scenario(clients: Int, documents: Int, rampMs: Int, think: DelayDistribution, mix: [ActionMix.Action: Int], checkers: [CheckerName], durationMs: Int) -> Scenario {
+    private func scenario(clients: Int, documents: Int, rampMs: Int, think: DelayDistribution, mix: [ActionMix.Action: Int], checkers: [CheckerName],
+                          durationMs: Int, protocolVersion: Int = 2) -> Scenario {
         var s = Scenario(name: "bench-run")
         s.mode = .live
+        s.protocolVersion = protocolVersion
         s.clients = clients
         s.documents = documents
         s.pasteSize = 1...3
@@ -157,8 +174,9 @@ struct BenchRunCommand: AsyncParsableCommand {
     }
 
     private func live(_ server: ChildServer, clients: Int, documents: Int, rampMs: Int, think: DelayDistribution,
-                      mix: [ActionMix.Action: Int], checkers: [CheckerName]) async throws -> LiveRunResult {
-        var s = scenario(clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers, durationMs: rampMs + seconds * 1000)
+                      mix: [ActionMix.Action: Int], checkers: [CheckerName], protocolVersion: Int = 2) async throws -> LiveRunResult {
+        var s = scenario(clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers,
+                         durationMs: rampMs + seconds * 1000, protocolVersion: protocolVersion)
         s.live?.server = .url(server.baseURL)
         var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
         options.progress = .none
@@ -191,6 +209,28 @@ struct BenchRunCommand: AsyncParsableCommand {
         _ = try await task.value
         let growth = peak - (start ?? peak)
         return (Double(growth) / Double(max(1, held)), growth, held)
+    }
+
+    /// The first second-bucket with every client connected, plus two: the steady window's start.
+    static func steadyStart(_ r: LiveRunResult, clients: Int) -> Int? {
+        r.series.connected.firstIndex { $0 >= clients }.map { $0 + 2 }
+    }
+
+    /// Seconds in the steady window (buckets with acks from its start on).
+    static func steadySeconds(_ r: LiveRunResult, clients: Int) -> Int {
+        guard let start = steadyStart(r, clients: clients), let acked = r.series.counters["ops_acked"], start < acked.count else { return 0 }
+        return acked[start...].filter { $0 > 0 }.count
+    }
+
+    /// One latency's histogram over the steady window, from the run's per-second histograms.
+    static func steady(_ r: LiveRunResult, _ name: String, clients: Int) -> LatencyHistogram? {
+        guard let buckets = r.bucketHistograms[name], let start = steadyStart(r, clients: clients), start < buckets.count else { return nil }
+        var total = LatencyHistogram()
+        for pairs in buckets[start...] where !pairs.isEmpty {
+            guard let h = try? LatencyHistogram(encoded: pairs) else { return nil }
+            total.add(h)
+        }
+        return total.count > 0 ? total : nil
     }
 
     static func residentBytes() -> Int {
