@@ -70,21 +70,9 @@ import Testing
         try Self.scenario.write(to: file, atomically: true, encoding: .utf8)
 
         // One server for every shard.
-        let server = Process()
-        server.executableURL = Self.binary
-        server.arguments = ["serve", "--port", "0", "--database", ":memory:", "--bcrypt-cost", "4", "--log-level", "error"]
-        server.currentDirectoryURL = Self.root
-        let banner = Pipe()
-        server.standardOutput = banner
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var text = ""
-        let deadline = Date().addingTimeInterval(60)
-        while !text.contains("\n"), Date() < deadline {
-            let d = banner.fileHandleForReading.availableData
-            if d.isEmpty { Thread.sleep(forTimeInterval: 0.05) } else { text += String(decoding: d, as: UTF8.self) }
-        }
-        let url = try #require(text.split(separator: "\n").first { $0.hasPrefix("http: ") }.map { String($0.dropFirst(6)) }, "serve printed \(text)")
+        let server = try ServeProcess(database: ":memory:")
+        defer { server.stop() }
+        let url = server.url
 
         let reports = dir.appendingPathComponent("Reports")
         let shards = try (0..<4).map { i in

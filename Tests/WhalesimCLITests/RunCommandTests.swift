@@ -165,21 +165,9 @@ import Testing
     @Test func aSecondRunAgainstTheSameServerIsJudgedFromWhereItsNotesWere() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let server = Process()
-        server.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
-        server.arguments = ["serve", "--port", "0", "--database", dir.appendingPathComponent("kept.sqlite").path, "--bcrypt-cost", "4", "--log-level", "error"]
-        server.currentDirectoryURL = Self.root
-        let banner = Pipe()
-        server.standardOutput = banner
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var text = ""
-        let deadline = Date().addingTimeInterval(60)
-        while !text.contains("\n"), Date() < deadline {
-            let d = banner.fileHandleForReading.availableData
-            if d.isEmpty { Thread.sleep(forTimeInterval: 0.05) } else { text += String(decoding: d, as: UTF8.self) }
-        }
-        let url = try #require(text.split(separator: "\n").first { $0.hasPrefix("http: ") }.map { String($0.dropFirst(6)) }, "serve printed \(text)")
+        let server = try ServeProcess(database: dir.appendingPathComponent("kept.sqlite").path)
+        defer { server.stop() }
+        let url = server.url
         let yaml = """
             name: live-twice
             \(Self.header)
