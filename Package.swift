@@ -147,6 +147,7 @@ let package = Package(
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+        .testTarget(name: "WhaleRunTests", dependencies: ["WhaleRun"]),
         .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(
             name: "WhaleLoadProxyTests",

@@ -19,6 +19,8 @@ public final class LiveMetrics: Sendable {
         var errorTotal = 0
         /// Requests and ops attempted, the denominator of `errors.rate`.
         var attempts = 0
+        /// Server outages under way on purpose (server-restart windows).
+        var outages = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -52,6 +54,20 @@ public final class LiveMetrics: Sendable {
         }
     }
 
+    /// A scheduled outage of the server begins or ends (a server-restart window).
+    public func outage(_ begins: Bool) { state.withLockedValue { $0.outages += begins ? 1 : -1 } }
+
+    /// A socket could not connect. While the run itself has the server down, the redials that
+    /// fail are the fault doing what it was scheduled to do: charted as `connect` errors, but
+    /// neither an attempt nor an error in `errors.rate` (the rate says what the server got wrong).
+    public func connectFailed() {
+        let b = clock.nowMs / Self.bucketMs
+        state.withLockedValue { s in
+            s.errors["connect", default: [:]][b, default: 0] += 1
+            if s.outages > 0 { s.attempts -= 1 } else { s.errorTotal += 1 }
+        }
+    }
+
     public func connectedDelta(_ d: Int) {
         let b = clock.nowMs / Self.bucketMs
         state.withLockedValue { s in
@@ -66,6 +82,8 @@ public final class LiveMetrics: Sendable {
     public var totals: [String: LatencyHistogram] { state.withLockedValue { $0.total } }
     public var errorCount: Int { state.withLockedValue { $0.errorTotal } }
     public var attempts: Int { state.withLockedValue { $0.attempts } }
+    /// Every error of `kind` charted so far, rated or not.
+    public func errorSeriesTotal(_ kind: String) -> Int { state.withLockedValue { $0.errors[kind]?.values.reduce(0, +) ?? 0 } }
     public func counterTotal(_ name: String) -> Int { state.withLockedValue { $0.counters[name]?.values.reduce(0, +) ?? 0 } }
 
     /// Ops acknowledged in the last complete second (the progress line's rate).

@@ -61,11 +61,13 @@ extension LiveRun {
                 }
                 context?.recorder.record(.serverCrash)
                 let window = addWindow(kind: "server-restart", label: "server killed and restarted", start: now, duration: fault.duration)
+                context?.metrics.outage(true)
                 await server.kill()
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
                     do { try await server.restart(); self.note("restarted on \(server.baseURL)") } catch { self.note("the embedded server did not restart: \(error)") }
                     self.context?.recorder.record(.serverRestart)
+                    self.context?.metrics.outage(false)
                     self.endWindow(window)
                     self.measureConvergence(after: "the server restart")
                 }
@@ -74,7 +76,7 @@ extension LiveRun {
                 guard !joined.isEmpty else { return }
                 let victim = joined[rng.int(in: 0...(joined.count - 1))]
                 _ = addWindow(kind: "disconnect", label: "\(victim.clientId.rawValue) disconnected", start: now, duration: fault.duration)
-                victim.abandon(cause: "nemesis disconnect")
+                victim.abandon(cause: "nemesis disconnect", redialAfterMs: fault.duration)
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
                     self.measureConvergence(after: "\(victim.clientId.rawValue)'s disconnect", clients: [victim.clientId.rawValue])

@@ -324,9 +324,9 @@ public final class LiveRun: @unchecked Sendable {
             if !r.isJoined { quiet = false }
         }
         for u in users.withLockedValue({ $0 }) {
-            if let m = u.modelPage, m.needsReconnect { await m.connect() }
+            if let m = u.modelPage, m.needsReconnect { await m.reconnectIfNeeded() }
             if let n = u.noteSession {
-                if n.needsReconnect { await n.connect() }
+                if n.needsReconnect { await n.reconnectIfNeeded() }
                 if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
             }
             if !unquiet(u).isEmpty { quiet = false }

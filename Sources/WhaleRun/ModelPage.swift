@@ -14,7 +14,7 @@ import WhaleSim
 /// An account page listens on the user's note socket (its `ObjectId` is the account, the
 /// page's pool): the ``NoteSession`` forwards joins, drops and `resourceUpdate`s. The board
 /// listens to the organization's pool on a socket of its own, one socket per pool.
-final class ModelPage: Sendable {
+final class ModelPage: Redialing {
     struct Context: Sendable {
         var whaler: WhalerAPI
         var token: String
@@ -29,6 +29,8 @@ final class ModelPage: Sendable {
         var socket: LeanSocket?
         var generation = 0
         var closing = false
+        /// A reconnect is under way (one at a time: the socket manager, the user's loop, the run).
+        var connecting = false
         /// GraphQL calls on their way (an answer still to feed in).
         var inFlight = 0
     }
@@ -70,7 +72,6 @@ final class ModelPage: Sendable {
         guard ownsSocket else { return }
         let (generation, poolId) = state.withLockedValue { s -> (Int, String) in
             s.generation += 1
-            s.closing = false
             return (s.generation, s.client.poolId)
         }
         let name = state.withLockedValue { $0.client.clientId.rawValue }
@@ -85,13 +86,25 @@ final class ModelPage: Sendable {
             let current = state.withLockedValue { $0.generation == generation }
             if current { joined() }
         } else {
-            context.metrics.error("connect")
+            context.metrics.connectFailed()
             state.withLockedValue { s in if s.generation == generation { s.socket = nil } }
         }
         Task { [weak self] in
             await socket.waitEnded()
             self?.socketEnded(generation: generation)
         }
+    }
+
+    /// Opens the board's socket again if it is down and nobody is opening it already.
+    func reconnectIfNeeded() async {
+        let go = state.withLockedValue { s -> Bool in
+            guard ownsSocket, s.socket == nil, !s.closing, !s.connecting else { return false }
+            s.connecting = true
+            return true
+        }
+        guard go else { return }
+        await connect()
+        state.withLockedValue { $0.connecting = false }
     }
 
     /// Drops the board's socket as the network would (the user's connection went).
@@ -116,12 +129,13 @@ final class ModelPage: Sendable {
     }
 
     private func socketEnded(generation: Int) {
-        let wasCurrent = state.withLockedValue { s -> Bool in
-            guard s.generation == generation, s.socket != nil else { return false }
+        let (wasCurrent, closing) = state.withLockedValue { s -> (Bool, Bool) in
+            guard s.generation == generation, s.socket != nil else { return (false, s.closing) }
             s.socket = nil
-            return true
+            return (true, s.closing)
         }
         if wasCurrent { disconnected() }
+        if wasCurrent, !closing { redial(after: 100) }
     }
 
     private func receive(_ text: String, generation: Int) {

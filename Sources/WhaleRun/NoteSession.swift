@@ -11,7 +11,7 @@ import WhaleSim
 /// op→ack and op→remote-apply. A broken socket is noticed (closed by the peer, or no ack for
 /// `staleAfterMs` on a half-open connection) and the session reconnects with backoff, resyncing
 /// from its revision (protocol 2) or losing unacknowledged edits (the original, a finding).
-final class NoteSession: Sendable {
+final class NoteSession: Redialing {
     struct Context: Sendable {
         var socketURL: String
         var token: String
@@ -36,6 +36,8 @@ final class NoteSession: Sendable {
         var socket: LeanSocket?
         var generation = 0
         var closing = false
+        /// A reconnect is under way (one at a time, whoever asks: the socket manager, the user, the run).
+        var connecting = false
         var oldestPendingSinceMs: Int?
         var connectStartedUs: Int64?
         var reconnects = 0
@@ -82,7 +84,6 @@ final class NoteSession: Sendable {
     func connect() async {
         let (url, generation, connectionId) = state.withLockedValue { s -> (String, Int, String) in
             s.generation += 1
-            s.closing = false
             s.connectStartedUs = context.metrics.clock.nowUs
             s.connectionId = s.generation == 1 ? serverId.rawValue : "\(serverId.rawValue).\(s.generation)"
             var url = SocketURL.appending("whalesim-client=\(clientId.rawValue)", to: context.socketURL)
@@ -104,7 +105,7 @@ final class NoteSession: Sendable {
             }
             if state.withLockedValue({ $0.generation == generation }) { model?.joined() }
         } else {
-            context.metrics.error("connect")
+            context.metrics.connectFailed()
             state.withLockedValue { s in
                 if s.generation == generation { s.socket = nil }
             }
@@ -113,6 +114,19 @@ final class NoteSession: Sendable {
             await socket.waitEnded()
             self?.socketEnded(generation: generation, ending: socket.ending)
         }
+    }
+
+    /// Opens a new socket if this one is down and nobody else is already opening one. The
+    /// socket manager, the user's loop and the run's quiescence check all reconnect through here.
+    func reconnectIfNeeded() async {
+        let go = state.withLockedValue { s -> Bool in
+            guard s.socket == nil, !s.closing, !s.connecting else { return false }
+            s.connecting = true
+            return true
+        }
+        guard go else { return }
+        await connect()
+        state.withLockedValue { $0.connecting = false }
     }
 
     /// Closes the socket on purpose (end of run) and waits for it.
@@ -124,8 +138,9 @@ final class NoteSession: Sendable {
         await socket?.close()
     }
 
-    /// Drops the connection as the network would (the client notices and reconnects later).
-    func abandon(cause: String) {
+    /// Drops the connection as the network would; the socket manager dials again after
+    /// `redialAfterMs` (a nemesis's outage), or the user's loop notices at its next action.
+    func abandon(cause: String, redialAfterMs: Int? = nil) {
         let socket = state.withLockedValue { s -> LeanSocket? in
             guard let socket = s.socket else { return nil }
             s.socket = nil
@@ -134,6 +149,7 @@ final class NoteSession: Sendable {
             return socket
         }
         if let socket { Task { await socket.close() } }
+        if socket != nil, let redialAfterMs { redial(after: redialAfterMs) }
     }
 
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
@@ -152,13 +168,15 @@ final class NoteSession: Sendable {
     }
 
     private func socketEnded(generation: Int, ending: LiveSocket.Ending?) {
-        state.withLockedValue { s in
-            guard s.generation == generation, s.socket != nil else { return }
+        let lost = state.withLockedValue { s -> Bool in
+            guard s.generation == generation, s.socket != nil else { return false }
             s.socket = nil
             let cause = ending.map { e in e.closeCode.map { "closed \($0)" } ?? e.error ?? "ended" } ?? "ended"
             if !s.closing { context.metrics.error("disconnect", rated: false) }
             noteDisconnect(cause: cause, in: &s)
+            return !s.closing
         }
+        if lost { redial(after: 100) }
     }
 
     private func noteDisconnect(cause: String, in s: inout State) {

@@ -146,7 +146,7 @@ final class VirtualUser: @unchecked Sendable {
                 await sleep(ms: backoffMs + rng.int(in: 0...backoffMs))
                 backoffMs = min(backoffMs * 2, 2_000)
                 if run.isLoadOver { break }
-                await note.connect()
+                await note.reconnectIfNeeded()
                 continue
             }
             if note.isStale(nowMs: run.clock.nowMs) {
@@ -155,7 +155,7 @@ final class VirtualUser: @unchecked Sendable {
                 continue
             }
             if let model, model.needsReconnect {
-                await model.connect()
+                await model.reconnectIfNeeded()
                 if run.isLoadOver { break }
             }
             backoffMs = 100

@@ -1,0 +1,31 @@
+/// A page with a socket of its own that the app's websocket manager keeps connected: once the
+/// socket is lost it dials again by itself, whatever the user is doing (a user in a long idle
+/// would otherwise stay away until their next keystroke, and a server restart would take as
+/// long to heal as the longest idle).
+protocol Redialing: AnyObject, Sendable {
+    /// The client's index (spreads the retries of many clients apart).
+    var index: Int { get }
+    /// The socket is down and the page is not closing.
+    var needsReconnect: Bool { get }
+    /// Opens a new socket unless one is open or being opened.
+    func reconnectIfNeeded() async
+}
+
+extension Redialing {
+    /// Dials after `firstMs`, then with doubling backoff capped at 2 s, until the socket is back
+    /// or the page closes. The jitter is a function of the client and the attempt, so a herd
+    /// after a server restart spreads out the same way every time.
+    func redial(after firstMs: Int) {
+        Task { [weak self] in
+            var wait = firstMs, attempt = 0
+            while let page = self {
+                try? await Task.sleep(for: .milliseconds(wait))
+                guard page.needsReconnect else { return }
+                await page.reconnectIfNeeded()
+                attempt += 1
+                let backoff = min(100 << min(attempt, 5), 2_000)
+                wait = backoff + (page.index &* 7_919 &+ attempt &* 104_729) % (backoff + 1)
+            }
+        }
+    }
+}
