@@ -8,6 +8,7 @@ import WhaleProtocol
 /// `inMemory()` is for throwaway runs (`--database :memory:`): same code, nothing on disk.
 public final class SQLiteStorage: ServerStorage {
     private let writer: any DatabaseWriter
+    private let checkpointer: WALCheckpointer?
     public let path: String
 
     /// Opens (creating if needed) and migrates the database at `path`.
@@ -15,6 +16,8 @@ public final class SQLiteStorage: ServerStorage {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Checkpoints run beside the writer, not inside its commits (WALCheckpointer).
+            if path != ":memory:" { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         }
         self.path = path
         if path == ":memory:" {
@@ -23,7 +26,12 @@ public final class SQLiteStorage: ServerStorage {
             writer = try DatabasePool(path: path, configuration: configuration)
         }
         try Self.migrator.migrate(writer)
+        // Started once the file exists in WAL mode and is migrated; it opens its connection on
+        // its first turn, so it never holds a lock while the writer opens the file.
+        checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
     }
+
+    deinit { checkpointer?.stop() }
 
     /// A database that lives only as long as this object.
     public static func inMemory() throws -> SQLiteStorage { try SQLiteStorage(path: ":memory:") }
