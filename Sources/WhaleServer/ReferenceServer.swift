@@ -42,7 +42,6 @@ public final class ReferenceServer: Sendable {
     private struct Runtime: Sendable {
         var group: ServiceGroup
         var task: Task<Void, any Error>
-        var outboxes: [Task<Void, Never>]
     }
 
     /// The port actually bound (useful with port 0).
@@ -91,7 +90,19 @@ public final class ReferenceServer: Sendable {
     }
 
     private func run(handleSignals: Bool) async throws {
-        let outboxes = router.shards.map { shard in Task { await self.drain(shard) } }
+        for shard in router.shards {
+            shard.attach { [weak self] items in self?.deliver(items, via: shard) }
+        }
+        committer.onCommit { [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .success: for shard in self.router.shards { shard.pump() }
+            case .failure(let error):
+                // Fail-stop: an op that is not durable is never acknowledged.
+                self.logger.critical("storage write failed; stopping", metadata: ["error": "\(error)"])
+                Task { await self.stop() }
+            }
+        }
         model.attach { [weak self] sends in self?.deliver(sends) }
         let app = Application(
             router: HTTPRoutes(server: self).makeRouter(),
@@ -112,7 +123,7 @@ public final class ReferenceServer: Sendable {
                 throw error
             }
         }
-        runtime.withLockedValue { $0 = Runtime(group: group, task: task, outboxes: outboxes) }
+        runtime.withLockedValue { $0 = Runtime(group: group, task: task) }
         if let failure = await bound.wait() {
             await stop()
             throw ServerStartError(message: "could not listen on \(configuration.host):\(configuration.port): \(failure)")
@@ -146,23 +157,14 @@ public final class ReferenceServer: Sendable {
     }
 
     private func shutDownNotes() async {
-        guard let runtime = runtime.withLockedValue({ state -> Runtime? in defer { state = nil }; return state }) else { return }
-        for shard in router.shards { shard.finish() }
-        for outbox in runtime.outboxes { await outbox.value }
+        guard runtime.withLockedValue({ state -> Runtime? in defer { state = nil }; return state }) != nil else { return }
+        // Every item behind a commit is delivered by that commit's own pump before stop returns.
         await committer.stop()
     }
 
-    /// Carries out one shard's sends in order, each once the ops it announces are durable.
-    private func drain(_ shard: NoteShard) async {
-        for await item in shard.items {
-            if let ticket = item.ticket {
-                do { try await committer.waitDurable(ticket) } catch {
-                    // Fail-stop: an op that is not durable is never acknowledged.
-                    logger.critical("storage write failed; stopping", metadata: ["error": "\(error)"])
-                    Task { await self.stop() }
-                    return
-                }
-            }
+    /// Carries out a shard's ready outbox items, in order (called by the shard's pump).
+    private func deliver(_ items: [NoteShard.OutboxItem], via shard: NoteShard) {
+        for item in items {
             deliver(item.sends, via: shard)
             if item.opsApplied > 0 {
                 metrics.opsApplied.increment(by: item.opsApplied)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 import WhaleOT
 import WhaleProtocol
@@ -68,6 +69,54 @@ import WhalesimTesting
         await #expect(throws: FailingStorage.DiskFull.self) {
             try await committer.commit(StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: "h2", userId: "u", expiresAt: 1)]))
         }
+    }
+
+    /// The note shards deliver from the committer's listener: it must hear of each commit after
+    /// it is durable, and of a failure exactly once, with nothing durable after it.
+    @Test func commitListenersHearOfDurableCommitsAndOfOneFailure() async throws {
+        let storage = try SQLiteStorage.inMemory()
+        let committer = GroupCommitter(storage: storage)
+        let heard = NIOLockedValueBox<[UInt64]>([])
+        committer.onCommit { outcome in
+            if case .success = outcome { heard.withLockedValue { $0.append(committer.durableTicket) } }
+        }
+        let ticket = committer.enqueue(StorageBatch(noteEntries: [PersistEntry(resourceId: "n", revision: 1, op: op(0, insert: "x"), opId: nil)]))
+        try await committer.waitDurable(ticket)
+        #expect(heard.withLockedValue { $0.last } == ticket, "the listener ran before the waiter was resumed")
+        #expect(try storage.loadNotes(initialTexts: [:]).first?.history.count == 1)
+        await committer.stop()
+
+        let failing = GroupCommitter(storage: FailingStorage())
+        let failures = NIOLockedValueBox(0)
+        failing.onCommit { outcome in if case .failure = outcome { failures.withLockedValue { $0 += 1 } } }
+        for name in ["a", "b", "c"] {
+            await #expect(throws: FailingStorage.DiskFull.self) {
+                try await failing.commit(StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: name, userId: "u", expiresAt: 1)]))
+            }
+        }
+        #expect(failures.withLockedValue { $0 } == 1)
+        #expect(failing.durableTicket == 0)
+    }
+
+    /// Commits do not checkpoint (`wal_autocheckpoint = 0`); the checkpointer's thread copies the
+    /// log into the database file beside them. Without it the file would not grow until close.
+    @Test func theLogIsCheckpointedBesideTheWriter() async throws {
+        let path = try ExternalProcess.temporaryDirectory("checkpoint").appendingPathComponent("s.sqlite").path
+        let storage = try SQLiteStorage(path: path)
+        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        let before = size(path)
+        for batch in 0..<200 {
+            try storage.write(StorageBatch(noteEntries: (0..<20).map { i in
+                PersistEntry(resourceId: "n\(batch % 5)", revision: i + 1, op: op(i, insert: String(repeating: "w", count: 40)), opId: "c:\(batch).\(i)")
+            }))
+        }
+        var grown = false
+        for _ in 0..<40 where !grown {
+            try await Task.sleep(for: .milliseconds(100))
+            grown = size(path) > before + 100_000
+        }
+        #expect(grown, "database file \(before) → \(size(path)) bytes, log \(size(path + "-wal")) bytes")
+        #expect(try storage.loadNotes(initialTexts: [:]).reduce(0) { $0 + $1.history.count } == 4_000)
     }
 
     @Test func aDatabaseThatCannotBeOpenedIsAClearError() async throws {

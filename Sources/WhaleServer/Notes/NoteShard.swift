@@ -1,9 +1,16 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import WhaleProtocol
 
 /// One slice of the notes: a ``CollabServer`` behind its own lock, and an outbox that carries out
 /// its sends in order once the ops they announce are durable. Documents are spread over shards by
 /// a stable hash of their id (``NoteRouter``), so no single lock serialises every note.
+///
+/// The outbox is pumped, not drained by a task: whoever makes an item ready delivers it at once on
+/// its own thread (the group committer's thread after a commit, the caller for a send that waits for
+/// no commit). An op's ack used to cross three more threads on its way out (a stream into a drain
+/// task, a continuation resumed from the committer, then the event loop), and on two busy cores each
+/// crossing could wait for a time slice (docs/decisions.md has the figures).
 final class NoteShard: Sendable {
     /// Sends waiting for a commit, in the order the state machine produced them.
     struct OutboxItem: Sendable {
@@ -14,18 +21,29 @@ final class NoteShard: Sendable {
         var opsApplied: Int
     }
 
+    private struct Outbox {
+        var items = CircularBuffer<OutboxItem>()
+        /// One pump at a time delivers, so sends leave in the state machine's order; anyone else
+        /// who finds it pumping leaves the new work to it (it looks again before it stops).
+        var pumping = false
+        var deliver: (@Sendable ([OutboxItem]) -> Void)?
+    }
+
     private let server: NIOLockedValueBox<CollabServer>
     /// The sockets of this shard's members: the outbox finds its recipients here, under this
     /// shard's own lock rather than a registry lock every note would share.
     let sockets = NIOLockedValueBox([ClientID: SocketConnection]())
     private let committer: GroupCommitter
-    private let outbox: AsyncStream<OutboxItem>.Continuation
-    let items: AsyncStream<OutboxItem>
+    private let outbox = NIOLockedValueBox(Outbox())
 
     init(server: CollabServer, committer: GroupCommitter) {
         self.server = NIOLockedValueBox(server)
         self.committer = committer
-        (items, outbox) = AsyncStream.makeStream(of: OutboxItem.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Where ready items go (the server's `deliver`); set once before the first event.
+    func attach(_ deliver: @escaping @Sendable ([OutboxItem]) -> Void) {
+        outbox.withLockedValue { $0.deliver = deliver }
     }
 
     /// Feeds one event. Persists go to the group committer and the sends to the outbox while the
@@ -37,9 +55,9 @@ final class NoteShard: Sendable {
     /// Runs `body` on the state machine under the lock and carries out the actions it returns.
     func handleLocked(receivedAt: ContinuousClock.Instant? = nil, _ body: (inout CollabServer) -> [CollabServer.Action],
                       ticket report: (GroupCommitter.Ticket?) -> Void) {
-        server.withLockedValue { server in
+        let queued = server.withLockedValue { server -> Bool in
             let actions = body(&server)
-            guard !actions.isEmpty else { return report(nil) }
+            guard !actions.isEmpty else { report(nil); return false }
             var batch = StorageBatch()
             var sends: [(ClientID, ServerEnvelope)] = []
             var applied = 0
@@ -52,7 +70,34 @@ final class NoteShard: Sendable {
             }
             let ticket = batch.isEmpty ? nil : committer.enqueue(batch)
             report(ticket)
-            outbox.yield(OutboxItem(ticket: ticket, sends: sends, receivedAt: applied > 0 ? receivedAt : nil, opsApplied: applied))
+            let item = OutboxItem(ticket: ticket, sends: sends, receivedAt: applied > 0 ? receivedAt : nil, opsApplied: applied)
+            outbox.withLockedValue { $0.items.append(item) }
+            return true
+        }
+        // Outside the state machine's lock: delivering may come back here (a full send buffer
+        // reports backpressure to this shard). An item behind a commit is usually pumped by the
+        // committer, but its commit may have finished before the item was queued: look anyway.
+        if queued { pump() }
+    }
+
+    /// Delivers every item at the head of the outbox whose commit is durable, in order.
+    func pump() {
+        var owner = false
+        while true {
+            let (ready, deliver) = outbox.withLockedValue { o -> ([OutboxItem], (@Sendable ([OutboxItem]) -> Void)?) in
+                if !owner {
+                    if o.pumping { return ([], nil) }
+                    o.pumping = true
+                    owner = true
+                }
+                let durable = committer.durableTicket
+                var ready: [OutboxItem] = []
+                while let first = o.items.first, (first.ticket ?? 0) <= durable { ready.append(o.items.removeFirst()) }
+                if ready.isEmpty || o.deliver == nil { o.pumping = false; return ([], nil) }
+                return (ready, o.deliver)
+            }
+            guard let deliver else { return }
+            deliver(ready)
         }
     }
 
@@ -61,7 +106,8 @@ final class NoteShard: Sendable {
         server.withLockedValue { body($0) }
     }
 
-    func finish() { outbox.finish() }
+    /// Items still waiting (for a commit, or for a pump under way).
+    var outboxCount: Int { outbox.withLockedValue { $0.items.count } }
 }
 
 /// Picks the shard of a document by a stable hash (FNV-1a) of its id.

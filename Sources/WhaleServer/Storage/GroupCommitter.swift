@@ -24,6 +24,7 @@ public final class GroupCommitter: Sendable {
         var failure: (any Error)?
         var stopped = false
         var batches = 0
+        var listeners: [@Sendable (Result<Void, any Error>) -> Void] = []
     }
 
     private let storage: any ServerStorage
@@ -74,6 +75,16 @@ public final class GroupCommitter: Sendable {
         try await waitDurable(enqueue(batch))
     }
 
+    /// Everything up to this ticket is committed.
+    public var durableTicket: Ticket { state.withLockedValue { $0.durable } }
+
+    /// Runs `body` on the writer's thread after every commit, before the commit's waiters are
+    /// resumed, with no lock held: the note shards deliver what the commit made durable from here.
+    /// It gets the failure once, when the storage fails (nothing is durable after that).
+    public func onCommit(_ body: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        state.withLockedValue { $0.listeners.append(body) }
+    }
+
     /// How many transactions the writer has committed (the benchmark reports ops per commit).
     public var batchesCommitted: Int { state.withLockedValue { $0.batches } }
 
@@ -110,11 +121,16 @@ public final class GroupCommitter: Sendable {
             guard let (batch, ticket) = taken else { continue }
             var result: Result<Void, any Error> = .success(())
             do { try storage.write(batch) } catch { result = .failure(error) }
-            let ready = state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
+            let (listeners, outcome) = state.withLockedValue { state -> ([@Sendable (Result<Void, any Error>) -> Void], Result<Void, any Error>?) in
+                if state.failure != nil { return ([], nil) }
                 switch result {
                 case .success: state.durable = ticket; state.batches += 1
                 case .failure(let error): state.failure = error
                 }
+                return (state.listeners, result)
+            }
+            if let outcome { for listener in listeners { listener(outcome) } }
+            let ready = state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
                 let failed = state.failure != nil
                 let ready = state.waiters.filter { failed || $0.ticket <= state.durable }.map(\.continuation)
                 state.waiters.removeAll { failed || $0.ticket <= state.durable }
