@@ -163,12 +163,21 @@ struct WireJSONParser {
     }
 
     /// Appends a run of raw string bytes, validating them as UTF-8 in one go.
+    /// ASCII (nearly every key and most text) needs no validation and takes String's fast,
+    /// specialised path; `String(validating:)` runs unspecialised generic code (runtime metadata
+    /// lookups showed in the load runner's profile), so it is kept for the rest.
     func appendRun(_ range: Range<Int>, to text: inout String) throws(WireJSONError) {
         guard !range.isEmpty else { return }
-        guard let run = String(validating: bytes[range], as: UTF8.self) else {
+        let run: String? = bytes.withUnsafeBufferPointer { all in
+            let slice = UnsafeBufferPointer(rebasing: all[range])
+            var ascii = true
+            for byte in slice where byte >= 0x80 { ascii = false; break }
+            return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+        }
+        guard let run else {
             throw WireJSONError(offset: range.lowerBound, reason: "ill-formed UTF-8 in a string")
         }
-        text += run
+        if text.isEmpty { text = run } else { text += run }
     }
 
     mutating func escape() throws(WireJSONError) -> Unicode.Scalar {
