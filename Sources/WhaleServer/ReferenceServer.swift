@@ -162,10 +162,14 @@ public final class ReferenceServer: Sendable {
         await committer.stop()
     }
 
-    /// Carries out a shard's ready outbox items, in order (called by the shard's pump).
+    /// Carries out a shard's ready outbox items, in order (called by the shard's pump). A commit
+    /// usually makes several ops durable at once: their frames share one hop per event loop (an
+    /// event loop woken once, not once per op) and one flush per connection.
     private func deliver(_ items: [NoteShard.OutboxItem], via shard: NoteShard) {
+        var batch = FrameBatch()
+        for item in items { add(item.sends, via: shard, to: &batch) }
+        batch.flush(self)
         for item in items {
-            deliver(item.sends, via: shard)
             if item.opsApplied > 0 {
                 metrics.opsApplied.increment(by: item.opsApplied)
                 if let receivedAt = item.receivedAt {
@@ -180,9 +184,14 @@ public final class ReferenceServer: Sendable {
     /// bytes (they share one buffer), and every event loop gets one hop for all its recipients.
     /// Recipients are looked up in the shard's socket table, or the registry for model (pool) sends.
     func deliver(_ sends: [(ClientID, ServerEnvelope)], via shard: NoteShard? = nil) {
+        var batch = FrameBatch()
+        add(sends, via: shard, to: &batch)
+        batch.flush(self)
+    }
+
+    private func add(_ sends: [(ClientID, ServerEnvelope)], via shard: NoteShard?, to batch: inout FrameBatch) {
         var previous: (ServerEnvelope, ByteBuffer)?
         let table = shard?.sockets.withLockedValue { table in sends.map { table[$0.0] } }
-        var batch = FrameBatch()
         for (index, (client, envelope)) in sends.enumerated() {
             guard let connection = table.map({ $0[index] }) ?? registry.get(client) else { continue }
             let bytes: ByteBuffer
@@ -194,7 +203,6 @@ public final class ReferenceServer: Sendable {
             if queued > configuration.slowClientQueue { setSlow(connection, true) }
             batch.add(connection, bytes)
         }
-        batch.flush(self)
     }
 
     /// Tells the connection's shard that its send buffer is full (or drained again).
