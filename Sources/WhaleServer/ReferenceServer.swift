@@ -35,6 +35,8 @@ public final class ReferenceServer: Sendable {
     let refreshTokens: RefreshTokenStore
     let model: ModelHub
     let graphQL: WhalerGraphQLAPI
+    /// Parsed and validated GraphQL queries, so a repeated query is only resolved.
+    let graphQLDocuments: ValidatedDocuments
     let logger: Logger
     private let runtime = NIOLockedValueBox<Runtime?>(nil)
     private let bound = BoundPort()
@@ -60,6 +62,7 @@ public final class ReferenceServer: Sendable {
         tokens = AccessTokens(secret: secret)
         refreshTokens = RefreshTokenStore(loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
         graphQL = try WhalerGraphQLAPI()
+        graphQLDocuments = ValidatedDocuments(schema: graphQL.schema.schema)
         model = try ModelHub(storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger)
 
         // Restore every note from its log, each into the shard its id hashes to.

@@ -45,7 +45,14 @@ struct GraphQLRoute: Sendable {
         // response's `extensions`; any other value, or none, gets the original's response.
         let log = request.headers[HTTPField.Name(MutationLog.header)!] == MutationLog.headerValue ? MutationLog() : nil
         let context = GraphQLContext(caller: caller, hub: server.model, server: server, mutationLog: log)
-        let result = try await api.execute(request: graphQLRequest, context: context)
+        let result: GraphQLResult
+        switch try server.graphQLDocuments.document(for: graphQLRequest.query) {
+        case .valid(let document):
+            result = try await GraphQL.execute(schema: api.schema.schema, documentAST: document, rootValue: api.resolver, context: context,
+                                               variableValues: graphQLRequest.variables, operationName: graphQLRequest.operationName)
+        case .invalid(let errors):
+            result = GraphQLResult(errors: errors)
+        }
         if !result.errors.isEmpty { server.metrics.error("graphql") }
         var data = try JSONEncoder().encode(result)
         if let log { data = try log.splice(into: data) }
