@@ -33,10 +33,15 @@ final class DocumentRecorder: Sendable {
     private let ops: OpRegistry
     /// Client id → history index, for cursors.
     private let clients: NIOLockedValueBox<[String: Int]>
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
+    /// `fromRevisionZero`: a shard of a sharded run takes the note's whole history instead of a
+    /// baseline. The shards start one by one against a fresh server, so a shard that joins after
+    /// another's clients began typing would otherwise start its axis at a later revision, and
+    /// `whalesim merge` could not put the shards on one axis.
     init(document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
-         clients: NIOLockedValueBox<[String: Int]>) {
+         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false) {
+        state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero))
         self.document = document
         self.resourceId = resourceId
         self.socketURL = socketURL

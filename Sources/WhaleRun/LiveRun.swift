@@ -107,7 +107,8 @@ public final class LiveRun: @unchecked Sendable {
                                  runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
         self.context = context
         for (d, id) in setup.accountIds.enumerated() {
-            let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes)
+            let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes,
+                                     fromRevisionZero: options.shard != nil)
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }

@@ -94,6 +94,13 @@ import Testing
 
         // Histograms: the merge holds every shard's samples.
         let records = try shardDirs.map { try json(scenarioDir.appendingPathComponent($0).appendingPathComponent("run.json")) }
+        // The shards start one by one; each takes its notes' whole history, so a shard that joined
+        // after another's clients began typing still counts from revision 0 (CI once saw shard 1
+        // begin at revision 3 and the merge refuse the set).
+        for (i, record) in records.enumerated() {
+            let bases = (record["documents"] as? [[String: Any]] ?? []).map { $0["baseRevision"] as? Int ?? 0 }
+            #expect(bases.allSatisfy { $0 == 0 }, "shard \(i) began at revisions \(bases)")
+        }
         let mergedDir = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
         let merged = try json(scenarioDir.appendingPathComponent(mergedDir).appendingPathComponent("run.json"))
         #expect(merged["shards"] as? Int == 4)
