@@ -117,7 +117,7 @@ final class DocumentRecorder: Sendable {
                     s.text = TextDocument(conf.initialState ?? "")
                 }
                 s.joined = true
-            case .docChangeReturnOps(_, let op, let opId):
+            case .docChangeReturnOps(_, let op, let opId, _):
                 apply(op, opId: opId, messageId: envelope.messageId, in: &s)
             case .cursorUpdate(let cursor):
                 if let c = clients.withLockedValue({ $0[cursor.clientId.rawValue] }) {

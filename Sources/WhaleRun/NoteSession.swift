@@ -257,7 +257,7 @@ final class NoteSession: Redialing {
                 context.metrics.error("error:\(e.code.rawValue)")
                 context.recorder.record(.error(client: index, code: e.code.rawValue, message: e.message))
             }
-            let remoteOpId: String? = if case .docChangeReturnOps(_, _, let opId) = envelope.message {
+            let remoteOpId: String? = if case .docChangeReturnOps(_, _, let opId, _) = envelope.message {
                 context.ops.opId(messageId: envelope.messageId, opId: opId)
             } else { nil }
             let actions = handle(.received(envelope), in: &s)

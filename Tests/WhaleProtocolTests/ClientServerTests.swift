@@ -145,6 +145,46 @@ import WhaleOT
         #expect(pump.clients[0].selection == Selection(cursor: 4))
     }
 
+    /// An edit sends no `cursorUpdate`: the server moves the author's shared cursor through the
+    /// op with the own rule and the op's broadcast carries it. One frame per member per op.
+    @Test func anEditsBroadcastCarriesTheAuthorsCursor() {
+        var pump = Pump(clients: 2, text: "ab")
+        pump.connect(0); pump.connect(1); pump.settle()
+        pump.select(0, Selection(cursor: 1)); pump.settle()
+        let sentBefore = pump.clientActions[0].count, serverBefore = pump.serverActions.count
+        pump.edit(0, at: 1, inserting: "XYZ")
+        let sent = pump.clientActions[0][sentBefore...].compactMap { action -> String? in
+            if case .send(let envelope) = action { return envelope.message.typeName }
+            return nil
+        }
+        #expect(sent == ["docChange"])
+        pump.settle()
+        #expect(pump.clients[0].selection == Selection(cursor: 4))
+        #expect(pump.clients[1].remoteCursors.map(\.selection) == [Selection(cursor: 4)])
+        let frames = pump.serverActions[serverBefore...].compactMap { action -> String? in
+            if case .send(_, let envelope) = action { return envelope.message.typeName }
+            return nil
+        }
+        #expect(frames == ["docChangeReturnOps", "docChangeReturnOps"], "the ack and the broadcast, no cursorUpdate")
+    }
+
+    /// Concurrent inserts at the same place: each client shows the other's cursor where the
+    /// other has it, whichever order the server took them in.
+    @Test func carriedCursorsAgreeAfterConcurrentInsertsAtOnePlace() {
+        for first in [0, 1] {
+            var pump = Pump(clients: 2, text: "ab")
+            pump.connect(0); pump.connect(1); pump.settle()
+            pump.select(0, Selection(cursor: 1)); pump.select(1, Selection(cursor: 1)); pump.settle()
+            pump.edit(0, at: 1, inserting: "x")
+            pump.edit(1, at: 1, inserting: "y")
+            pump.deliverToServer(first); pump.deliverToServer(1 - first)
+            pump.settle()
+            #expect(pump.texts[0] == pump.texts[1])
+            #expect(pump.clients[1].remoteCursors.map(\.selection) == [pump.clients[0].selection], "server took c\(first) first")
+            #expect(pump.clients[0].remoteCursors.map(\.selection) == [pump.clients[1].selection], "server took c\(first) first")
+        }
+    }
+
     @Test func presenceLeftRemovesTheRemoteCursor() {
         var pump = Pump(clients: 2, text: "abc")
         pump.connect(0); pump.connect(1); pump.settle()

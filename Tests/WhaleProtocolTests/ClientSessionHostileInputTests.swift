@@ -38,4 +38,21 @@ import WhaleOT
         _ = session.handle(.received(ServerEnvelope(senderId: "srv", messageId: "s3", message: .cursorUpdate(near))))
         #expect(session.remoteCursors.map(\.selection) == [Selection(anchor: 2, head: 1)])
     }
+
+    /// A carried author cursor outside the note (or negative) is refused like a `cursorUpdate`;
+    /// the op it rides on is still applied.
+    @Test func aCarriedCursorOutsideTheNoteIsRefusedAndTheOpKept() {
+        var session = ClientSession(clientId: "c0", userId: "u0", resourceId: "doc")
+        _ = session.handle(.connected)
+        _ = session.handle(conf(revision: 0))
+        let op = Operation.replace(in: 2, at: 2, inserting: "c")
+        for (i, selection) in [Selection(anchor: 0, head: 9), Selection(anchor: -1, head: 0)].enumerated() {
+            let actions = session.handle(.received(ServerEnvelope(senderId: "srv", messageId: "s\(i)", message: .docChangeReturnOps(
+                resourceId: "doc", op: i == 0 ? op : Operation.replace(in: 3, at: 3, inserting: "d"), opId: "c9:\(i + 1)",
+                cursor: AuthorCursor(userId: "u9", clientId: "c9", selection: selection)))))
+            #expect(actions.contains(.failed("remote cursor of c9 at \(selection.anchor)..\(selection.head) is outside the note (0...\(3 + i))")))
+            #expect(session.remoteCursors.isEmpty)
+        }
+        #expect(session.text == "abcd" && session.revision == 2)
+    }
 }

@@ -33,6 +33,7 @@ import WhaleOT
             .resourceConnectionConf(ResourceConnectionConf(resourceId: "a", revision: 4, missedOps: [MissedOp(op: op, opId: "c2:1"), MissedOp(op: op, opId: nil)])),
             .docChangeReturnOps(resourceId: "a", op: op, opId: "c1:9"),
             .docChangeReturnOps(resourceId: "a", op: op, opId: nil),
+            .docChangeReturnOps(resourceId: "a", op: op, opId: "c1:9", cursor: AuthorCursor(userId: "u1", clientId: "c1", selection: Selection(anchor: 6, head: 2))),
             .resourceUpdate(resourceId: "org1", senderId: "client-uuid"),
             .resourceUpdate(resourceId: "acc1", senderId: "c2", update: RecordUpdate(
                 recordType: "account", record: .object([("id", .string("acc1")), ("state", .string("In Progress")), ("assignedTo", .null)]), seq: 12)),
@@ -43,6 +44,30 @@ import WhaleOT
         for message in messages {
             let envelope = ServerEnvelope(senderId: "srv", messageId: "m", message: message)
             #expect(try WireCodec.decodeServer(Array(WireCodec.encode(envelope).utf8)) == envelope)
+        }
+    }
+
+    /// Protocol 2's broadcast of a change carries the author's cursor as one nested member; a
+    /// malformed one is refused by its path, like any other member. (Whether it lies inside the
+    /// note is the session's check: `ClientSessionHostileInputTests`.)
+    @Test func theAuthorsCursorRidesOnTheChange() throws {
+        var op = Operation(); op.retain(2); op.insert("z")
+        let change = ServerEnvelope(senderId: "srv", messageId: "c1:4", message: .docChangeReturnOps(
+            resourceId: "n1", op: op, opId: "c1:4", cursor: AuthorCursor(userId: "u1", clientId: "c1", selection: Selection(cursor: 3))))
+        #expect(WireCodec.encode(change) == #"{"senderId":"srv","messageId":"c1:4","type":"docChangeReturnOps","data":{"resourceId":"n1","n":[2,0],"s":["","z"],"opId":"c1:4","cursor":{"userId":"u1","clientId":"c1","anchor":3,"head":3}}}"#)
+        let prefix = #"{"senderId":"srv","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n1","n":[2,0],"s":["","z"],"opId":"c1:4","cursor":"#
+        let bad: [(String, String)] = [
+            (#"3}}"#, "data.cursor must be an object, got an integer"),
+            (#"{"userId":"u1","clientId":"c1","anchor":3}}}"#, "missing data.cursor.head"),
+            (#"{"userId":"u1","clientId":"c1","anchor":3,"head":3,"rev":2}}}"#, "unexpected member data.cursor.rev"),
+        ]
+        for (tail, message) in bad {
+            #expect {
+                try WireCodec.decodeServer(Array((prefix + tail).utf8))
+            } throws: { error in
+                guard let error = error as? ProtocolError else { return false }
+                return error.code == .malformedMessage && error.message.contains(message)
+            }
         }
     }
 

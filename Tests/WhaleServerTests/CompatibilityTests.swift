@@ -19,7 +19,8 @@ import WhaleProtocol
         socket.send(#"{"messageId":"b","type":"docChange","data":{"resourceId":"n1","rev":7,"n":[0],"s":["x"]}}"#)
         socket.send(#"{"messageId":"ok","type":"docChange","data":{"resourceId":"n1","rev":0,"n":[0],"s":["x"]}}"#)
         let ack = await socket.next { $0.messageId == "ok" }
-        guard case .docChangeReturnOps(_, _, let opId)? = ack?.message else { Issue.record("no ack"); return }
+        guard case .docChangeReturnOps(_, _, let opId, let cursor)? = ack?.message else { Issue.record("no ack"); return }
+        #expect(cursor == nil, "the original protocol carries no cursor")
         #expect(opId == nil)
         // A message over 512 bytes closes the socket, as the original's read limit does.
         socket.send(#"{"messageId":"big","type":"docChange","data":{"resourceId":"n1","rev":1,"n":[1,0],"s":["","\#(String(repeating: "y", count: 600))"]}}"#)

@@ -20,8 +20,8 @@ extension ClientSession {
         }
         selection = try! op.transform(selection: clamped(selection, to: length), rule: .own)
         moveRemoteCursors(through: op)
-        cursorDirty = true
-
+        // No cursorUpdate after an edit: the server moves this client's last shared selection
+        // through the op with the own rule, as done here, and the op's broadcast carries it.
 
         if var pending = buffer {
             pending.op = composeForBuffer(pending.op, sent, &actions) ?? pending.op

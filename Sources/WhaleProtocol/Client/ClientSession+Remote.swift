@@ -5,7 +5,7 @@ extension ClientSession {
         switch envelope.message {
         case .resourceConnectionConf(let conf):
             onConnectionConf(conf, &actions)
-        case .docChangeReturnOps(let resource, let op, let opId):
+        case .docChangeReturnOps(let resource, let op, let opId, let cursor):
             guard resource == resourceId else {
                 actions.append(.failed("docChangeReturnOps for \(resource), expected \(resourceId)"))
                 return
@@ -16,7 +16,13 @@ extension ClientSession {
             } else if let seq = ownOpSeq(opId), seq <= lastAckedOpSeq {
                 return // acknowledged again after a resend: nothing new happened
             } else {
+                let before = revision
                 onRemoteOp(op, &actions)
+                // The author's cursor after its op, at the revision the op made (applied above).
+                if let cursor, revision == before + 1 {
+                    onRemoteCursor(RemoteCursor(resourceId: resource, userId: cursor.userId, clientId: cursor.clientId,
+                                                rev: revision, selection: cursor.selection), &actions)
+                }
             }
         case .cursorUpdate(let cursor):
             onRemoteCursor(cursor, &actions)

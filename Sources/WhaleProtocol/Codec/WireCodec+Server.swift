@@ -35,7 +35,15 @@ extension WireCodec {
             message = .resourceConnectionConf(ResourceConnectionConf(resourceId: resourceId, revision: revision, initialState: initialState, missedOps: missed))
         case "docChangeReturnOps":
             let resourceId = try data.string("resourceId"), opId = try data.optionalString("opId")
-            message = .docChangeReturnOps(resourceId: resourceId, op: try data.operation(), opId: opId)
+            let op = try data.operation()
+            var cursor: AuthorCursor?
+            if let value = data.optional("cursor") {
+                var reader = try FieldReader(value, path: "data.cursor")
+                cursor = AuthorCursor(userId: try reader.string("userId"), clientId: ClientID(try reader.string("clientId")),
+                                      selection: Selection(anchor: try reader.int("anchor"), head: try reader.int("head")))
+                try reader.finish()
+            }
+            message = .docChangeReturnOps(resourceId: resourceId, op: op, opId: opId, cursor: cursor)
         case "resourceUpdate":
             let resourceId = try data.string("resourceId"), sender = try data.string("senderId")
             // Protocol 2 carries all three extras or none (the original sends none).
@@ -80,9 +88,15 @@ extension WireCodec {
                     return .object(members)
                 })))
             }
-        case .docChangeReturnOps(let resourceId, let op, let opId):
+        case .docChangeReturnOps(let resourceId, let op, let opId, let cursor):
             data = [("resourceId", .string(resourceId))] + opMembers(op)
             if let opId { data.append(("opId", .string(opId))) }
+            if let cursor {
+                data.append(("cursor", WireJSON.object([
+                    ("userId", .string(cursor.userId)), ("clientId", .string(cursor.clientId.rawValue)),
+                    ("anchor", .int(cursor.selection.anchor)), ("head", .int(cursor.selection.head)),
+                ])))
+            }
         case .resourceUpdate(let resourceId, let senderId, let update):
             data = [("resourceId", .string(resourceId)), ("senderId", .string(senderId))]
             if let update {

@@ -42,11 +42,28 @@ public struct RemoteCursor: Hashable, Sendable {
     }
 }
 
+/// Protocol 2: where the author of a change has its cursor once the change is applied, carried
+/// in the change's broadcast (`data.cursor`) instead of a `cursorUpdate` frame of its own. The
+/// server moves the author's last known selection through the author's own op with
+/// ``CursorRule/own``, which is where the author's editor puts it; so a client need not send its
+/// cursor after each edit, and each op costs one frame per member instead of two.
+public struct AuthorCursor: Hashable, Sendable {
+    public var userId: String
+    public var clientId: ClientID
+    public var selection: Selection
+    public init(userId: String, clientId: ClientID, selection: Selection) {
+        self.userId = userId
+        self.clientId = clientId
+        self.selection = selection
+    }
+}
+
 /// Messages from the server to clients.
 public enum ServerMessage: Hashable, Sendable {
     case resourceConnectionConf(ResourceConnectionConf)
     /// An applied change, to every client of the document (the sender's copy is its ack).
-    case docChangeReturnOps(resourceId: String, op: Operation, opId: String?)
+    /// Protocol 2 members also get the author's cursor after the change when the author shares it.
+    case docChangeReturnOps(resourceId: String, op: Operation, opId: String?, cursor: AuthorCursor? = nil)
     /// A model record changed; receivers other than `senderId` refetch. Protocol 2 may carry the
     /// changed record and its pool's `seq` (``RecordUpdate``) so receivers can skip the refetch.
     case resourceUpdate(resourceId: String, senderId: String, update: RecordUpdate? = nil)

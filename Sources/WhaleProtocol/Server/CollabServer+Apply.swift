@@ -32,19 +32,27 @@ extension CollabServer {
             return
         }
         document.append(op, opId: change.opId)
+        // The author's editor moves its caret after its own insert; everyone else's stays before
+        // text inserted at it (PROTOCOL.md §3). Keeping the author's with the own rule is what
+        // lets the broadcast carry it, so the author need not send it after every edit.
+        var authorCursor: AuthorCursor?
         for index in document.members.indices {
-            if let selection = document.members[index].selection {
-                document.members[index].selection = Selection(
-                    anchor: op.transformUnchecked(cursor: selection.anchor, rule: .remote),
-                    head: op.transformUnchecked(cursor: selection.head, rule: .remote))
-            }
+            guard let selection = document.members[index].selection else { continue }
+            let isAuthor = document.members[index].clientId == client
+            let rule: CursorRule = isAuthor ? .own : .remote
+            let moved = Selection(
+                anchor: op.transformUnchecked(cursor: selection.anchor, rule: rule),
+                head: op.transformUnchecked(cursor: selection.head, rule: rule))
+            document.members[index].selection = moved
+            if isAuthor, v2 { authorCursor = AuthorCursor(userId: connection.userId, clientId: client, selection: moved) }
         }
         let revision = document.revision
         actions.append(.persist(PersistEntry(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId)))
         actions.append(.applied(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId, author: client))
         for member in document.members {
-            let opId = member.protocolVersion == .v2 ? change.opId : nil
-            send(.docChangeReturnOps(resourceId: change.resourceId, op: op, opId: opId), messageId: messageId, to: member.clientId, &actions)
+            let v2Member = member.protocolVersion == .v2
+            send(.docChangeReturnOps(resourceId: change.resourceId, op: op, opId: v2Member ? change.opId : nil, cursor: v2Member ? authorCursor : nil),
+                 messageId: messageId, to: member.clientId, &actions)
         }
     }
 

@@ -7,8 +7,9 @@ import WhaleOT
 ///   its own insert) and everyone else's with ``CursorRule/remote`` (it stays before text
 ///   inserted at it, like the Mac client's caret);
 /// - protocol 2: a client's view of another's cursor equals that client's last `cursorUpdate`
-///   the server received, moved through the server's ops since with ``CursorRule/remote``
-///   (PROTOCOL.md §3);
+///   the server received, moved through the server's ops since: that client's own ops with
+///   ``CursorRule/own`` (the broadcast of its op carries its cursor moved so, ``AuthorCursor``)
+///   and everyone else's with ``CursorRule/remote`` (PROTOCOL.md §3);
 /// - every selection lies inside the text; directions are kept (compared exactly).
 public enum CursorChecker {
     public static func check(_ history: History) -> CheckResult {
@@ -49,9 +50,9 @@ public enum CursorChecker {
                 }
                 guard history.protocolVersion >= 2, let sent = delivered[s], sent.time >= (lastConnect[s] ?? 0) else { continue }
                 let ops = log.live[history.clientDocuments[o]]
-                guard let expected = move(sent.selection, from: sent.revision, to: revision, ops: ops, rule: { _ in .remote }) else { continue }
+                guard let expected = move(sent.selection, from: sent.revision, to: revision, ops: ops, rule: { $0 == s ? .own : .remote }) else { continue }
                 if observed != expected {
-                    evidence.invalid("t=\(entry.time) \(observer) shows \(subject)'s cursor at \(observed.map(show) ?? "nowhere") at revision \(revision); the oracle says \(show(expected)) (sent as \(show(sent.selection)) at revision \(sent.revision), moved with the remote rule)")
+                    evidence.invalid("t=\(entry.time) \(observer) shows \(subject)'s cursor at \(observed.map(show) ?? "nowhere") at revision \(revision); the oracle says \(show(expected)) (sent as \(show(sent.selection)) at revision \(sent.revision), moved with the own rule through \(subject)'s ops and the remote rule through the others')")
                 }
             default: break
             }
