@@ -25,17 +25,20 @@ public final class FakeSalesforceServer: Sendable {
     public let httpsPort: Int
     /// The CA certificate (PEM) that signed the HTTPS certificate.
     public let caFile: URL
+    /// The directory made for `caFile` when the caller named none: removed by `stop()`.
+    private let ownedDirectory: URL?
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, group: ServiceGroup,
-                 task: Task<Void, any Error>) {
+    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, ownedDirectory: URL?,
+                 group: ServiceGroup, task: Task<Void, any Error>) {
         self.fake = fake
         self.httpPort = httpPort
         self.httpsPort = httpsPort
         self.httpURL = "http://\(host):\(httpPort)"
         self.httpsURL = "https://\(host):\(httpsPort)"
         self.caFile = caFile
+        self.ownedDirectory = ownedDirectory
         self.group = group
         self.task = task
     }
@@ -55,9 +58,9 @@ public final class FakeSalesforceServer: Sendable {
     public static func start(fake: FakeSalesforce, host: String = "127.0.0.1", httpPort: Int = 0,
                              httpsPort: Int = 0, caFile: URL? = nil) async throws -> FakeSalesforceServer {
         let certificates = try SelfSignedCertificates.generate()
-        let caURL = caFile ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("whalesim-fake-salesforce-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
-            .appendingPathComponent("ca.pem")
+        let ownedDirectory: URL? = caFile == nil ? FileManager.default.temporaryDirectory
+            .appendingPathComponent("whalesim-fake-salesforce-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))") : nil
+        let caURL = caFile ?? ownedDirectory!.appendingPathComponent("ca.pem")
         try certificates.writeCA(to: caURL)
         let tls = try certificates.serverTLSConfiguration()
 
@@ -92,18 +95,21 @@ public final class FakeSalesforceServer: Sendable {
         _ = await httpsBound.wait()
         if !failure.value.isEmpty {
             await group.triggerGracefulShutdown()
+            if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
             throw FakeSalesforceServerError(message: "could not start the fake Salesforce (\(failure.value))")
         }
         let httpBoundPort = Int(httpBound.value.split(separator: ":").last ?? "") ?? httpPort
         let httpsBoundPort = Int(httpsBound.value.split(separator: ":").last ?? "") ?? httpsPort
         return FakeSalesforceServer(fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
-                                    caFile: caURL, group: group, task: task)
+                                    caFile: caURL, ownedDirectory: ownedDirectory, group: group, task: task)
     }
 
-    /// Stops both listeners (graceful: requests in flight finish) and waits for them.
+    /// Stops both listeners (graceful: requests in flight finish) and waits for them, then
+    /// removes the CA's directory if this server made it (a named `caFile` is the caller's).
     public func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
     }
 }
 

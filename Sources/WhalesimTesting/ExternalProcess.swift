@@ -68,9 +68,12 @@ public enum ExternalProcess {
         return nil
     }
 
+    /// A fresh directory under the system's temporary directory, removed when the test process
+    /// exits, unless `WHALESIM_KEEP_TEMP=1` is set (to look at what a failing test left).
     public static func temporaryDirectory(_ name: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-\(name)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TemporaryDirectories.add(url)
         return url
     }
 }

@@ -29,10 +29,21 @@ import WhalesimLive
         #expect(status == 200)
         #expect(String(buffer: body).contains("\"version\":\"59.0\""))
         await server.stop()
-        // Stopped: connecting fails.
+        // Stopped: connecting fails. A CA file the caller named is the caller's: it stays.
         await #expect(throws: (any Error).self) {
             try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { try await $0.get("/services/data/") }
         }
+        #expect(FileManager.default.fileExists(atPath: caFile.path))
+    }
+
+    /// Without a named CA file the server makes a directory for it, and removes it when stopped.
+    @Test func itsOwnCADirectoryIsRemovedOnStop() async throws {
+        let server = try await FakeSalesforceServer.start(org: Self.tinyOrg())
+        let directory = server.caFile.deletingLastPathComponent()
+        #expect(directory.lastPathComponent.hasPrefix("whalesim-fake-salesforce-"))
+        #expect(FileManager.default.fileExists(atPath: server.caFile.path))
+        await server.stop()
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
     @Test func injectedLatencyIsSlept() async throws {
