@@ -40,7 +40,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     var runs = 3
     @Option(name: .customLong("socket-memory"), help: "Sockets of each client kind opened to compare memory per connection (0 skips it).")
     var socketMemory = 2_000
-    @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing), or both (repeatable).")
+    @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing, op ids), or both (repeatable).")
     var protocols: [Int] = [1, 2]
 
     func run() async throws {
@@ -87,8 +87,8 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
 
         // 1. Latency, for each protocol asked for: the original (the Whaler app's traffic: one
-        // frame per op each way) and protocol 2 (cursor sharing: a cursorUpdate after each
-        // acknowledged edit, relayed to the note's other members, so about twice the frames).
+        // frame per op each way) and protocol 2 (cursor sharing: each op's broadcast carries its
+        // author's cursor, op ids ride along, and every join exchanges cursorUpdates).
         // Two readings per run: the whole run, ramp-up included, and the steady window from two
         // seconds after the last client joined to the end of the load ("1,000 clients typing").
         for version in protocols where latencyClients > 0 {

@@ -87,7 +87,7 @@ struct BenchServerCommand: AsyncParsableCommand {
         print("delivered remote ops, one \(noteClients)-client note (median of \(runs)):")
         print("  raw broadcast          \(Int(median(rawFanout))) frames/s")
         print("  serve                  \(Int(median(serverFanout))) ops/s = \(ratio(median(serverFanout), median(rawFanout)))× raw (target ≥ 0.5)")
-        print("  serve, with cursors    \(Int(median(withCursors))) ops/s (each op also relays a cursorUpdate to the other \(noteClients - 1))")
+        print("  serve, with cursors    \(Int(median(withCursors))) ops/s (each op's broadcast also carries its author's cursor)")
 
         // 3. Idle sockets: memory per socket and capacity.
         let rawIdle = try ChildServer(["bench", "raw-server", "--mode", "echo"])

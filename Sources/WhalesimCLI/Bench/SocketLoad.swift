@@ -106,8 +106,8 @@ enum SocketLoad {
 
     /// Remote ops applied a second by `clients` virtual clients (``ClientSession``) in one note,
     /// each typing its next character as soon as its previous edit was acknowledged. With
-    /// `cursors`, each edit is also followed by a `cursorUpdate` the server relays to the others
-    /// (twice the frames per op: the realistic load, not the like-for-like one).
+    /// `cursors`, each client shares its cursor: the broadcast of each edit carries it (larger
+    /// frames, not more of them), plus a `cursorUpdate` on join.
     static func serverBroadcast(url: String, token: String, userId: String, account: String, clients: Int, seconds: Double,
                                 cursors: Bool) async throws -> Double {
         let remote = Counter()
