@@ -69,6 +69,8 @@ public struct ClientSession: Sendable {
     var nextOpSeq = 1
     var nextMessageSeq = 1
     var lastAckedOpSeq = 0
+    /// A selection the server has not been told of: set on join and by an explicit selection,
+    /// not by edits (the server moves the shared cursor through them itself: ``AuthorCursor``).
     var cursorDirty = false
     /// The outstanding op already sent on the current connection (nil after a disconnect).
     var sentOutstandingOpId: String?
