@@ -38,6 +38,8 @@ public final class ReferenceServer: Sendable {
     /// Parsed and validated GraphQL queries, so a repeated query is only resolved.
     let graphQLDocuments: ValidatedDocuments
     let logger: Logger
+    /// The `--delay-acks` test hook; nil (no extra hop) unless ``ServerConfiguration/ackDelay`` > 0.
+    private let ackDelay: AckDelayLine?
     private let runtime = NIOLockedValueBox<Runtime?>(nil)
     private let bound = BoundPort()
 
@@ -55,6 +57,7 @@ public final class ReferenceServer: Sendable {
         self.configuration = configuration
         self.storage = storage
         self.logger = logger
+        ackDelay = configuration.ackDelay > .zero ? AckDelayLine(delay: configuration.ackDelay) : nil
         serverId = UUID().uuidString.lowercased()
         let committer = GroupCommitter(storage: storage)
         self.committer = committer
@@ -94,7 +97,14 @@ public final class ReferenceServer: Sendable {
 
     private func run(handleSignals: Bool) async throws {
         for shard in router.shards {
-            shard.attach { [weak self] items in self?.deliver(items, via: shard) }
+            if let line = ackDelay {
+                shard.attach { [weak self] items in
+                    guard let server = self else { return }
+                    line.enqueue(delayed: items.contains { $0.opsApplied > 0 }) { [weak server] in server?.deliver(items, via: shard) }
+                }
+            } else {
+                shard.attach { [weak self] items in self?.deliver(items, via: shard) }
+            }
         }
         committer.onCommit { [weak self] outcome in
             guard let self else { return }
@@ -163,6 +173,7 @@ public final class ReferenceServer: Sendable {
         guard runtime.withLockedValue({ state -> Runtime? in defer { state = nil }; return state }) != nil else { return }
         // Every item behind a commit is delivered by that commit's own pump before stop returns.
         await committer.stop()
+        ackDelay?.stop()
     }
 
     /// Carries out a shard's ready outbox items, in order (called by the shard's pump). A commit

@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     /// How long a graceful shutdown waits for clients to answer the close frame.
     public var closeTimeout: Duration = .seconds(2)
     public var logLevel: Logger.Level = .info
+    /// Test hook (`whalesim serve --delay-acks MS`): hold every applied op's ack and broadcast
+    /// this long before sending them, to plant a known latency regression. Zero (the default)
+    /// leaves delivery untouched.
+    public var ackDelay: Duration = .zero
 
     public init() {}
 }

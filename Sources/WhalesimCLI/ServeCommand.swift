@@ -57,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Document shards, each with its own lock (default: one per core).")
     var shards: Int?
 
+    @Option(name: .customLong("delay-acks"), help: ArgumentHelp("Test hook: hold every applied op's ack (and its broadcast) this many milliseconds before sending it, to plant a known latency regression (report --compare must catch it). 0 = off.", valueName: "MS"))
+    var delayAcks: Double = 0
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -101,6 +104,8 @@ struct ServeCommand: AsyncParsableCommand {
             guard (1...256).contains(shards) else { throw BadInput("--shards must be between 1 and 256").exit() }
             configuration.shards = shards
         }
+        guard delayAcks.isFinite, (0...60_000).contains(delayAcks) else { throw BadInput("--delay-acks must be between 0 and 60000 ms").exit() }
+        configuration.ackDelay = .microseconds(Int64((delayAcks * 1000).rounded()))
         guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
         configuration.logLevel = level
         switch logFormat {
