@@ -79,11 +79,20 @@ import WhaleOT
         #expect(r.evidence.first?.hasPrefix("c1 diverged from the server on note-0") == true)
     }
 
+    /// The server's history (and its final state) lacks an acknowledged op: lost. The same history
+    /// whose final state still counts the op is a hole in the record instead: unknown, not invalid.
     @Test func intentionFindsALostAcknowledgedEdit() {
-        let h = tampered(index(clean()) { if case .serverApply = $0 { true } else { false } }, nil)
+        let noApply = tampered(index(clean()) { if case .serverApply = $0 { true } else { false } }, nil)
+        var h = base()
+        for e in noApply.entries {
+            if case .serverFinal = e.event { h.append(.serverFinal(document: 0, text: "ab", revision: 0, historyCount: 0), at: e.time) } else { h.append(e.event, at: e.time) }
+        }
         let r = IntentionChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.contains { $0.contains("c0:1 was acknowledged at t=5 but is not in the server's history") })
+        let hole = IntentionChecker.check(noApply)
+        #expect(hole.verdict == .unknown)
+        #expect(hole.evidence.contains { $0.contains("c0:1 was acknowledged at t=5 and is not among the observed revisions of note-0") })
     }
 
     @Test func intentionFindsADoubledOp() {

@@ -111,6 +111,10 @@ struct Timeline {
             return (l.client, "", "final \(rev), \(n) scalars, \(l.int("pendingOps") ?? 0) pending\(l.bool("connected") == false ? ", offline" : "")")
         case "serverApply": return (nil, "", "\(l.string("document") ?? "") applies \(id) from \(l.client ?? "?") as \(rev): \(l.string("op") ?? "")")
         case "serverRevision": return (nil, "fault-ev", "\(l.string("document") ?? "") revision \(l.int("from") ?? 0) → \(l.int("to") ?? 0) (\(l.string("cause") ?? ""))")
+        case "observation":
+            let span = "revisions \((l.int("from") ?? 0) + 1)–\(l.int("to") ?? 0)"
+            let what = switch l.string("kind") { case "filled": "\(span) taken from the server's account"; case "conflict": "CONFLICT at \(span)"; default: "\(span) not observed" }
+            return (nil, l.string("kind") == "filled" ? "" : "fault-ev", "\(l.string("document") ?? "") \(what): \(l.string("detail") ?? "")")
         case "cursorDelivered": return (nil, "cursor", "cursor of \(l.client ?? "?") \(sel()) at \(rev)")
         case "serverCrash": return (nil, "fault-ev", "server crashes")
         case "serverRestart": return (nil, "fault-ev", "server restarts")

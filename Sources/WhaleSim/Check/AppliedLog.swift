@@ -3,12 +3,18 @@ import WhaleOT
 /// The server's history per document as the checkers see it, rebuilt from `serverApply` and
 /// `serverRevision` events: a revision that goes back (restart, reset) drops the ops beyond it,
 /// which are kept aside as `lost` (an acknowledged op there is a lost edit).
+///
+/// A live observer can miss revisions (`observation` gaps: its socket was down and the server
+/// offered no account of them). The log then holds the revisions it saw, numbered as the server
+/// numbered them, and ``unobserved(_:serverRevision:)`` says what is missing, so a checker says
+/// `unknown` instead of judging an edit lost from a hole in its own records.
 struct AppliedLog {
     struct Entry {
         var time: SimTime
         var client: Int
         var opId: String
         var op: Operation
+        var revision: Int
     }
     struct Lost {
         var document: Int
@@ -19,28 +25,62 @@ struct AppliedLog {
 
     private(set) var live: [[Entry]]
     private(set) var lost: [Lost] = []
-    /// Revision numbers that did not follow the log (an apply at a revision other than count + 1).
+    /// Revision numbers that did not follow the log (an apply at a revision other than the next).
     private(set) var anomalies: [String] = []
+    /// Per document, the stretches the observer missed with no account to fill them.
+    private(set) var gaps: [[String]]
+    /// Revisions at which the server's broadcast and its own account disagree.
+    private(set) var conflicts: [String] = []
+    /// The revision each document's next apply must carry.
+    private var next: [Int]
 
-    init(documents: Int) { live = Array(repeating: [], count: documents) }
+    init(documents: Int) {
+        live = Array(repeating: [], count: documents)
+        gaps = Array(repeating: [], count: documents)
+        next = Array(repeating: 1, count: documents)
+    }
 
     mutating func consume(_ entry: HistoryEntry, history: History) {
         switch entry.event {
         case .serverApply(let d, let c, let id, let op, let revision):
-            if revision != live[d].count + 1 {
-                anomalies.append("t=\(entry.time) \(history.documentNames[d]): op \(id) applied as revision \(revision) after \(live[d].count) ops")
+            if revision != next[d] {
+                anomalies.append("t=\(entry.time) \(history.documentNames[d]): op \(id) applied as revision \(revision) after \(next[d] - 1)")
             }
-            live[d].append(Entry(time: entry.time, client: c, opId: id, op: op))
+            live[d].append(Entry(time: entry.time, client: c, opId: id, op: op, revision: revision))
+            next[d] = revision + 1
         case .serverRevision(let d, _, let to, let cause):
-            if to < live[d].count {
-                for dropped in live[d][max(to, 0)...] {
+            if to < next[d] - 1 {
+                let keep = live[d].firstIndex { $0.revision > max(to, 0) } ?? live[d].count
+                for dropped in live[d][keep...] {
                     lost.append(Lost(document: d, entry: dropped, time: entry.time, cause: cause))
                 }
-                live[d].removeLast(live[d].count - max(to, 0))
+                live[d].removeLast(live[d].count - keep)
+                next[d] = max(to, 0) + 1
+            }
+        case .observation(let d, let from, let to, let kind, let detail):
+            let name = history.documentNames[d]
+            switch kind {
+            case .gap:
+                gaps[d].append("revisions \(from + 1)–\(to) not observed (\(detail))")
+                if to >= next[d] { next[d] = to + 1 }
+            case .conflict:
+                conflicts.append("t=\(entry.time) \(name) revision \(from + 1): \(detail)")
+            case .filled:
+                break
             }
         default:
             break
         }
+    }
+
+    /// What the record misses of document `d`'s server history, or nil when it holds every
+    /// revision up to the last it saw and to the server's final revision.
+    func unobserved(_ d: Int, serverRevision: Int?) -> String? {
+        let top = max(next[d] - 1, serverRevision ?? 0)
+        let missing = top - live[d].count
+        guard missing > 0 else { return nil }
+        let why = gaps[d].isEmpty ? "" : ": " + gaps[d].prefix(3).joined(separator: "; ") + (gaps[d].count > 3 ? "; …" : "")
+        return "the record holds \(live[d].count) of \(top) server revisions of this note\(why)"
     }
 
     /// The log after every event of `history`.

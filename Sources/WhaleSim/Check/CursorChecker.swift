@@ -60,11 +60,19 @@ public enum CursorChecker {
         return evidence.result(.cursors)
     }
 
-    /// `selection` moved through `ops[from..<to]`; nil when the range is not in the log.
+    /// `selection` moved through the ops of revisions `from`+1 through `to`; nil when the log does
+    /// not hold every one of them (a live observer's gap: the oracle cannot say, so nothing is judged).
     static func move(_ selection: Selection, from: Int, to: Int, ops: [AppliedLog.Entry], rule: (Int) -> CursorRule) -> Selection? {
-        guard from >= 0, from <= to, to <= ops.count else { return nil }
+        guard from >= 0, from <= to else { return nil }
+        // Revisions are indexes + 1 unless the log has a gap: find the first op after `from`.
+        var lo = 0, hi = ops.count
+        if from < ops.count, ops[from].revision == from + 1 { lo = from } else {
+            while lo < hi { let mid = (lo + hi) / 2; if ops[mid].revision <= from { lo = mid + 1 } else { hi = mid } }
+        }
+        let end = lo + (to - from)
+        guard end <= ops.count, to == from || (ops[lo].revision == from + 1 && ops[end - 1].revision == to) else { return nil }
         var s = selection
-        for e in ops[from..<to] {
+        for e in ops[lo..<end] {
             guard let moved = try? e.op.transform(selection: s, rule: rule(e.client)) else { return nil }
             s = moved
         }

@@ -28,6 +28,8 @@ public enum IntentionChecker {
         var acked: [String: SimTime] = [:]
         var failed: [String: String] = [:]
         var serverText: [Int: String] = [:]
+        var serverRevision: [Int: Int] = [:]
+        var ackedBy: [String: Int] = [:]
         var quiescent = false
         var widths = DeleteAllowance(clients: history.clientNames.count)
         var sentRevision: [String: Int] = [:]
@@ -44,12 +46,13 @@ public enum IntentionChecker {
                 if sent[id] == nil { sent[id] = (c, op, entry.time) }
                 sent[id]?.op = op
                 sentRevision[id] = max(sentRevision[id] ?? 0, revision)
-            case .ack(_, let id, _):
-                if acked[id] == nil { acked[id] = entry.time }
+            case .ack(let c, let id, _):
+                if acked[id] == nil { acked[id] = entry.time; ackedBy[id] = c }
             case .failed(_, let id, let code):
                 failed[id] = code
-            case .serverFinal(let d, let text, _, _):
+            case .serverFinal(let d, let text, let revision, _):
                 serverText[d] = text
+                serverRevision[d] = revision
             case .quiescence(let reached, _):
                 quiescent = reached
             default: break
@@ -57,14 +60,18 @@ public enum IntentionChecker {
         }
         widths.finish()
         var appliedAt: [String: Int] = [:]
+        // A live observer's gap: what it did not see cannot be replayed, so it is not judged.
+        let unobserved = history.documentNames.indices.map { log.unobserved($0, serverRevision: serverRevision[$0]) }
         for d in history.documentNames.indices {
             var shadow = ShadowText(initial: history.initialTexts[d])
+            let complete = unobserved[d] == nil
+            if let why = unobserved[d] { evidence.unknown("\(history.documentNames[d]): \(why); its text is not replayed") }
             let log = log.live[d]
             for (i, e) in log.enumerated() {
                 if let first = appliedAt[e.opId] {
-                    evidence.invalid("\(e.opId) applied twice on \(history.documentNames[d]) (revisions \(first) and \(i + 1)): its text \(String(reflecting: e.op.insertedText)) is doubled")
+                    evidence.invalid("\(e.opId) applied twice on \(history.documentNames[d]) (revisions \(first) and \(e.revision)): its text \(String(reflecting: e.op.insertedText)) is doubled")
                 } else {
-                    appliedAt[e.opId] = i + 1
+                    appliedAt[e.opId] = e.revision
                 }
                 if let origin = sent[e.opId] {
                     let typed = origin.op.insertedText, applied = e.op.insertedText
@@ -72,8 +79,9 @@ public enum IntentionChecker {
                         evidence.invalid("\(e.opId): the server inserted \(String(reflecting: applied)) but \(history.clientNames[origin.client]) sent \(String(reflecting: typed))")
                     }
                 } else {
-                    evidence.invalid("revision \(i + 1) of \(history.documentNames[d]) applies \(e.opId), which no client sent")
+                    evidence.invalid("revision \(e.revision) of \(history.documentNames[d]) applies \(e.opId), which no client sent")
                 }
+                guard complete else { continue }
                 var deleted: [(id: Int64, scalar: Unicode.Scalar)] = []
                 if !shadow.apply(e.op, op: i, deleted: &deleted) {
                     evidence.invalid("\(history.documentNames[d]) revision \(i + 1) (\(e.opId)) does not span the shadow text (\(e.op.baseLength) vs \(shadow.count) scalars)")
@@ -94,7 +102,7 @@ public enum IntentionChecker {
                     evidence.invalid("\(where_) deleted \(deleted.count) scalars \(String(reflecting: scalarsText(deleted.map(\.scalar)))) but its user's edits deleted \(allowed): a too-wide delete")
                 }
             }
-            if let text = serverText[d], shadow.text != text {
+            if complete, let text = serverText[d], shadow.text != text {
                 evidence.invalid("\(history.documentNames[d]): the server's text holds characters its applied ops do not explain: \(firstDifference(text, shadow.text))")
             }
         }
@@ -102,6 +110,11 @@ public enum IntentionChecker {
             evidence.invalid("\(lost.entry.opId) was acknowledged at t=\(acked[lost.entry.opId]!) but dropped from \(history.documentNames[lost.document]) at t=\(lost.time) (\(lost.cause)): an acknowledged edit was lost")
         }
         for (id, time) in acked.sorted(by: { $0.key < $1.key }) where appliedAt[id] == nil && !log.lost.contains(where: { $0.entry.opId == id }) {
+            let d = ackedBy[id].map { history.clientDocuments[$0] }
+            if let d, unobserved[d] != nil {
+                evidence.unknown("\(id) was acknowledged at t=\(time) and is not among the observed revisions of \(history.documentNames[d]), whose record is incomplete: whether it was lost is unknown")
+                continue
+            }
             evidence.invalid("\(id) was acknowledged at t=\(time) but is not in the server's history: an acknowledged edit was lost")
         }
         if history.protocolVersion < 2 {

@@ -49,6 +49,7 @@ public enum RevisionChecker {
             }
         }
         for line in log.anomalies { evidence.invalid(line) }
+        for line in log.conflicts { evidence.invalid(line) }
         return evidence.result(.revisions)
     }
 }

@@ -83,6 +83,7 @@ extension FNV1a {
         case .modelClientFinal(let c, let page, let records, let p): byte(28); feed(c); feed(page); feed(records); feed(p)
         case .modelServerFinal(let c, let page, let records): byte(29); feed(c); feed(page); feed(records)
         case .modelServerState(let records): byte(30); feed(records)
+        case .observation(let d, let f, let t, let k, let detail): byte(31); feed(d); feed(f); feed(t); feed(k.rawValue); feed(detail)
         }
     }
 }

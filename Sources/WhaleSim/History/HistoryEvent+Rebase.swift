@@ -16,6 +16,7 @@ extension HistoryEvent {
         case .ack(let c, let id, let rev): return .ack(client: c, opId: id, revision: r(rev, client: c))
         case .serverApply(let d, let c, let id, let op, let rev): return .serverApply(document: d, client: c, opId: id, op: op, revision: rd(rev, d))
         case .serverRevision(let d, let from, let to, let cause): return .serverRevision(document: d, from: rd(from, d), to: rd(to, d), cause: cause)
+        case .observation(let d, let from, let to, let kind, let detail): return .observation(document: d, from: rd(from, d), to: rd(to, d), kind: kind, detail: detail)
         case .clientRevision(let c, let rev): return .clientRevision(client: c, revision: r(rev, client: c))
         case .cursorDelivered(let c, let rev, let s): return .cursorDelivered(client: c, revision: r(rev, client: c), selection: s)
         case .selectionSet(let c, let rev, let s): return .selectionSet(client: c, revision: r(rev, client: c), selection: s)

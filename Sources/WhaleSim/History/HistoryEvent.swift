@@ -20,6 +20,9 @@ public enum HistoryEvent: Hashable, Sendable {
     case serverApply(document: Int, client: Int, opId: String, op: Operation, revision: Int)
     /// A server document's revision changed other than by one apply (restart, reset...).
     case serverRevision(document: Int, from: Int, to: Int, cause: String)
+    /// What the live runner's observer of a document saw, or could not see, of revisions
+    /// `from`+1 through `to` (``ObservationKind``). The simulator never records one: it sees all.
+    case observation(document: Int, from: Int, to: Int, kind: ObservationKind, detail: String)
     /// A client's revision changed to `revision`.
     case clientRevision(client: Int, revision: Int)
     /// The server sent the client an error message.
@@ -65,6 +68,16 @@ public enum HistoryEvent: Hashable, Sendable {
     case modelServerFinal(client: Int, page: String, records: [String])
     /// At the end: every record the server holds (tracking as tracked pairs).
     case modelServerState(records: [String])
+}
+
+/// How a live run knows a stretch of a document's server history.
+public enum ObservationKind: String, Hashable, Sendable, CaseIterable {
+    /// Not observed, and the server offered no account of it: what depends on it is unknown.
+    case gap
+    /// Not observed live; taken from the server's own account (a resync from the run's baseline).
+    case filled
+    /// The server broadcast one op as that revision and its own account holds another there.
+    case conflict
 }
 
 /// A history event with the simulated time it happened at.

@@ -26,6 +26,7 @@ extension History {
         case .failed(let c, let id, let code): [("type", "failed"), ("client", client(c)), ("opId", .string(id)), ("reason", .string(code))]
         case .serverApply(let d, let c, let id, let op, let r): [("type", "serverApply"), ("document", document(d)), ("client", client(c)), ("opId", .string(id)), ("op", .string(op.compactDescription)), ("revision", .int(r))]
         case .serverRevision(let d, let f, let t, let cause): [("type", "serverRevision"), ("document", document(d)), ("from", .int(f)), ("to", .int(t)), ("cause", .string(cause))]
+        case .observation(let d, let f, let t, let k, let detail): [("type", "observation"), ("document", document(d)), ("from", .int(f)), ("to", .int(t)), ("kind", .string(k.rawValue)), ("detail", .string(detail))]
         case .clientRevision(let c, let r): [("type", "clientRevision"), ("client", client(c)), ("revision", .int(r))]
         case .error(let c, let code, let m): [("type", "error"), ("client", client(c)), ("code", .string(code)), ("message", .string(m))]
         case .cursorDelivered(let c, let r, let s): [("type", "cursorDelivered"), ("client", client(c)), ("revision", .int(r)), ("anchor", .int(s.anchor)), ("head", .int(s.head))]

@@ -83,6 +83,10 @@ extension History {
         case "serverRevision":
             let (f, to, cause) = (try int("from"), try int("to"), try str("cause"))
             e = { _, dc in .serverRevision(document: dc(d!), from: f, to: to, cause: cause) }
+        case "observation":
+            let (f, to, kindName, detail) = (try int("from"), try int("to"), try str("kind"), try str("detail"))
+            guard let kind = ObservationKind(rawValue: kindName) else { throw HistoryDecodeError(message: "observation of unknown kind \(String(reflecting: kindName))") }
+            e = { _, dc in .observation(document: dc(d!), from: f, to: to, kind: kind, detail: detail) }
         case "clientRevision":
             let r = try int("revision")
             e = { cl, _ in .clientRevision(client: cl(c!), revision: r) }
@@ -154,7 +158,7 @@ extension History {
             "connect", "disconnect", "clientFinal", "modelInvoke", "modelApply", "modelAck", "modelFailed", "modelClientFinal", "modelServerFinal"].contains(type), c == nil {
             throw HistoryDecodeError(message: "\(type) without a client")
         }
-        if ["serverApply", "serverRevision", "serverFinal"].contains(type), d == nil {
+        if ["serverApply", "serverRevision", "serverFinal", "observation"].contains(type), d == nil {
             throw HistoryDecodeError(message: "\(type) without a document")
         }
         return NamedHistoryLine(time: t, type: type, clients: names, document: d, event: e)

@@ -16,6 +16,7 @@
 ///     - {kind: partition, at: [12000], duration: 3000, clients: 25}
 ///   quiescence: 20s
 ///   abort-on-fail: true
+///   lag-bound: 50ms                  # runner_lag p99 past this: latency thresholds unknown
 /// ```
 public struct LiveSpec: Hashable, Sendable {
     /// Where a live run sends its traffic.
@@ -48,6 +49,9 @@ public struct LiveSpec: Hashable, Sendable {
     public var quiescenceMs = 20_000
     /// Stop the load as soon as a latency or error threshold is already lost.
     public var abortOnFail = false
+    /// The load generator's own scheduling lag (`runner_lag` p99 over a threshold's window) past
+    /// which its latency figures are not the server's: latency thresholds are then `unknown`.
+    public var lagBoundMs = 50
 
     public init() {}
 }
@@ -152,9 +156,19 @@ public struct NetworkFaultSpec: Hashable, Sendable {
 }
 
 /// A pass condition on a measured figure: `op_ack.p99 < 50ms`, `errors.rate < 0.1%`,
-/// `soql.count >= 1`. Judged by live runs (and `merge`) on the whole run's histograms.
+/// `soql.count >= 1`. Judged by live runs (and `merge`) on the whole run's histograms, or on a
+/// window of it: `op_ack.p99{steady} < 50ms` (``Scope``).
 public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
-    public static let metrics = ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql", "converge", "errors"]
+    public static let metrics = ["op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql", "converge", "runner_lag", "errors"]
+    /// The stretch of the run a latency threshold is judged on (per-second buckets).
+    public enum Scope: String, Hashable, Sendable, CaseIterable {
+        /// From when the load profile reaches its full client count to the end of the load,
+        /// less every fault window that touches the whole server (a restart, a partition, a
+        /// network shaping; not one client's disconnect) and the 3 s after each.
+        case steady
+        /// The whole run less those same fault windows and the 3 s after each.
+        case outsideFaults = "outside-faults"
+    }
     public static let latencyStats = ["p50", "p90", "p95", "p99", "p999", "max", "mean", "count"]
     public enum Relation: String, Hashable, Sendable, CaseIterable {
         case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
@@ -167,6 +181,11 @@ public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
     /// Milliseconds for latencies, a fraction for a rate (0.1% = 0.001), a number for counts.
     public var value: Double
     public var text: String
+    /// nil: the whole run.
+    public var scope: Scope?
+
+    /// A latency (judged on histograms), not an error rate or count.
+    public var isLatency: Bool { metric != "errors" }
 
     public func isMet(by actual: Double) -> Bool {
         switch relation {
@@ -187,7 +206,19 @@ public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
     public static func parse(_ text: String) -> Result<MetricThreshold, ThresholdParseError> {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard parts.count == 3 else { return .failure(.init("expected \"<metric>.<stat> <op> <value>\", e.g. \"op_ack.p99 < 50ms\"")) }
-        let name = parts[0].split(separator: ".", maxSplits: 1).map(String.init)
+        var figure = parts[0]
+        var scope: Scope?
+        if let open = figure.firstIndex(of: "{") {
+            guard figure.hasSuffix("}") else { return .failure(.init("a scope is written {steady} or {outside-faults} after the figure, got \(String(reflecting: parts[0]))")) }
+            let word = String(figure[figure.index(after: open)..<figure.index(before: figure.endIndex)])
+            guard let s = Scope(rawValue: word) else {
+                return .failure(.init("unknown scope \(String(reflecting: word)) (scopes: \(Scope.allCases.map(\.rawValue).joined(separator: ", ")))"))
+            }
+            scope = s
+            figure = String(figure[..<open])
+        }
+        let name = figure.split(separator: ".", maxSplits: 1).map(String.init)
+        if scope != nil, name.first == "errors" { return .failure(.init("a scope applies to latencies; errors are judged over the whole run")) }
         guard name.count == 2, metrics.contains(name[0]) else {
             return .failure(.init("unknown metric \(String(reflecting: parts[0])) (metrics: \(metrics.joined(separator: ", ")); checkers: \(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))"))
         }
@@ -207,7 +238,7 @@ public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
             scale = 0.01
         }
         guard let v = Double(number), v.isFinite, v >= 0 else { return .failure(.init("not a non-negative number: \(String(reflecting: parts[2]))")) }
-        return .success(MetricThreshold(metric: name[0], stat: name[1], relation: relation, value: v * scale, text: parts.joined(separator: " ")))
+        return .success(MetricThreshold(metric: name[0], stat: name[1], relation: relation, value: v * scale, text: parts.joined(separator: " "), scope: scope))
     }
 }
 

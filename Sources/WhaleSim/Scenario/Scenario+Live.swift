@@ -52,7 +52,7 @@ extension NodeReader {
 }
 
 extension Scenario {
-    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail"]
+    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail", "lag-bound"]
 
     /// The `live:` section (see ``LiveSpec``), every problem reported with the rest.
     static func decodeLive(_ node: Node, reader r: inout NodeReader) -> LiveSpec? {
@@ -92,6 +92,7 @@ extension Scenario {
         }
         if let x = m["quiescence"], let v = r.duration(x, "live.quiescence", range: 100...3_600_000) { spec.quiescenceMs = v }
         if let x = m["abort-on-fail"], let v = r.bool(x, "live.abort-on-fail") { spec.abortOnFail = v }
+        if let x = m["lag-bound"], let v = r.duration(x, "live.lag-bound", range: 1...60_000) { spec.lagBoundMs = v }
         return spec
     }
 
