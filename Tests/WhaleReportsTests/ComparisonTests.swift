@@ -60,10 +60,11 @@ import Testing
 
     @Test func samplesNeededGrowWithThePercentile() {
         let rules = ComparisonRules()
-        #expect(rules.minimumSamples(percentile: 50) == 20)
-        #expect(rules.minimumSamples(percentile: 90) == 100)
-        #expect(rules.minimumSamples(percentile: 99) == 1_000)
-        #expect(rules.minimumSamples(percentile: 99.9) == 10_000)
+        #expect(rules.minimumSamples(percentile: 50) == 100)
+        #expect(rules.minimumSamples(percentile: 90) == 500)
+        #expect(rules.minimumSamples(percentile: 99) == 5_000)
+        #expect(rules.minimumSamples(percentile: 99.9) == 50_000)
+        #expect(ComparisonRules(tailSamples: 10).minimumSamples(percentile: 99) == 1_000)
         #expect(ComparisonRules.percentile("max") == nil && ComparisonRules.percentile("p99") == 99)
     }
 
@@ -83,7 +84,8 @@ import Testing
         #expect(try row(c, "connect", "max").judged == false)
         #expect(try row(c, "connect", "max").note.contains("not judged"))
         #expect(try row(c, "login", "p99").judged == false, "300 samples do not measure a p99")
-        #expect(try row(c, "login", "p99").note == "not judged: 300 samples < 1000")
+        #expect(try row(c, "login", "p99").note == "not judged: 300 samples < 5000")
+        #expect(try row(c, "login", "p50").judged)
         #expect(try row(c, "op_remote_apply", "max").regressed == false)
         // One row per threshold expression, the measured value beside met / breached.
         let rows = c.verdicts.filter { $0.name.hasPrefix("threshold op_ack") }
