@@ -3,12 +3,16 @@ import Foundation
 import WhaleReports
 
 /// `whalesim report RUN_DIR`: re-renders `report.html`, `junit.xml` and `summary.json` from a
-/// run directory's record. `whalesim report --compare A B`: two runs side by side, exit 1 on
-/// a regression, for CI.
+/// run directory's record (a repeat directory: its `report.html`). `whalesim report --compare A B`:
+/// two runs, or two `run --repeat` directories, side by side; exit 1 on a regression, for CI.
+/// The rules (``ComparisonRules``) are meant to pass two runs of one binary: maxima and thin
+/// percentiles are shown but not judged, growth under `--floor` is noise, thresholds are keyed
+/// by their expression, and with repeats B's median run is held against A's worst.
 ///
 /// ```
 /// whalesim report Reports/flaky-network/latest
 /// whalesim report --compare Reports/base/run Reports/flaky-network/latest --max-regression 10%
+/// whalesim report --compare Reports/live-demo/20260101-120000-repeat5 Reports/live-demo/latest-repeat --floor 2ms
 /// ```
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,9 +21,13 @@ struct ReportCommand: AsyncParsableCommand {
         discussion: """
             RUN_DIR holds run.json and history.jsonl (docs/run-record.md); a `latest` link works. \
             --compare A B prints latency deltas, verdict changes and counts, and writes compare.html and \
-            compare.json (into B, or --out). Exit codes: 0 rendered / no regression, 1 B regressed \
-            (a latency percentile grew past --max-regression, or a verdict or threshold got worse), \
-            64 a missing or corrupt run record.
+            compare.json (into B, or --out). A and B may each be a run directory or a `run --repeat` \
+            directory (then B's median run is judged against A's worst run). A latency figure counts \
+            only if judged: maxima never are, and a percentile p needs 50 x 100/(100-p) samples in every \
+            run (100 for p50, 500 for p90, 5000 for p99); it regressed when it grew past --max-regression, \
+            past --floor and past the histograms' 0.1 % precision. Thresholds are matched by their \
+            expression, not the measured value. Exit codes: 0 rendered / no regression, 1 B regressed \
+            (a judged latency figure, a verdict or a threshold got worse), 64 a missing or corrupt record.
             """
     )
 
@@ -32,6 +40,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "The latency growth that counts as a regression, in percent (10% or 10).")
     var maxRegression = "10%"
 
+    @Option(help: "Latency growth under this is never a regression, in the runs' unit (2ms, or 2 for ticks).")
+    var floor = "2ms"
+
     @Option(help: "Where compare.html and compare.json go (default: B's directory).")
     var out: String?
 
@@ -39,6 +50,11 @@ struct ReportCommand: AsyncParsableCommand {
         do {
             if compare.isEmpty {
                 guard let runDirectory else { throw BadInput("report: give a run directory, or --compare A B") }
+                if let repeatSummary = try RepeatSummary.load(runDirectory) {
+                    try repeatSummary.write(to: runDirectory)
+                    for file in ["summary.json", "report.html"] { print((runDirectory as NSString).appendingPathComponent(file)) }
+                    return
+                }
                 let run = try RunDirectory.load(runDirectory)
                 let files = try ReportFiles.write(run)
                 for file in files { print((runDirectory as NSString).appendingPathComponent(file)) }
@@ -49,7 +65,10 @@ struct ReportCommand: AsyncParsableCommand {
             guard let limit = Self.percent(maxRegression) else {
                 throw BadInput("--max-regression \(maxRegression): expected a percentage such as 10% (0 or more)")
             }
-            let comparison = try Self.compare(compare[0], compare[1], maxRegression: limit)
+            guard let floorValue = Self.amount(floor) else {
+                throw BadInput("--floor \(floor): expected an amount such as 2ms or 2 (0 or more)")
+            }
+            let comparison = try Self.compare(compare[0], compare[1], rules: ComparisonRules(maxRegression: limit, floor: floorValue))
             print(comparison.table(), terminator: "")
             let dir = out ?? compare[1]
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -64,12 +83,28 @@ struct ReportCommand: AsyncParsableCommand {
         }
     }
 
-    static func compare(_ a: String, _ b: String, maxRegression: Double) throws -> RunComparison {
+    static func compare(_ a: String, _ b: String, rules: ComparisonRules) throws -> RunComparison {
+        RunComparison(a: try side(a), b: try side(b), rules: rules)
+    }
+
+    /// A run directory (one run) or a repeat directory (each run it lists).
+    static func side(_ path: String) throws -> ComparisonSide {
         func summary(_ path: String) throws -> RunSummary {
             let run = try RunDirectory.load(path)
             return RunSummary(run: run, series: ReportFiles.series(for: run))
         }
-        return RunComparison(a: (a, try summary(a)), b: (b, try summary(b)), maxRegression: maxRegression)
+        guard let repeatSummary = try RepeatSummary.load(path) else { return ComparisonSide(path: path, summary: try summary(path)) }
+        let dirs = repeatSummary.runDirectories(in: path)
+        guard !dirs.isEmpty else { throw BadInput("\(path): a repeat directory with no run directories (every run failed to start)") }
+        return ComparisonSide(path: path, runs: try dirs.map(summary))
+    }
+
+    /// "2ms", "2", "0.5 ms" → 2, 2, 0.5; nil for anything else or a negative value.
+    static func amount(_ text: String) -> Double? {
+        var t = text.trimmingCharacters(in: .whitespaces)
+        if t.hasSuffix("ms") { t = String(t.dropLast(2)).trimmingCharacters(in: .whitespaces) }
+        guard let v = Double(t), v >= 0, v.isFinite else { return nil }
+        return v
     }
 
     /// "10%", "10" or "2.5%" → 0.1, 0.1, 0.025; nil for anything else or a negative value.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleReports
 import WhaleRun
 import WhaleSim
 
@@ -11,6 +12,9 @@ struct RunCommand: AsyncParsableCommand {
             SCENARIO is a built-in name (\(BuiltinScenarios.names.joined(separator: ", "))) or a path to a .yml file; \
             without one, the built-in demo live-demo runs on the embedded server and fake Salesforce. The server and \
             Salesforce are embedded unless the scenario's live section or --server / --salesforce name URLs. \
+            --repeat N runs seeds seed...seed+N-1 one after another (each writes its own run directory), \
+            prints a line per run and a table, and writes a repeat directory (summary.json, report.html) \
+            that report --compare accepts; its exit code is the worst run's, in the order 2 > 1 > 3 > 0. \
             Exit codes: 0 pass, 1 a latency or error threshold breached, 2 a checker found a violation, \
             3 inconclusive, 64 bad usage or input.
             """)
@@ -42,6 +46,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Run slice i of N of the clients (i/N, 0-based), e.g. 0/4; combine the records with whalesim merge.")
     var shard: String?
 
+    @Option(name: .customLong("repeat"), help: ArgumentHelp("Run N seeds (seed...seed+N-1) one after another and summarise them; not with --shard.", valueName: "N"))
+    var repeatCount: Int?
+
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
@@ -54,23 +61,84 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let options: LiveRunOptions
         do { options = try makeOptions() } catch let e as BadInput { throw e.exit() }
+        if let repeatCount {
+            throw ExitCode(await runRepeated(options, count: repeatCount))
+        }
+        let outcome = await runOnce(options, detail: true)
+        if let verdict = outcome.verdictLine { print("verdict: \(verdict)") }
+        throw ExitCode(outcome.exitCode)
+    }
+
+    /// What one run left behind: its exit code, its run directory, its figures for a repeat.
+    struct Outcome {
+        var exitCode: Int32
+        var directory: String?
+        var verdict: String
+        var verdictLine: String?
+        var opAckP99Ms: Double?
+        var wallSeconds: Double
+        var error: String?
+    }
+
+    /// One live run with `options`: runs, records, prints (the full block when `detail`, or when a
+    /// checker found a violation, so a repeat shows the evidence of a correctness failure).
+    func runOnce(_ options: LiveRunOptions, detail: Bool) async -> Outcome {
         let startedAt = Date()
         let run = LiveRun(options: options) { printLine($0) }
         let result: LiveRunResult
         do { result = try await run.run() } catch {
             printError("whalesim: the run could not start: \(error)")
-            throw ExitStatus.inconclusive
+            return Outcome(exitCode: ExitStatus.inconclusive.rawValue, directory: nil, verdict: "unknown", verdictLine: nil,
+                           opAckP99Ms: nil, wallSeconds: Date().timeIntervalSince(startedAt), error: "could not start: \(error)")
         }
-        let record = LiveRunRecord(result: result, options: options, startedAt: startedAt, wallSeconds: Date().timeIntervalSince(startedAt))
-        RunSummaryPrinter.print(result, record: record)
+        let wall = Date().timeIntervalSince(startedAt)
+        let record = LiveRunRecord(result: result, options: options, startedAt: startedAt, wallSeconds: wall)
+        if detail || result.exitCode == 2 { RunSummaryPrinter.print(result, record: record) }
+        var dir: String?
         do {
-            let dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
-            print("report: \(dir)/report.html")
+            dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
+            if detail { print("report: \(dir!)/report.html") }
         } catch {
             printError("whalesim: could not write the report: \(error)")
         }
-        print("verdict: \(RunSummaryPrinter.verdictLine(result))")
-        throw ExitCode(result.exitCode)
+        let p99 = result.histograms["op_ack"].flatMap { $0.count > 0 ? $0.percentileMs(99) : nil }
+        return Outcome(exitCode: result.exitCode, directory: dir, verdict: result.verdict.rawValue,
+                       verdictLine: RunSummaryPrinter.verdictLine(result), opAckP99Ms: p99, wallSeconds: wall, error: nil)
+    }
+
+    /// `--repeat N`: seeds seed...seed+N-1 in turn, a line per run, a table, a repeat directory.
+    /// Returns the worst exit code (2 > 1 > 3 > 0, ``RepeatSummary/worstExitCode(_:)``).
+    func runRepeated(_ base: LiveRunOptions, count: Int) async -> Int32 {
+        let startedAt = Date()
+        var runs: [RepeatSummary.Run] = []
+        for i in 0..<count {
+            var options = base
+            options.seed = base.seed + UInt64(i)
+            print("repeat: run \(i + 1)/\(count), seed \(options.seed)")
+            let outcome = await runOnce(options, detail: false)
+            // Which directory, relative to the repeat directory (a sibling under the scenario's).
+            let relative = outcome.directory.map { "../" + ($0 as NSString).lastPathComponent }
+            let entry = RepeatSummary.Run(seed: options.seed, directory: relative, verdict: outcome.verdict, exitCode: outcome.exitCode,
+                                          opAckP99Ms: outcome.opAckP99Ms, wallSeconds: outcome.wallSeconds, error: outcome.error)
+            runs.append(entry)
+            print(RepeatSummary.line(entry, index: i, of: count) + (outcome.directory.map { " → \($0)" } ?? ""))
+        }
+        let summary = RepeatSummary(scenario: base.scenario.name, firstSeed: base.seed, runs: runs,
+                                    startedAt: RunDirectoryLayout.iso8601(startedAt), wallSeconds: Date().timeIntervalSince(startedAt),
+                                    whalesimVersion: WhaleSimVersion.current)
+        print("")
+        print(summary.table(), terminator: "")
+        do {
+            let dir = try RepeatSummary.createDirectory(root: reportDir, scenario: base.scenario.name, count: count, startedAt: startedAt)
+            try summary.write(to: dir)
+            let scenarioDir = (reportDir as NSString).appendingPathComponent(base.scenario.name)
+            try? RunDirectoryLayout.relink((scenarioDir as NSString).appendingPathComponent("latest-repeat"), to: (dir as NSString).lastPathComponent)
+            print("repeat: \(dir)/report.html")
+        } catch {
+            printError("whalesim: could not write the repeat summary: \(error)")
+        }
+        print("verdict: \(summary.verdictLine)")
+        return summary.exitCode
     }
 
     func makeOptions() throws -> LiveRunOptions {
@@ -95,6 +163,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let salesforce {
             if let u = URL(string: salesforce), ["http", "https"].contains(u.scheme ?? ""), u.host != nil { live.salesforce = .url(salesforce); overrides += ["--salesforce", salesforce] } else { problems.append("--salesforce \(salesforce): expected an http(s) URL") }
+        }
+        if let repeatCount {
+            if !(1...1000).contains(repeatCount) { problems.append("--repeat \(repeatCount): must be 1...1000") }
+            else if UInt64.max - UInt64(repeatCount - 1) < (seed ?? s.seed) { problems.append("--repeat \(repeatCount): the seeds would pass 2^64-1") }
+            if shard != nil { problems.append("--repeat and --shard cannot be combined: a repeat runs whole runs (run the shards of each seed and merge them instead)") }
         }
         if case .url = live.salesforce, salesforceUser == nil { problems.append("a Salesforce URL needs --salesforce-user username:password+token") }
         var shardValue: (Int, Int)?

@@ -8,11 +8,12 @@ struct ServeProcess {
     /// `http://127.0.0.1:PORT`, as the server printed it.
     let url: String
 
-    /// Starts the server on `database` (`:memory:` or a SQLite file) and waits for its URL.
-    init(database: String) throws {
+    /// Starts the server on `database` (`:memory:` or a SQLite file) and waits for its URL;
+    /// `arguments` are added to `serve`'s (e.g. `--delay-acks 5`).
+    init(database: String, arguments: [String] = []) throws {
         process = Process()
         process.executableURL = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim")
-        process.arguments = ["serve", "--port", "0", "--database", database, "--bcrypt-cost", "4", "--log-level", "error"]
+        process.arguments = ["serve", "--port", "0", "--database", database, "--bcrypt-cost", "4", "--log-level", "error"] + arguments
         process.currentDirectoryURL = RunCommandTests.root
         let banner = Pipe()
         process.standardOutput = banner
