@@ -18,6 +18,7 @@ public final class LeanSocket: @unchecked Sendable {
         var waiters: [CheckedContinuation<Bool, Never>] = []
         var endWaiters: [CheckedContinuation<Void, Never>] = []
         var pending: [(String, Bool)] = []
+        var pongs = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -122,6 +123,8 @@ public final class LeanSocket: @unchecked Sendable {
                 var data = frame.unmaskedData
                 partial?.writeBuffer(&data)
                 if frame.fin, let whole = partial { partial = nil; socket?.deliver(whole) }
+            case .pong:
+                socket?.ponged()
             case .ping:
                 let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
                 context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
@@ -160,6 +163,18 @@ public final class LeanSocket: @unchecked Sendable {
         }
         if let channel { for (text, binary) in pending { write(text, binary: binary, on: channel) } }
         for w in waiters { w.resume(returning: true) }
+    }
+
+    fileprivate func ponged() { state.withLockedValue { $0.pongs += 1 } }
+
+    /// Pongs received so far: an observer that pings can tell a quiet peer from a dead one
+    /// (a half-open connection answers nothing, not even a pong).
+    public var pongsReceived: Int { state.withLockedValue { $0.pongs } }
+
+    /// Sends a ping (the peer must answer with a pong, RFC 6455 §5.5.2).
+    public func ping() {
+        guard let channel = state.withLockedValue({ $0.open ? $0.channel : nil }) else { return }
+        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer()), promise: nil)
     }
 
     fileprivate func refused(status: Int) {

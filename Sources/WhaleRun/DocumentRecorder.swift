@@ -9,9 +9,16 @@ import WhaleSim
 /// it (each op in server order with its author, every cursor the server forwards), so the
 /// checkers see `serverApply` and `cursorDelivered` events from any server, the team's own
 /// included. Its first join takes the note as it is (its revision and text are the run's
-/// baseline: a note may have a history from earlier runs); after losing its socket it resyncs
-/// from the last revision it saw (a protocol-2 resync), so nothing in between is missed.
-final class DocumentRecorder: Sendable {
+/// baseline: a note may have a history from earlier runs); after losing its socket it redials
+/// at once, during the load as after it, and resyncs from the last revision it saw (a
+/// protocol-2 resync), so nothing in between is missed.
+///
+/// The observer must never be the weak link: a socket that dies without a close (half-open:
+/// no FIN, no RST, nothing more) is found by ``watch(nowMs:)``, which pings a quiet socket and
+/// drops one that answers nothing, or whose join goes unanswered, and dials again. What it
+/// still misses is written down as an `observation` gap, never as the server's doing; the run
+/// fills gaps from the server's own account after quiescence (``History/reconciled``).
+final class DocumentRecorder: Redialing {
     struct State {
         var revision = 0
         var text = TextDocument()
@@ -20,9 +27,20 @@ final class DocumentRecorder: Sendable {
         /// Set by the first join's answer: the note's revision and text when the run began.
         var hasBaseline = false
         var closing = false
+        var connecting = false
         var gaps: [String] = []
         var generation = 0
         var lastMessageMs = 0
+        /// When the current socket's join was sent (nil once answered).
+        var joinSentMs: Int?
+        /// The pongs counted at the last watch, and when the socket was last heard (frame or pong).
+        var pongsSeen = 0
+        var lastHeardMs = 0
+        var lastPingMs = 0
+        /// Connections dropped by the watchdog (half-open sockets found), for the run's notes.
+        var staleDrops = 0
+        /// Test hook: stop taking frames at this run time (a stalled observer).
+        var stallAtMs: Int?
     }
 
     let document: Int
@@ -34,14 +52,19 @@ final class DocumentRecorder: Sendable {
     /// Client id → history index, for cursors.
     private let clients: NIOLockedValueBox<[String: Int]>
     private let state: NIOLockedValueBox<State>
+    /// A quiet socket is pinged after this long, and dropped after `deadAfterMs` without a frame or a pong.
+    static let pingAfterMs = 1_000
+    static let deadAfterMs = 5_000
+
+    var index: Int { document }
 
     /// `fromRevisionZero`: a shard of a sharded run takes the note's whole history instead of a
     /// baseline. The shards start one by one against a fresh server, so a shard that joins after
     /// another's clients began typing would otherwise start its axis at a later revision, and
     /// `whalesim merge` could not put the shards on one axis.
     init(document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
-         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false) {
-        state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero))
+         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil) {
+        state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero, stallAtMs: stallAtMs))
         self.document = document
         self.resourceId = resourceId
         self.socketURL = socketURL
@@ -56,6 +79,9 @@ final class DocumentRecorder: Sendable {
     var isJoined: Bool { state.withLockedValue { $0.joined } }
     var lastMessageMs: Int { state.withLockedValue { $0.lastMessageMs } }
     var gaps: [String] { state.withLockedValue { $0.gaps } }
+    var staleDrops: Int { state.withLockedValue { $0.staleDrops } }
+    /// The note's revision when the run began (its first join), once known.
+    var baseline: Int? { state.withLockedValue { $0.hasBaseline ? recorder.baselines[document].revision : nil } }
 
     /// Connects (again) and resyncs; false if the socket could not open.
     @discardableResult
@@ -66,27 +92,83 @@ final class DocumentRecorder: Sendable {
             return s.generation
         }
         let url = SocketURL.appending("protocol=2&whalesim-client=recorder-\(document)", to: socketURL)
-        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)]) { [weak self] text in
+        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)], maxFrameSize: 1 << 26) { [weak self] text in
             self?.receive(text, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
-        guard await socket.connected() else {
+        Task { [weak self] in
+            await socket.waitEnded()
+            self?.socketEnded(generation: generation)
+        }
+        guard await socket.connected(timeout: .seconds(5)) else {
             state.withLockedValue { if $0.generation == generation { $0.socket = nil } }
             return false
         }
-        let from = state.withLockedValue { $0.hasBaseline ? $0.revision : nil }
+        let now = recorder.clock.nowMs
+        let from = state.withLockedValue { s -> Int? in
+            s.joinSentMs = now
+            s.lastHeardMs = now
+            s.pongsSeen = socket.pongsReceived
+            return s.hasBaseline ? s.revision : nil
+        }
         let join = ClientEnvelope(messageId: "rec-\(document)-\(generation)", message: .resourceConnection(resourceId: resourceId, revision: from))
         socket.send(WireCodec.encode(join))
-        Task { [weak self] in
-            await socket.waitEnded()
-            self?.state.withLockedValue { s in
-                if s.generation == generation { s.socket = nil; s.joined = false }
-            }
-        }
         return true
     }
 
+    /// Opens a new socket unless one is open, being opened, or the run is closing.
+    func reconnectIfNeeded() async {
+        let go = state.withLockedValue { s -> Bool in
+            guard s.socket == nil, !s.closing, !s.connecting else { return false }
+            s.connecting = true
+            return true
+        }
+        guard go else { return }
+        await connect()
+        state.withLockedValue { $0.connecting = false }
+    }
+
+    private func socketEnded(generation: Int) {
+        let lost = state.withLockedValue { s -> Bool in
+            guard s.generation == generation, s.socket != nil else { return false }
+            s.socket = nil
+            s.joined = false
+            return !s.closing
+        }
+        if lost { redial(after: 50) }
+    }
+
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
+
+    /// The watchdog, called every few hundred ms by the run: a join unanswered for
+    /// `deadAfterMs`, or a joined socket that has been silent that long and answered no ping, is
+    /// half-open: drop it and dial again. A socket quiet for `pingAfterMs` is pinged.
+    func watch(nowMs: Int) {
+        let (dead, ping) = state.withLockedValue { s -> (LeanSocket?, LeanSocket?) in
+            guard let socket = s.socket, !s.closing else { return (nil, nil) }
+            let pongs = socket.pongsReceived
+            if pongs != s.pongsSeen { s.pongsSeen = pongs; s.lastHeardMs = max(s.lastHeardMs, nowMs) }
+            let joinUnanswered = s.joinSentMs.map { nowMs - $0 > Self.deadAfterMs } ?? false
+            let silent = s.joined && nowMs - s.lastHeardMs > Self.deadAfterMs
+            if joinUnanswered || silent {
+                s.staleDrops += 1
+                s.socket = nil
+                s.joined = false
+                s.generation += 1
+                return (socket, nil)
+            }
+            if s.joinSentMs == nil, s.joined, nowMs - s.lastHeardMs > Self.pingAfterMs, nowMs - s.lastPingMs > Self.pingAfterMs {
+                s.lastPingMs = nowMs
+                return (nil, socket)
+            }
+            return (nil, nil)
+        }
+        ping?.ping()
+        if let dead {
+            Task { await dead.close() }
+            redial(after: 0)
+        }
+    }
 
     func close() async {
         let socket = state.withLockedValue { s -> LeanSocket? in s.closing = true; return s.socket }
@@ -98,7 +180,9 @@ final class DocumentRecorder: Sendable {
         let now = recorder.clock.nowMs
         state.withLockedValue { s in
             guard s.generation == generation else { return }
+            if let stall = s.stallAtMs, now >= stall { return }
             s.lastMessageMs = now
+            s.lastHeardMs = now
             switch envelope.message {
             case .resourceConnectionConf(let conf) where !s.hasBaseline:
                 s.hasBaseline = true
@@ -106,17 +190,27 @@ final class DocumentRecorder: Sendable {
                 s.text = TextDocument(conf.initialState ?? "")
                 recorder.setBaseline(document: document, revision: conf.revision, text: s.text.text)
                 s.joined = true
+                s.joinSentMs = nil
             case .resourceConnectionConf(let conf):
                 if let missed = conf.missedOps {
                     for m in missed { apply(m.op, opId: m.opId, messageId: nil, in: &s) }
+                } else if conf.revision < s.revision {
+                    // The server no longer has revisions it broadcast: it went back (a lost commit).
+                    recorder.record(.serverRevision(document: document, from: s.revision, to: conf.revision,
+                                                    cause: "the server answered the recorder's resync from revision \(s.revision) with its full state at revision \(conf.revision)"))
+                    s.revision = conf.revision
+                    s.text = TextDocument(conf.initialState ?? "")
                 } else if conf.revision != s.revision || conf.initialState != s.text.text {
-                    // The server did not know our revision: ops in between are unknown.
-                    s.gaps.append("\(recorder.documentNames[document]): the server answered a resync from revision \(s.revision) with its full state at revision \(conf.revision)")
-                    recorder.record(.serverRevision(document: document, from: s.revision, to: conf.revision, cause: "recorder resync gap"))
+                    // The server did not send the ops in between (no protocol-2 resync): what they were is
+                    // unknown to this observer, not the server's fault.
+                    let why = "the server answered a resync from revision \(s.revision) with its full state at revision \(conf.revision)"
+                    s.gaps.append("\(recorder.documentNames[document]): \(why)")
+                    recorder.record(.observation(document: document, from: s.revision, to: max(conf.revision, s.revision), kind: .gap, detail: why))
                     s.revision = conf.revision
                     s.text = TextDocument(conf.initialState ?? "")
                 }
                 s.joined = true
+                s.joinSentMs = nil
             case .docChangeReturnOps(_, let op, let opId, _):
                 apply(op, opId: opId, messageId: envelope.messageId, in: &s)
             case .cursorUpdate(let cursor):

@@ -1,3 +1,4 @@
+import WhaleReports
 import WhaleSim
 
 /// Judging a live history and its figures, the same way for `run` and `merge`: the simulator's
@@ -20,17 +21,63 @@ enum LiveJudge {
         scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown)) }
     }
 
-    /// The measured value a metric threshold is judged on: ms for latencies, a fraction for `errors.rate`.
-    static func figure(_ t: MetricThreshold, totals: [String: LatencyHistogram], errors: Int, attempts: Int) -> Double? {
-        if t.metric == "errors" { return t.stat == "count" ? Double(errors) : Double(errors) / Double(max(1, attempts)) }
-        if t.stat == "count" { return Double(totals[t.metric]?.count ?? 0) }
-        return totals[t.metric]?.stat(t.stat)
+    /// What metric thresholds are judged on: the whole run's histograms, the per-second ones (for
+    /// a scoped threshold), the windows that scopes leave out, and the runner's lag bound.
+    struct Figures {
+        var totals: [String: LatencyHistogram]
+        /// Metric → bucket index → that second's histogram.
+        var buckets: [String: [Int: LatencyHistogram]] = [:]
+        var bucketMs = LiveMetrics.bucketMs
+        /// The steady window (ms of the run clock): full load, before the load ends.
+        var steady: Range<Int>?
+        /// Server-wide fault windows with their recovery margin: out of every scope.
+        var excluded: [Range<Int>] = []
+        var errors: Int
+        var attempts: Int
+        var lagBoundMs = LiveSpec().lagBoundMs
+
+        /// Whether bucket `b` lies in `scope` (whole seconds only: a bucket that touches an
+        /// excluded window or the edge of the steady window is left out).
+        func contains(_ b: Int, _ scope: MetricThreshold.Scope) -> Bool {
+            let r = b * bucketMs..<(b + 1) * bucketMs
+            if excluded.contains(where: { $0.overlaps(r) }) { return false }
+            switch scope {
+            case .outsideFaults: return true
+            case .steady: return steady.map { $0.lowerBound <= r.lowerBound && r.upperBound <= $0.upperBound } ?? false
+            }
+        }
+
+        func histogram(_ metric: String, _ scope: MetricThreshold.Scope?) -> LatencyHistogram? {
+            guard let scope else { return totals[metric] }
+            var h: LatencyHistogram?
+            for (b, one) in (buckets[metric] ?? [:]).sorted(by: { $0.key < $1.key }) where contains(b, scope) {
+                if h == nil { h = one } else { h!.add(one) }
+            }
+            return h
+        }
     }
 
-    static func metricThresholds(_ scenario: Scenario, totals: [String: LatencyHistogram], errors: Int, attempts: Int) -> [LiveRunResult.MetricOutcome] {
+    /// The measured value a metric threshold is judged on: ms for latencies, a fraction for `errors.rate`.
+    static func figure(_ t: MetricThreshold, _ f: Figures) -> Double? {
+        if t.metric == "errors" { return t.stat == "count" ? Double(f.errors) : Double(f.errors) / Double(max(1, f.attempts)) }
+        if t.stat == "count" { return Double(f.histogram(t.metric, t.scope)?.count ?? 0) }
+        return f.histogram(t.metric, t.scope)?.stat(t.stat)
+    }
+
+    /// Why a latency threshold cannot be judged: the runner's own lag over the same window was
+    /// past its bound, so what it measured may be its own delay (nil: it can be judged).
+    static func saturation(_ t: MetricThreshold, _ f: Figures) -> String? {
+        guard t.isLatency, t.metric != "runner_lag", let lag = f.histogram("runner_lag", t.scope)?.percentileMs(99) else { return nil }
+        guard lag > Double(f.lagBoundMs) else { return nil }
+        return String(format: "the load generator was saturated: its scheduling lag (runner_lag) p99 was %.1fms over %@, past its bound of %dms, so this latency may be the runner's own", lag, t.scope.map { "the \($0.rawValue) window" } ?? "the run", f.lagBoundMs)
+    }
+
+    static func metricThresholds(_ scenario: Scenario, _ f: Figures) -> [LiveRunResult.MetricOutcome] {
         scenario.metricThresholds.map { t in
-            let actual = figure(t, totals: totals, errors: errors, attempts: attempts)
-            return LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
+            let actual = figure(t, f)
+            var outcome = LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
+            if actual != nil, let why = saturation(t, f) { outcome.unknown = why; outcome.met = false }
+            return outcome
         }
     }
 
@@ -39,5 +86,33 @@ enum LiveJudge {
         if metric == "errors" && stat == "rate" { return String(format: "%.3f%%", v * 100) }
         if stat == "count" { return String(Int(v)) }
         return String(format: "%.2fms", v)
+    }
+}
+
+extension LiveJudge {
+    /// After a server-wide fault window the clients redial, resync and resend: how long that
+    /// recovery is kept out of scoped thresholds.
+    static let recoveryMarginMs = 3_000
+
+    /// The windows scoped thresholds leave out: every fault window but one client's disconnect
+    /// (its ops that crossed the drop are `op_ack_resent` already), each with its recovery margin.
+    static func excludedWindows(_ windows: [FaultWindow]) -> [Range<Int>] {
+        windows.filter { $0.kind != "disconnect" && $0.kind != "saturated" }.map { $0.start..<max($0.start + 1, $0.end + recoveryMarginMs) }
+    }
+
+    /// The seconds in which the runner's lag p99 was past its bound, as report windows (merged
+    /// when adjacent), so the charts shade where the generator, not the server, set the pace.
+    static func saturatedWindows(_ f: Figures) -> [FaultWindow] {
+        var out: [FaultWindow] = []
+        for (b, h) in (f.buckets["runner_lag"] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let p99 = h.percentileMs(99), p99 > Double(f.lagBoundMs) else { continue }
+            let start = b * f.bucketMs, end = start + f.bucketMs
+            if let last = out.last, last.end == start {
+                out[out.count - 1].end = end
+            } else {
+                out.append(FaultWindow(kind: "saturated", label: "load generator saturated (runner_lag p99 > \(f.lagBoundMs) ms)", start: start, end: end))
+            }
+        }
+        return out
     }
 }

@@ -103,10 +103,15 @@ public enum LiveMerge {
                 do { totals[name, default: LatencyHistogram()].add(try LatencyHistogram(encoded: pairs)) } catch { throw RecordError("\(s.dir): histogram \(name): \(error.message)") }
             }
         }
-        let series = try mergedSeries(shards, offset: offset)
+        let (series, buckets) = try mergedSeries(shards, offset: offset)
         let results = LiveJudge.checks(scenario, history)
         let errors = shards.map(\.record.errors).reduce(0, +), attempts = shards.map(\.record.attempts).reduce(0, +)
-        let metricOutcomes = LiveJudge.metricThresholds(scenario, totals: totals, errors: errors, attempts: attempts)
+        var figures = LiveJudge.Figures(totals: totals, errors: errors, attempts: attempts)
+        for (name, list) in buckets { figures.buckets[name] = Dictionary(uniqueKeysWithValues: list.enumerated().filter { $0.element.count > 0 }.map { ($0.offset, $0.element) }) }
+        if let first = shards.first, let w = first.record.steadyWindow, w.count == 2 { figures.steady = (w[0] + offset(first))..<(w[1] + offset(first)) }
+        figures.lagBoundMs = shards.first?.record.lagBoundMs ?? figures.lagBoundMs
+        figures.excluded = LiveJudge.excludedWindows(series.faultWindows)
+        let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
         let verdict = Checkers.merged(results)
         var result = LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict,
                                    thresholds: LiveJudge.thresholds(scenario, results),
@@ -161,7 +166,7 @@ public enum LiveMerge {
 
     /// Series added up bucket by bucket on the shared time axis; latency percentiles from the
     /// merged per-bucket histograms.
-    static func mergedSeries(_ shards: [Shard], offset: (Shard) -> Int) throws(RecordError) -> RunSeries {
+    static func mergedSeries(_ shards: [Shard], offset: (Shard) -> Int) throws(RecordError) -> (RunSeries, [String: [LatencyHistogram]]) {
         let width = shards[0].record.series.bucketWidth
         let end = shards.map { offset($0) + $0.record.series.end }.max() ?? width
         let n = max(1, (end + width - 1) / width)
@@ -193,8 +198,8 @@ public enum LiveMerge {
                                           max: list.map(\.maxMs),
                                           overall: LatencyFigures(count: total.count, p50: total.percentileMs(50), p90: total.percentileMs(90), p99: total.percentileMs(99), max: total.maxMs))
         }
-        return RunSeries(unit: "ms", bucketWidth: width, bucketStarts: (0..<n).map { $0 * width }, latency: latency, counters: counters,
-                         connected: connected, errors: errors, faultWindows: windows.sorted { ($0.start, $0.label) < ($1.start, $1.label) })
+        return (RunSeries(unit: "ms", bucketWidth: width, bucketStarts: (0..<n).map { $0 * width }, latency: latency, counters: counters,
+                          connected: connected, errors: errors, faultWindows: windows.sorted { ($0.start, $0.label) < ($1.start, $1.label) }), buckets)
     }
 }
 

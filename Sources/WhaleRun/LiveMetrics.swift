@@ -6,7 +6,10 @@ import WhaleReports
 /// counters, errors by kind and connected clients per second.
 public final class LiveMetrics: Sendable {
     /// The latencies measured (keys of `run.json`'s `histograms` and of the series).
-    public static let latencyNames = ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql", "converge"]
+    /// `op_ack_resent` / `op_remote_apply_resent`: ops whose ack crossed a drop of their own
+    /// client (measured apart, so `op_ack` says what the server took). `runner_lag`: how late the
+    /// load generator's own timers and event loops ran against plan (its saturation).
+    public static let latencyNames = ["op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql", "converge", "runner_lag"]
     public static let bucketMs = 1000
 
     struct State {
@@ -34,6 +37,17 @@ public final class LiveMetrics: Sendable {
             s.total[name, default: LatencyHistogram()].record(us: us)
             s.buckets[b, default: [:]][name, default: LatencyHistogram()].record(us: us)
         }
+    }
+
+    /// One sample of the runner's scheduling lag: a timer or an event-loop task that ran `us` late.
+    public func lag(us: Int64) { latency("runner_lag", us: max(0, us)) }
+
+    /// Metric → bucket index → that second's histogram (what scoped thresholds add up).
+    public var bucketsByMetric: [String: [Int: LatencyHistogram]] {
+        let buckets = state.withLockedValue { $0.buckets }
+        var out: [String: [Int: LatencyHistogram]] = [:]
+        for (b, byName) in buckets { for (name, h) in byName { out[name, default: [:]][b] = h } }
+        return out
     }
 
     public func count(_ name: String, _ n: Int = 1) {

@@ -33,6 +33,21 @@ public final class LiveRun: @unchecked Sendable {
     private let abortReason = NIOLockedValueBox<String?>(nil)
     private(set) var context: RunContext?
     private(set) var proxy: FaultProxy?
+    /// When the load began (run clock, ms).
+    private(set) var loadStartMs = 0
+    /// The server's revision of notes whose recorder is down or behind, read by a fresh join.
+    private let serverHeads = NIOLockedValueBox<[Int: (revision: Int, atMs: Int)]>([:])
+    /// The setup user's token and the server's socket (not through the proxy), for the run's own reads.
+    private var setupToken: String?
+    private var directSocketURL = ""
+
+    /// From when the load profile reaches its full client count to the end of the load (the
+    /// `{steady}` scope of thresholds), on the run clock.
+    var steadyWindow: Range<Int> {
+        var full = 0
+        while full < spec.durationMs, spec.load.clients(at: full, total: scenario.clients) < scenario.clients { full += 100 }
+        return (loadStartMs + full)..<(loadStartMs + max(full, spec.durationMs))
+    }
 
     public init(options: LiveRunOptions, output: @escaping @Sendable (String) -> Void) {
         self.options = options
@@ -106,9 +121,11 @@ public final class LiveRun: @unchecked Sendable {
                                  modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
                                  runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
         self.context = context
+        setupToken = setup.token
+        directSocketURL = socketURL
         for (d, id) in setup.accountIds.enumerated() {
             let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes,
-                                     fromRevisionZero: options.shard != nil)
+                                     fromRevisionZero: options.shard != nil, stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil)
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }
@@ -122,6 +139,9 @@ public final class LiveRun: @unchecked Sendable {
         // Load.
         output("whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(serverURL), salesforce \(salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")")
         let loadStart = clock.nowMs
+        loadStartMs = loadStart
+        let lagProbe = RunnerLagProbe(metrics: metrics)
+        defer { lagProbe.stop() }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
         let scheduler = Task { await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks) }
         let faultTask = Task { await self.runFaultWindows(context: context, loadStart: loadStart) }
@@ -130,6 +150,7 @@ public final class LiveRun: @unchecked Sendable {
         let deadline = loadStart + spec.durationMs
         while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil {
             try? await Task.sleep(for: .milliseconds(100))
+            watchRecorders()
             if spec.abortOnFail, let lost = alreadyLostThreshold() { abortReason.withLockedValue { $0 = lost } }
         }
         context.endLoad()
@@ -165,9 +186,12 @@ public final class LiveRun: @unchecked Sendable {
         recorder.record(.quiescence(reached: quiet, ticksAfterHeal: clock.nowMs - healedAt))
         if !quiet { note("not quiescent \(spec.quiescenceMs / 1000) s after healing: " + unquietReasons(limit: 6)) }
         if quiet, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
+        let accounts = await readAccounts(socketURL: socketURL, token: setup.token)
         await recordFinals(recorder: recorder, socketURL: socketURL, token: setup.token)
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
         let endMs = clock.nowMs
+        let drops = recorders.map(\.staleDrops).reduce(0, +)
+        if drops > 0 { note("the recorders' watchdog dropped \(drops) silent socket\(drops == 1 ? "" : "s") (no frame and no pong for \(DocumentRecorder.deadAfterMs / 1000) s) and dialed again") }
 
         for u in users.withLockedValue({ $0 }) {
             await u.noteSession?.close()
@@ -184,12 +208,13 @@ public final class LiveRun: @unchecked Sendable {
         await server?.stop()
         await salesforceServer?.stop()
 
-        var result = judge(history: recorder.history(), endMs: endMs)
+        var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs)
         result.epochStartMs = epochStartMs
         result.baseRevisions = recorder.baselines.map(\.revision)
         result.bucketHistograms = metrics.bucketHistograms(endMs: endMs)
         result.shard = options.shard
         result.salesforce = salesforceLog.map(SalesforceFigures.init(entries:))
+        result.steadyWindow = steadyWindow
         return result
     }
 
@@ -320,10 +345,9 @@ public final class LiveRun: @unchecked Sendable {
     /// nothing has moved for a moment; reconnects whoever is still out.
     private func isQuiet() async -> Bool {
         var quiet = true
-        for r in recorders {
-            if r.needsReconnect { await r.connect() }
-            if !r.isJoined { quiet = false }
-        }
+        watchRecorders()
+        for r in recorders where r.needsReconnect { await r.reconnectIfNeeded() }
+        await refreshServerHeads()
         for u in users.withLockedValue({ $0 }) {
             if let m = u.modelPage, m.needsReconnect { await m.reconnectIfNeeded() }
             if let n = u.noteSession {
@@ -342,11 +366,85 @@ public final class LiveRun: @unchecked Sendable {
         if let m = u.modelPage, !m.isQuiet { why.append(m.unquietReason) }
         if let n = u.noteSession {
             if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
-            else if n.session.revision != recorders[n.document].revision {
-                why.append("note at revision \(n.session.revision), server's \(recorders[n.document].revision)")
+            else if let server = referenceRevision(n.document), n.session.revision != server.revision {
+                why.append("note at revision \(n.session.revision), \(server.source) \(server.revision)")
             }
         }
         return why
+    }
+
+    /// The revision a note's clients must reach to be quiet: the recorder's (what the server
+    /// broadcast) while it is joined; while it is not (redialing, or stalled), the highest revision
+    /// a synchronized client of the note holds, so the observer being down never holds the run
+    /// back, nor judges it (the final reads and the server's account settle what it missed).
+    private func referenceRevision(_ document: Int) -> (revision: Int, source: String)? {
+        let r = recorders[document]
+        let clientsAt = synchronizedRevisions(document).max() ?? 0
+        if r.isJoined, r.revision >= clientsAt { return (r.revision, "server's") }
+        // The recorder is down or behind the note's clients: the server's own answer decides.
+        if let head = serverHeads.withLockedValue({ $0[document] }) { return (head.revision, "server's (read by a fresh join; its recorder at \(r.revision))") }
+        return nil
+    }
+
+    private func synchronizedRevisions(_ document: Int) -> [Int] {
+        users.withLockedValue { $0 }.compactMap(\.noteSession).filter { $0.document == document && $0.isSynchronized }.map(\.session.revision)
+    }
+
+    /// For each note whose recorder is down or behind its clients, the server's revision by a
+    /// fresh join, at most once a second a note (what quiescence compares the clients with then).
+    private func refreshServerHeads() async {
+        guard let token = setupToken else { return }
+        let now = clock.nowMs
+        for (d, r) in recorders.enumerated() {
+            let behind = !r.isJoined || r.revision < (synchronizedRevisions(d).max() ?? 0)
+            guard behind else { serverHeads.withLockedValue { _ = $0.removeValue(forKey: d) }; continue }
+            if let last = serverHeads.withLockedValue({ $0[d] }), now - last.atMs < 1_000 { continue }
+            if let state = await ProbeJoin.read(socketURL: directSocketURL, resourceId: r.resourceId, token: token, timeout: .seconds(2)) {
+                serverHeads.withLockedValue { $0[d] = (state.revision, now) }
+            }
+        }
+    }
+
+    /// Runs every recorder's watchdog (half-open sockets are dropped and dialed again).
+    func watchRecorders() {
+        let now = clock.nowMs
+        for r in recorders { r.watch(nowMs: now) }
+    }
+
+    /// Each note's history as the server itself accounts for it, read after quiescence by a
+    /// protocol-2 resync from the note's baseline; nil for a note whose account could not be
+    /// had (a server without resync answers with its full state only).
+    private func readAccounts(socketURL: String, token: String) async -> [[ServerAccountOp]?] {
+        var out: [[ServerAccountOp]?] = []
+        for r in recorders {
+            guard let base = r.baseline,
+                  let ops = await ProbeJoin.account(socketURL: socketURL, resourceId: r.resourceId, token: token, fromRevision: base) else {
+                out.append(nil)
+                continue
+            }
+            let registry = context?.ops
+            out.append(ops.map { ServerAccountOp(opId: $0.opId ?? "", client: $0.opId.flatMap { registry?.op($0)?.client } ?? -1, op: $0.op) })
+        }
+        return out
+    }
+
+    /// The recorded history checked against each note's account (``History/reconciled``): what the
+    /// recorders missed is taken from it, what they saw differently is a conflict. Notes say what
+    /// came from where; a note without an account keeps its gaps (the checkers say unknown).
+    private func reconcile(_ history: History, accounts: [[ServerAccountOp]?]) -> History {
+        var h = history
+        let readAt = clock.nowMs
+        for (d, account) in accounts.enumerated() {
+            guard let account else {
+                note("\(h.documentNames[d]): the server gave no account of its history (no protocol-2 resync); revisions the recorder missed stay unobserved")
+                continue
+            }
+            let (next, said) = h.reconciled(document: d, account: account, readAt: readAt,
+                                            source: "the server's resync from revision \(recorders[d].baseline ?? 0) after quiescence")
+            h = next
+            if let said { note(said) }
+        }
+        return h
     }
 
     /// The first `limit` users that keep the run from being quiet, and why (the note a run that
@@ -454,7 +552,7 @@ public final class LiveRun: @unchecked Sendable {
     /// figures that cannot come back (max, counts, errors) or after enough samples.
     func alreadyLostThreshold() -> String? {
         let totals = metrics.totals
-        for t in scenario.metricThresholds where t.canOnlyGetWorse {
+        for t in scenario.metricThresholds where t.canOnlyGetWorse && t.scope == nil {
             guard let actual = figure(t, totals: totals) else { continue }
             let settled = t.stat == "max" || t.stat == "count" || t.metric == "errors" && t.stat == "count"
                 || (totals[t.metric]?.count ?? 0) >= 1000 || (t.metric == "errors" && metrics.attempts >= 1000)
@@ -464,7 +562,7 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     func figure(_ t: MetricThreshold, totals: [String: LatencyHistogram]) -> Double? {
-        LiveJudge.figure(t, totals: totals, errors: metrics.errorCount, attempts: metrics.attempts)
+        LiveJudge.figure(t, LiveJudge.Figures(totals: totals, errors: metrics.errorCount, attempts: metrics.attempts))
     }
 
     private func judge(history: History, endMs: Int) -> LiveRunResult {
@@ -478,10 +576,19 @@ public final class LiveRun: @unchecked Sendable {
         let verdict = Checkers.merged(results)
         let thresholds = LiveJudge.thresholds(scenario, results)
         let totals = metrics.totals
-        let metricOutcomes = LiveJudge.metricThresholds(scenario, totals: totals, errors: metrics.errorCount, attempts: metrics.attempts)
+        let faultWindows = windows.withLockedValue { $0 }
+        var figures = LiveJudge.Figures(totals: totals, buckets: metrics.bucketsByMetric, errors: metrics.errorCount, attempts: metrics.attempts, lagBoundMs: spec.lagBoundMs)
+        figures.steady = steadyWindow
+        figures.excluded = LiveJudge.excludedWindows(faultWindows)
+        let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
+        let saturated = LiveJudge.saturatedWindows(figures)
+        if !saturated.isEmpty {
+            let seconds = saturated.map { ($0.end - $0.start) / 1000 }.reduce(0, +)
+            note("the load generator was saturated (runner_lag p99 past \(spec.lagBoundMs) ms) for \(seconds) s in \(saturated.count) stretch\(saturated.count == 1 ? "" : "es"), shaded in the report")
+        }
         return LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict, thresholds: thresholds,
                              metricThresholds: metricOutcomes, histograms: totals,
-                             series: metrics.series(endMs: endMs, faultWindows: windows.withLockedValue { $0 }),
+                             series: metrics.series(endMs: endMs, faultWindows: faultWindows + saturated),
                              errors: metrics.errorCount, attempts: metrics.attempts, clientsStarted: users.withLockedValue { $0.count },
                              aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 })
     }

@@ -24,6 +24,9 @@ public struct LiveRunOptions: Sendable {
     /// the server runs in this process.
     public var serverExecutable: String?
     public enum ProgressStyle: Sendable { case terminal, lines, none }
+    /// Test hook: the recorder of note 0 stops taking frames this many ms into the load (a
+    /// stalled observer: its run must end `unknown` where nothing fills the gap, never `invalid`).
+    public var stallRecorderAtMs: Int?
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
         self.scenario = scenario

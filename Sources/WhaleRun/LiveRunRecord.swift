@@ -16,6 +16,8 @@ public struct LiveRunRecord: Codable, Sendable {
     public struct ThresholdOutcome: Codable, Sendable {
         public var threshold: String
         public var met: Bool
+        /// Why it could not be judged (the load generator was saturated); absent when it was.
+        public var unknown: String?
     }
     public struct Shard: Codable, Sendable {
         public var index: Int
@@ -62,6 +64,10 @@ public struct LiveRunRecord: Codable, Sendable {
     public var seriesHistograms: [String: [[[UInt64]]]]?
     public var aborted: String?
     public var notes: [String]
+    /// The `{steady}` scope's window, [start, end) ms of the run clock, and the runner-lag bound
+    /// past which latency thresholds are unknown.
+    public var steadyWindow: [Int]?
+    public var lagBoundMs: Int?
 
     public init(result r: LiveRunResult, options o: LiveRunOptions, startedAt: Date, wallSeconds: Double) {
         let s = r.scenario
@@ -80,8 +86,10 @@ public struct LiveRunRecord: Codable, Sendable {
         ]
         verdict = r.verdict.rawValue
         verdicts = r.results.map { CheckerVerdict(checker: $0.checker.rawValue, verdict: $0.verdict.rawValue, evidence: $0.evidence, findings: $0.findings.isEmpty ? nil : $0.findings) }
-        thresholds = r.thresholds.map { ThresholdOutcome(threshold: $0.0.description, met: $0.1) }
-            + r.metricThresholds.map { m in ThresholdOutcome(threshold: m.threshold + (m.actual == nil ? " (no samples)" : " (measured \(Self.format(m)))"), met: m.met) }
+        thresholds = r.thresholds.map { ThresholdOutcome(threshold: $0.0.description, met: $0.1, unknown: nil) }
+            + r.metricThresholds.map { m in
+                ThresholdOutcome(threshold: m.threshold + (m.actual == nil ? " (no samples)" : " (measured \(Self.format(m)))"), met: m.met, unknown: m.unknown)
+            }
         metricThresholds = r.metricThresholds
         counts = Self.counts(r)
         historyHash = r.history.hash
@@ -102,6 +110,8 @@ public struct LiveRunRecord: Codable, Sendable {
         notes = r.notes
         epochStartMs = r.epochStartMs
         seriesHistograms = r.bucketHistograms
+        steadyWindow = r.steadyWindow.map { [$0.lowerBound, $0.upperBound] }
+        lagBoundMs = spec.lagBoundMs
     }
 
     /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.

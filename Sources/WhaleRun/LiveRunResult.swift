@@ -7,6 +7,8 @@ public struct LiveRunResult: Sendable {
         public var threshold: String
         public var actual: Double?
         public var met: Bool
+        /// Set when the threshold could not be judged (the generator was saturated): why.
+        public var unknown: String?
     }
 
     public var scenario: Scenario
@@ -33,6 +35,8 @@ public struct LiveRunResult: Sendable {
     public var shard: (index: Int, count: Int)?
     /// The embedded fake Salesforce's request log, summarized (nil when it was not embedded).
     public var salesforce: SalesforceFigures?
+    /// The `{steady}` scope's window on the run clock.
+    public var steadyWindow: Range<Int>?
 
     /// 2 if a checker is invalid; 1 if a latency or error threshold is breached; 3 if a checker
     /// threshold is breached or a checker is unknown and no `!= invalid` threshold accepts it
@@ -40,7 +44,8 @@ public struct LiveRunResult: Sendable {
     public var exitCode: Int32 {
         if shard != nil { return 0 } // judged by `whalesim merge`
         if verdict == .invalid { return 2 }
-        if metricThresholds.contains(where: { !$0.met }) { return 1 }
+        if metricThresholds.contains(where: { !$0.met && $0.unknown == nil }) { return 1 }
+        if metricThresholds.contains(where: { $0.unknown != nil }) { return 3 }
         if thresholds.contains(where: { !$0.1 }) { return 3 }
         let accepted = Set(scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
         if results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) { return 3 }

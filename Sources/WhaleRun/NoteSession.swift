@@ -45,6 +45,9 @@ final class NoteSession: Redialing {
         /// the run's tag (`c001.mk3x9`), then `c001.mk3x9.2`, `.3`... after reconnects, so a half-open old connection the server still
         /// holds never takes the new one's id, and cursors are attributed per connection.
         var connectionId: String
+        /// When the user meant to make the edit being handled (its planned time, for latencies
+        /// measured without coordinated omission); nil: now.
+        var intendedUs: Int64?
     }
 
     let index: Int
@@ -180,6 +183,7 @@ final class NoteSession: Redialing {
     }
 
     private func noteDisconnect(cause: String, in s: inout State) {
+        context.ops.crossedDrop([s.session.outstanding?.opId, s.session.buffer?.opId].compactMap { $0 })
         let wasConnected = s.session.connection != .disconnected
         if wasConnected {
             context.recorder.record(.disconnect(client: index, cause: cause))
@@ -192,8 +196,11 @@ final class NoteSession: Redialing {
     }
 
     /// A local edit at scalar offsets, clamped into the note; recorded as the user's intent first.
-    func edit(position: Int, deleting: Int, inserting: String) {
+    /// `intendedUs`: when the user's schedule meant it to happen (its latencies count from there).
+    func edit(position: Int, deleting: Int, inserting: String, intendedUs: Int64? = nil) {
         state.withLockedValue { s in
+            s.intendedUs = intendedUs
+            defer { s.intendedUs = nil }
             guard s.session.hasJoined else { return }
             let n = s.session.document.count
             let at = min(max(0, position), n)
@@ -271,7 +278,7 @@ final class NoteSession: Redialing {
                     }
                 case .remoteApplied:
                     if let id = remoteOpId, let op = context.ops.op(id) {
-                        context.metrics.latency("op_remote_apply", us: nowUs - op.invokedUs)
+                        context.metrics.latency(op.crossedDrop ? "op_remote_apply_resent" : "op_remote_apply", us: nowUs - op.invokedUs)
                     }
                 default: break
                 }
@@ -300,14 +307,14 @@ final class NoteSession: Redialing {
                 }
             case .editApplied(let opId, let op):
                 if context.ops.op(opId) == nil {
-                    context.ops.invoked(opId: opId, client: index, atUs: nowUs)
+                    context.ops.invoked(opId: opId, client: index, atUs: min(s.intendedUs ?? nowUs, nowUs))
                     context.metrics.count("ops_invoked")
                     context.metrics.attempt()
                     context.recorder.record(.invoke(client: index, opId: opId, op: op, baseRevision: s.session.revision))
                 }
             case .acknowledged(let opId, let revision):
                 context.metrics.count("ops_acked")
-                if let op = context.ops.op(opId) { context.metrics.latency("op_ack", us: nowUs - op.invokedUs) }
+                if let op = context.ops.op(opId) { context.metrics.latency(op.crossedDrop ? "op_ack_resent" : "op_ack", us: nowUs - op.invokedUs) }
                 context.recorder.record(.ack(client: index, opId: opId, revision: revision))
                 s.oldestPendingSinceMs = s.session.outstanding == nil ? nil : context.metrics.clock.nowMs
             case .remoteApplied, .joined:

@@ -25,6 +25,11 @@ final class VirtualUser: @unchecked Sendable {
     private let run: RunContext
     /// Only this user's task touches it (no lock needed): the seeded stream of its choices.
     private var rng: SimRandom
+    /// When the last sleep was planned to end: the user's schedule. The first edit after it is
+    /// measured from there, so a runner that wakes late (out of CPU) counts its own lateness
+    /// into the op's latency instead of hiding it (no coordinated omission), and the lateness
+    /// itself goes into `runner_lag`, which tells the two apart.
+    private var plannedUs: Int64?
     private var note: NoteSession?
     /// The user's model page (board or account page) when the run drives the model.
     private var model: ModelPage?
@@ -147,6 +152,7 @@ final class VirtualUser: @unchecked Sendable {
                 backoffMs = min(backoffMs * 2, 2_000)
                 if run.isLoadOver { break }
                 await note.reconnectIfNeeded()
+                plannedUs = nil
                 continue
             }
             if note.isStale(nowMs: run.clock.nowMs) {
@@ -156,6 +162,7 @@ final class VirtualUser: @unchecked Sendable {
             }
             if let model, model.needsReconnect {
                 await model.reconnectIfNeeded()
+                plannedUs = nil
                 if run.isLoadOver { break }
             }
             backoffMs = 100
@@ -166,7 +173,7 @@ final class VirtualUser: @unchecked Sendable {
             if !pastedInitial {
                 pastedInitial = true
                 if !run.initialText.isEmpty, note.session.document.count == 0, run.claimInitialText(document) {
-                    note.edit(position: 0, deleting: 0, inserting: run.initialText)
+                    note.edit(position: 0, deleting: 0, inserting: run.initialText, intendedUs: takePlanned())
                 }
             }
             var think = run.spec.thinkTime.sample(using: &rng)
@@ -189,7 +196,7 @@ final class VirtualUser: @unchecked Sendable {
                 let s = note.session
                 let spots = [0, s.document.count] + s.remoteCursors.map(\.selection.head)
                 let at = spots[rng.int(in: 0...(spots.count - 1))]
-                note.edit(position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng))
+                note.edit(position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng), intendedUs: takePlanned())
             case .cursorMove:
                 let s = note.session
                 note.select(Selection(cursor: min(max(s.selection.head + rng.int(in: -5...5), 0), s.document.count)))
@@ -220,7 +227,7 @@ final class VirtualUser: @unchecked Sendable {
         let s = note.session
         let n = s.document.count
         let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
-        note.edit(position: lo, deleting: hi - lo, inserting: text)
+        note.edit(position: lo, deleting: hi - lo, inserting: text, intendedUs: takePlanned())
     }
 
     private func deleteSomething() {
@@ -231,13 +238,13 @@ final class VirtualUser: @unchecked Sendable {
         let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
         let roll = rng.int(in: 0...9)
         if roll < 5 {
-            if hi > lo { note.edit(position: lo, deleting: hi - lo, inserting: "") } else if lo > 0 { note.edit(position: lo - 1, deleting: 1, inserting: "") }
+            if hi > lo { note.edit(position: lo, deleting: hi - lo, inserting: "", intendedUs: takePlanned()) } else if lo > 0 { note.edit(position: lo - 1, deleting: 1, inserting: "", intendedUs: takePlanned()) }
         } else if roll < 7, lo > 0 {
             let k = min(lo, rng.int(in: 2...8))
-            note.edit(position: lo - k, deleting: k + (hi - lo), inserting: "")
+            note.edit(position: lo - k, deleting: k + (hi - lo), inserting: "", intendedUs: takePlanned())
         } else {
             let at = rng.int(in: 0...(n - 1))
-            note.edit(position: at, deleting: min(n - at, rng.int(in: 1...8)), inserting: "")
+            note.edit(position: at, deleting: min(n - at, rng.int(in: 1...8)), inserting: "", intendedUs: takePlanned())
         }
     }
 
@@ -282,6 +289,15 @@ final class VirtualUser: @unchecked Sendable {
     }
 
     private func sleep(ms: Int) async {
+        let planned = run.clock.nowUs + Int64(ms) * 1000
         try? await Task.sleep(for: .milliseconds(ms))
+        run.metrics.lag(us: run.clock.nowUs - planned)
+        plannedUs = planned
+    }
+
+    /// The planned time of the action under way, once (later edits of the same action count from now).
+    private func takePlanned() -> Int64? {
+        defer { plannedUs = nil }
+        return plannedUs
     }
 }

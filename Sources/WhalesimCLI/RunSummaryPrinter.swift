@@ -5,9 +5,9 @@ import WhaleRun
 enum RunSummaryPrinter {
     static func print(_ r: LiveRunResult, record: LiveRunRecord) {
         Swift.print("\(r.clientsStarted) clients, \(record.counts["edits"] ?? 0) edits, \(record.counts["acknowledged"] ?? 0) acks, \(record.counts["messages"] ?? 0) messages, \(r.errors) errors in \(r.durationMs / 1000)s")
-        for name in ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql", "converge"] {
+        for name in LiveMetrics.latencyNames {
             guard let h = r.histograms[name], h.count > 0 else { continue }
-            Swift.print(String(format: "  %-16@ n=%-7d p50 %8.2fms  p90 %8.2fms  p99 %8.2fms  max %8.2fms", name as NSString, h.count,
+            Swift.print(String(format: "  %-22@ n=%-7d p50 %8.2fms  p90 %8.2fms  p99 %8.2fms  max %8.2fms", name as NSString, h.count,
                                h.percentileMs(50)!, h.percentileMs(90)!, h.percentileMs(99)!, h.maxMs!))
         }
         for c in r.results {
@@ -17,7 +17,8 @@ enum RunSummaryPrinter {
         }
         for (t, met) in r.thresholds where !met { Swift.print("  threshold breached: \(t.description)") }
         for m in r.metricThresholds {
-            Swift.print("  threshold \(m.threshold): \(m.met ? "met" : "BREACHED") (measured \(LiveRunRecord.format(m)))")
+            let outcome = m.unknown.map { "UNKNOWN: \($0)" } ?? (m.met ? "met" : "BREACHED")
+            Swift.print("  threshold \(m.threshold): \(outcome) (measured \(LiveRunRecord.format(m)))")
         }
         for n in r.notes.prefix(20) { Swift.print("  note: \(n)") }
         Swift.print("replay: \(record.replayCommand)")
@@ -29,7 +30,8 @@ enum RunSummaryPrinter {
         case 0: "pass (every checker valid, every threshold met)"
         case 1: "threshold breached (exit 1)"
         case 2: "correctness violated (exit 2)"
-        default: "inconclusive (exit 3)"
+        default:
+            if r.metricThresholds.contains(where: { $0.unknown != nil }) { "inconclusive (exit 3): the load generator was saturated, so its latencies cannot be judged" } else { "inconclusive (exit 3)" }
         }
     }
 }

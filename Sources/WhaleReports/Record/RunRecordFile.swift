@@ -16,6 +16,13 @@ public struct RunRecordFile: Codable, Sendable, Equatable {
     public struct ThresholdOutcome: Codable, Sendable, Equatable {
         public var threshold: String
         public var met: Bool
+        /// Why the threshold could not be judged (the load generator was saturated); absent when it was.
+        public var unknown: String?
+        public init(threshold: String, met: Bool, unknown: String? = nil) {
+            self.threshold = threshold
+            self.met = met
+            self.unknown = unknown
+        }
     }
 
     public struct Shrunk: Codable, Sendable, Equatable {

@@ -28,7 +28,9 @@ public struct JUnitXML {
         }
         for t in r.thresholds {
             cases += "    <testcase classname=\"\(xml(suite)).thresholds\" name=\"\(xml(t.threshold))\" time=\"0\">\n"
-            if !t.met {
+            if let why = t.unknown {
+                cases += "      <skipped message=\"\(xml(why))\"/>\n"
+            } else if !t.met {
                 failures += 1
                 cases += "      <failure message=\"threshold breached: \(xml(t.threshold))\" type=\"threshold\">\(xml(thresholdEvidence(t.threshold)))</failure>\n"
             }

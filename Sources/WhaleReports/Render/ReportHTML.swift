@@ -74,7 +74,8 @@ public struct ReportHTML {
         if !r.thresholds.isEmpty {
             out += "<h3>Thresholds</h3>\n<table><tr><th>threshold</th><th>outcome</th></tr>\n"
             for t in r.thresholds {
-                out += "<tr><td><code>\(html(t.threshold))</code></td><td><span class=\"badge \(t.met ? "valid" : "invalid")\">\(t.met ? "met" : "breached")</span></td></tr>\n"
+                let (badge, word) = t.unknown != nil ? ("unknown", "unknown") : t.met ? ("valid", "met") : ("invalid", "breached")
+                out += "<tr><td><code>\(html(t.threshold))</code></td><td><span class=\"badge \(badge)\">\(word)</span>\(t.unknown.map { " <span class=\"note\">\(html($0))</span>" } ?? "")</td></tr>\n"
             }
             out += "</table>\n"
         }
