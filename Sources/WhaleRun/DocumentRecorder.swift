@@ -36,7 +36,8 @@ final class DocumentRecorder: Redialing {
         /// The pongs counted at the last watch, and when the socket was last heard (frame or pong).
         var pongsSeen = 0
         var lastHeardMs = 0
-        var lastPingMs = 0
+        /// The ping sent and not yet answered (by its pong or any frame).
+        var pingSentMs: Int?
         /// Connections dropped by the watchdog (half-open sockets found), for the run's notes.
         var staleDrops = 0
         /// Test hook: stop taking frames at this run time (a stalled observer).
@@ -52,7 +53,8 @@ final class DocumentRecorder: Redialing {
     /// Client id → history index, for cursors.
     private let clients: NIOLockedValueBox<[String: Int]>
     private let state: NIOLockedValueBox<State>
-    /// A quiet socket is pinged after this long, and dropped after `deadAfterMs` without a frame or a pong.
+    /// A quiet socket is pinged after this long; a ping or a join unanswered for `deadAfterMs`
+    /// (less the ping's wait) drops it.
     static let pingAfterMs = 1_000
     static let deadAfterMs = 5_000
 
@@ -107,6 +109,7 @@ final class DocumentRecorder: Redialing {
         let now = recorder.clock.nowMs
         let from = state.withLockedValue { s -> Int? in
             s.joinSentMs = now
+            s.pingSentMs = nil
             s.lastHeardMs = now
             s.pongsSeen = socket.pongsReceived
             return s.hasBaseline ? s.revision : nil
@@ -148,17 +151,21 @@ final class DocumentRecorder: Redialing {
             guard let socket = s.socket, !s.closing else { return (nil, nil) }
             let pongs = socket.pongsReceived
             if pongs != s.pongsSeen { s.pongsSeen = pongs; s.lastHeardMs = max(s.lastHeardMs, nowMs) }
+            if let sent = s.pingSentMs, s.lastHeardMs >= sent { s.pingSentMs = nil }
+            // Dead: a join, or a ping, unanswered for the dead time (a quiet note alone is not
+            // silence: only what was asked and not answered counts, however often this is called).
             let joinUnanswered = s.joinSentMs.map { nowMs - $0 > Self.deadAfterMs } ?? false
-            let silent = s.joined && nowMs - s.lastHeardMs > Self.deadAfterMs
+            let silent = s.pingSentMs.map { nowMs - $0 > Self.deadAfterMs - Self.pingAfterMs } ?? false
             if joinUnanswered || silent {
                 s.staleDrops += 1
                 s.socket = nil
                 s.joined = false
+                s.pingSentMs = nil
                 s.generation += 1
                 return (socket, nil)
             }
-            if s.joinSentMs == nil, s.joined, nowMs - s.lastHeardMs > Self.pingAfterMs, nowMs - s.lastPingMs > Self.pingAfterMs {
-                s.lastPingMs = nowMs
+            if s.joinSentMs == nil, s.joined, s.pingSentMs == nil, nowMs - s.lastHeardMs > Self.pingAfterMs {
+                s.pingSentMs = nowMs
                 return (nil, socket)
             }
             return (nil, nil)

@@ -129,6 +129,14 @@ public final class LiveRun: @unchecked Sendable {
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }
+        // The recorders' watchdog runs for the whole run, whatever the run is busy with.
+        let watchdog = Task { [weak self] in
+            while !Task.isCancelled {
+                self?.watchRecorders()
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        defer { watchdog.cancel() }
         // Each note's baseline (its revision and text now) must be known before anyone types.
         let joinDeadline = clock.nowMs + 15_000
         while let waiting = recorders.first(where: { !$0.isJoined }) {
@@ -150,7 +158,6 @@ public final class LiveRun: @unchecked Sendable {
         let deadline = loadStart + spec.durationMs
         while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil {
             try? await Task.sleep(for: .milliseconds(100))
-            watchRecorders()
             if spec.abortOnFail, let lost = alreadyLostThreshold() { abortReason.withLockedValue { $0 = lost } }
         }
         context.endLoad()
@@ -191,7 +198,7 @@ public final class LiveRun: @unchecked Sendable {
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
         let endMs = clock.nowMs
         let drops = recorders.map(\.staleDrops).reduce(0, +)
-        if drops > 0 { note("the recorders' watchdog dropped \(drops) silent socket\(drops == 1 ? "" : "s") (no frame and no pong for \(DocumentRecorder.deadAfterMs / 1000) s) and dialed again") }
+        if drops > 0 { note("the recorders' watchdog dropped \(drops) silent socket\(drops == 1 ? "" : "s") (a join or a ping unanswered for \(DocumentRecorder.deadAfterMs / 1000) s) and dialed again") }
 
         for u in users.withLockedValue({ $0 }) {
             await u.noteSession?.close()

@@ -94,6 +94,35 @@ import WhalesimTesting
         await proxy.stop()
     }
 
+    /// A quiet note is not a dead socket: the watchdog's pings are answered, and a recorder
+    /// that hears nothing else for longer than its dead time keeps its socket. (In the demo the
+    /// first watchdog dropped every recorder after the load's 10 s wind-down, in which nobody
+    /// pinged: silence was measured, not an unanswered ping.)
+    @Test func aQuietButHealthySocketIsKept() async throws {
+        let dir = try ExternalProcess.temporaryDirectory("recorder-quiet")
+        let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path)
+        let token = try await Self.token(server.baseURL)
+        let clock = RunClock()
+        let log = LiveRecorder(clock: clock, documentNames: ["acc-acme-1"], initialTexts: [""], protocolVersion: 2)
+        let recorder = DocumentRecorder(document: 0, resourceId: "acc-acme-1", socketURL: server.socketURL, token: token,
+                                        recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
+        #expect(await recorder.connect())
+        try await Self.waitFor("the recorder's join") { recorder.isJoined }
+        // A watchdog called late (the run busy elsewhere) finds only what went unanswered.
+        try await Task.sleep(for: .milliseconds(DocumentRecorder.deadAfterMs + 500))
+        recorder.watch(nowMs: clock.nowMs)
+        #expect(recorder.staleDrops == 0)
+        let until = Date().addingTimeInterval(Double(DocumentRecorder.deadAfterMs) / 1000 + 2)
+        while Date() < until {
+            recorder.watch(nowMs: clock.nowMs)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(recorder.staleDrops == 0)
+        #expect(recorder.isJoined)
+        await recorder.close()
+        await server.stop()
+    }
+
     /// The server is stopped and started again ten times on its port and file while a writer
     /// types, some stops landing while the recorder is still redialing or resyncing: after each
     /// the recorder is back, and at the end its record is the server's whole history.
