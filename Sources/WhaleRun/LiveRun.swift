@@ -542,7 +542,7 @@ public final class LiveRun: @unchecked Sendable {
             let accountID: String? = if case .account(let id) = m.page { id } else { nil }
             do {
                 let snapshot = try await context.whaler.page(accountID: accountID, token: t)
-                m.recordFinal(serverRecords: snapshot.records.map(\.line))
+                m.recordFinal(serverRecords: snapshot.shown.map(\.line))
             } catch {
                 note("could not read \(u.name)'s \(m.page.name) from the server: \(error)")
                 m.recordFinal(serverRecords: nil)

@@ -55,6 +55,15 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("without-nemesis"), help: "Drop the scenario's nemeses of this kind (repeatable).")
     var withoutNemeses: [String] = []
 
+    @Option(help: "Model scenarios: how many of the first clients are on the board (the others are on account pages).")
+    var board: Int?
+
+    @Option(help: "Model scenarios: how many accounts the account-page clients are spread over.")
+    var accounts: Int?
+
+    @Flag(help: "Model scenarios: only the model workloads (every other action of the mix weighs 0).")
+    var modelOnly = false
+
     @Flag(help: "Do not shrink a failing run.")
     var noShrink = false
 
@@ -88,7 +97,8 @@ struct SimulateCommand: AsyncParsableCommand {
             throw BadInput(error.description)
         }
         var problems: [String] = []
-        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound)
+        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound,
+                                          boardClients: board, accounts: accounts, modelOnly: modelOnly)
         for name in faults {
             if let fault = Fault(rawValue: name) { overrides.faults.append(fault) } else {
                 problems.append("--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
@@ -108,6 +118,13 @@ struct SimulateCommand: AsyncParsableCommand {
         if let documents, clientCount >= 1, documents > clientCount {
             problems.append("--documents \(documents): more documents than the \(clientCount) clients (every document needs a client)")
         }
+        if base.model == nil {
+            if board != nil { problems.append("--board: \(ref) has no model section") }
+            if accounts != nil { problems.append("--accounts: \(ref) has no model section") }
+            if modelOnly { problems.append("--model-only: \(ref) has no model section") }
+        }
+        if let board, !(0...10_000).contains(board) { problems.append("--board \(board): expected 0...10000") }
+        if let accounts, !(1...1_000).contains(accounts) { problems.append("--accounts \(accounts): expected 1...1000") }
         if let seeds, !(1...1_000_000).contains(seeds) { problems.append("--seeds \(seeds): expected 1...1000000") }
         guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n  ")) }
         return SimulationPlan(

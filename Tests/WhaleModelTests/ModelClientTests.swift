@@ -28,7 +28,7 @@ import WhaleProtocol
     }
 
     func truth(_ server: ModelServer, _ client: ModelClient) throws -> [ModelRecord] {
-        try server.answer(client.query, client.caller).records
+        try server.answer(client.query, client.caller).shown
     }
 
     @Test func fetchOptimisticMoveAndRollback() throws {
@@ -200,7 +200,53 @@ import WhaleProtocol
         guard case .mutate(let id, let m)? = page.mutate(.saveTask(deleted)).first else { return }
         #expect(!page.tasks.contains { $0.id == "t-new" } && page.assignments.isEmpty) // optimistic delete hides its entries too
         _ = page.handle(.replied(requestId: id, server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", m)).reply!))
-        #expect(page.view == (try server.answer(page.query, Fixture.bo).records))
+        #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
+    }
+}
+
+extension ModelClientTests {
+    /// sales-team seeds 535, 3263, 4318, 5586, 8380, 8718 (issue 19): another page deletes a task
+    /// that has assignment entries; this page, still showing it, saves it again (completes it),
+    /// which brings it back (`saveTask` replaces the whole task, `deletedAt` included). A fetch
+    /// of the page is answered in between (here after a reconnect; in the seeds, the refetch the
+    /// deletion caused). That answer used to leave out the
+    /// deleted task's entries, so the page dropped them, and its own reply carries the task
+    /// only: the entries never came back. The answer now carries them and the page hides them.
+    @Test(arguments: [ProtocolVersion.original, .v2])
+    func aDeletedTaskSavedAgainShowsItsEntriesAgain(_ version: ProtocolVersion) throws {
+        var server = try Fixture.server()
+        let config = ModelClient.Configuration(protocolVersion: version)
+        var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"), configuration: config)
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: version))
+        page.answerAll(page.handle(.joined), server)
+        let task = TaskItem(id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
+        for (i, m) in [Mutation.saveTask(task), .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-bo", assignedTo: "u-cy")].enumerated() {
+            let actions = server.handle(.mutate(requestId: "other\(i)", caller: Fixture.ann, senderID: "cq", m))
+            for (_, e) in actions.sends { page.answerAll(page.handle(.received(e)), server) }
+        }
+        #expect(page.assignments.map(\.targetId) == ["t-new"])
+        // The page's socket drops (it never hears of what follows) and someone else deletes the task.
+        _ = server.handle(.leavePool("cp"))
+        _ = page.handle(.disconnected)
+        var deleted = task
+        deleted.assignedTo = "u-cy"
+        deleted.deletedAt = "2026-11-22T19:30:00Z"
+        _ = server.handle(.mutate(requestId: "other-delete", caller: Fixture.ann, senderID: "cq", .saveTask(deleted)))
+        // The page, still showing the task, completes it; its socket joins again and the page's
+        // fetch is answered before the completion reaches the server (the task is deleted then).
+        var completed = try #require(page.tasks.first { $0.id == "t-new" })
+        completed.done = true
+        guard case .mutate(let id, let m)? = page.mutate(.saveTask(completed)).first else { return }
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: version))
+        page.answerAll(page.handle(.joined), server)
+        // The completion brings the task back; the page's own update is ignored, the reply carries the task.
+        let actions = server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", m))
+        for (_, e) in actions.sends { page.answerAll(page.handle(.received(e)), server) }
+        _ = page.handle(.replied(requestId: id, actions.reply!))
+        #expect(server.state.tasks["t-new"]?.isDeleted == false)
+        #expect(page.isQuiet)
+        #expect(page.assignments.map(\.targetId) == ["t-new"], "protocol \(version)")
+        #expect(page.view == (try truth(server, page)))
     }
 }
 

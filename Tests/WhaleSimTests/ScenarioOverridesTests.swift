@@ -19,6 +19,21 @@ import WhaleProtocol
         #expect(ScenarioOverrides().apply(to: base) == base)
     }
 
+    /// The model overrides the shrinker uses: clients on the board, accounts, model workloads only.
+    @Test func modelOverridesApplyAndSpellThemselvesBack() throws {
+        let base = try BuiltinScenarios.load("sales-team")
+        let o = ScenarioOverrides(clients: 2, boardClients: 0, accounts: 1, modelOnly: true)
+        let s = o.apply(to: base)
+        #expect(s.model == ModelSpec(boardClients: 0, accounts: 1))
+        for action in ActionMix.Action.allCases {
+            #expect(s.mix[action] == (action.isModel ? base.mix[action] : 0), "\(action)")
+        }
+        #expect(o.arguments == ["--clients", "2", "--board", "0", "--accounts", "1", "--model-only"])
+        // A scenario without a model section is left alone.
+        let notes = try BuiltinScenarios.load("convergence-smoke")
+        #expect(ScenarioOverrides(boardClients: 1, modelOnly: true).apply(to: notes) == notes)
+    }
+
     @Test func fewerClientsThanDocumentsClampsDocuments() throws {
         let s = ScenarioOverrides(clients: 1).apply(to: try BuiltinScenarios.load("flaky-network"))
         #expect(s.clients == 1 && s.documents == 1)

@@ -1,6 +1,7 @@
 extension ModelClient {
     /// What the page shows: the confirmed records with the pending mutations applied in order,
-    /// sorted by key. After quiescence it must equal the server's answer to the page's fetch.
+    /// sorted by key. After quiescence it must equal what the server's answer to the page's
+    /// fetch shows (``PoolSnapshot/shown``: a deleted task's entries are kept but not shown).
     public var view: [ModelRecord] {
         var records = confirmed
         for (_, mutation) in pending { overlay(mutation, on: &records) }

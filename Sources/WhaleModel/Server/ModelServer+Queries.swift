@@ -111,7 +111,11 @@ extension ModelServer {
 
     // MARK: Page fetches
 
-    /// A page fetch stamped with its pool's `seq` (``PoolSnapshot``).
+    /// A page fetch stamped with its pool's `seq` (``PoolSnapshot``). An account page's answer
+    /// carries every assignment entry of the pool, those of deleted tasks too: the page hides
+    /// them (``PoolSnapshot/shown``), but it must keep them, since a deleted task comes back when
+    /// someone saves it again with no `deletedAt` (a `saveTask` replaces the whole task), and
+    /// nothing sends its entries again then.
     public func answer(_ query: ModelQuery, _ caller: Caller) throws(ModelError) -> PoolSnapshot {
         switch query {
         case .board:
@@ -119,10 +123,7 @@ extension ModelServer {
         case .accountPage(let accountID):
             let contacts = try contacts(accountID: accountID, caller)
             let tasks = ModelState.sorted(state.tasks).filter { $0.associatedTo == accountID && !$0.isDeleted }
-            let assignments = ModelState.sorted(state.assignments).filter {
-                accountPool(of: .assignment($0)) == accountID
-                    && ($0.kind != .task || state.tasks[$0.targetId]?.isDeleted == false)
-            }
+            let assignments = ModelState.sorted(state.assignments).filter { accountPool(of: .assignment($0)) == accountID }
             return PoolSnapshot(poolId: accountID, seq: poolSeq(accountID), contacts: contacts, tasks: tasks, assignments: assignments)
         }
     }

@@ -88,10 +88,19 @@ public struct PoolSnapshot: Codable, Hashable, Sendable {
         self.assignments = assignments
     }
 
-    /// Every record, sorted by key.
+    /// Every record, sorted by key: what a page fetch gives the client to keep.
     public var records: [ModelRecord] {
         let all: [ModelRecord] = accounts.map(ModelRecord.account) + contacts.map(ModelRecord.contact)
             + tasks.map(ModelRecord.task) + assignments.map(ModelRecord.assignment)
         return all.sorted { $0.key < $1.key }
+    }
+
+    /// What the page shows, sorted by key: ``records`` without the entries of a task that is not
+    /// listed (a deleted one). A ``ModelClient``'s `view` must equal this after quiescence.
+    public var shown: [ModelRecord] {
+        let listed = Set(tasks.map(\.id))
+        return records.filter {
+            if case .assignment(let e) = $0, e.kind == .task { listed.contains(e.targetId) } else { true }
+        }
     }
 }

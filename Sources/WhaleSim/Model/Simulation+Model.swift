@@ -136,7 +136,7 @@ extension Simulation {
         for (c, client) in m.clients.enumerated() {
             let page = client.page.name
             record(.modelClientFinal(client: c, page: page, records: client.view.map(\.line), pending: client.pending.count))
-            let truth = (try? server.answer(client.query, m.callers[c]).records.map(\.line)) ?? []
+            let truth = (try? server.answer(client.query, m.callers[c]).shown.map(\.line)) ?? []
             record(.modelServerFinal(client: c, page: page, records: truth))
         }
         let all = server.state.changes.compactMap { if case .record(let r) = $0 { r.line } else { nil } }

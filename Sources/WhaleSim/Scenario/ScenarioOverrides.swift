@@ -1,7 +1,8 @@
 import WhaleProtocol
 
 /// Command-line changes to a scenario: what `--clients`, `--ops`, `--documents`, `--delay-max`,
-/// `--queue-bound`, `--without-nemesis` and `--fault` say. The shrinker produces these too, and ``arguments``
+/// `--queue-bound`, `--without-nemesis`, `--fault` and, for a scenario with a `model` section,
+/// `--board`, `--accounts` and `--model-only` say. The shrinker produces these too, and ``arguments``
 /// spells them back for the one-line replay command. They never touch fault windows: those live
 /// in the scenario (its file), which the replay command names.
 public struct ScenarioOverrides: Hashable, Sendable {
@@ -12,9 +13,20 @@ public struct ScenarioOverrides: Hashable, Sendable {
     public var queueBound: Int?
     public var withoutNemeses: [NemesisSpec.Kind] = []
     public var faults: [Fault] = []
+    /// How many of the first clients are on the board (`model.board`); the others are on account pages.
+    public var boardClients: Int?
+    /// How many accounts the account pages are spread over (`model.accounts`).
+    public var accounts: Int?
+    /// Only the model workloads: every other action of the mix weighs 0 (a model failure
+    /// needs no typing, and typing spends ops).
+    public var modelOnly = false
 
     public init(clients: Int? = nil, documents: Int? = nil, ops: Int? = nil, delayMax: Int? = nil, queueBound: Int? = nil,
-                withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = []) {
+                withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = [],
+                boardClients: Int? = nil, accounts: Int? = nil, modelOnly: Bool = false) {
+        self.boardClients = boardClients
+        self.accounts = accounts
+        self.modelOnly = modelOnly
         self.queueBound = queueBound
         self.clients = clients
         self.documents = documents
@@ -34,6 +46,14 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let delayMax { s.delay = s.delay.capped(at: delayMax) }
         if let queueBound { s.queueBound = queueBound }
         s.nemeses.removeAll { withoutNemeses.contains($0.kind) }
+        if var model = s.model {
+            if let boardClients { model.boardClients = boardClients }
+            if let accounts { model.accounts = accounts }
+            s.model = model
+            if modelOnly {
+                for action in ActionMix.Action.allCases where !action.isModel { s.mix[action] = 0 }
+            }
+        }
         // `--fault F`: F on for the whole run (replacing any windows the scenario gives it).
         for fault in faults where !s.faultWindows.contains(where: { $0.name == fault.rawValue && $0.isWholeRun }) {
             s.faultWindows.removeAll { $0.name == fault.rawValue }
@@ -52,6 +72,9 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let queueBound { args += ["--queue-bound", "\(queueBound)"] }
         for kind in NemesisSpec.Kind.allCases where withoutNemeses.contains(kind) { args += ["--without-nemesis", kind.rawValue] }
         for fault in Fault.allCases where faults.contains(fault) { args += ["--fault", fault.rawValue] }
+        if let boardClients { args += ["--board", "\(boardClients)"] }
+        if let accounts { args += ["--accounts", "\(accounts)"] }
+        if modelOnly { args.append("--model-only") }
         return args
     }
 }
