@@ -150,7 +150,14 @@ extension BuiltinScenarios {
               keystroke: {distribution: uniform, min: 60, max: 220}
               import: {pages: 2, filters: [Industry, BillingState]}
               quiescence: 30s
+              lag-bound: 50ms
             checkers: [convergence, intention, cursors, revisions, liveness, model]
+            # What this demo promises on a 2-core machine (runner, server and fake Salesforce on the same
+            # cores): every checker valid; an op acknowledged within 100 ms at p99 while the load is steady
+            # (after the ramp, outside the restart and its 3 s recovery) and within 250 ms at p99 over the
+            # whole run, restart included; ops whose ack waited for their own client's redial are measured
+            # apart (op_ack_resent) and not promised. If the machine is so busy that whalesim itself runs
+            # late (runner_lag p99 past 50 ms), the latency lines say unknown and the run exits 3, never 1.
             thresholds:
               - convergence == valid
               - intention == valid
@@ -158,6 +165,8 @@ extension BuiltinScenarios {
               - revisions == valid
               - liveness == valid
               - model == valid
+              - op_ack.p99{steady} < 100ms
+              - op_remote_apply.p99{steady} < 150ms
               - op_ack.p99 < 250ms
               - errors.rate < 5%
 
