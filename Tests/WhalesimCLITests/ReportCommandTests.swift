@@ -80,7 +80,7 @@ import Testing
         let same = try cli.whalesim(["report", "--compare", run.path, run.path, "--out", root.path])
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.contains("op_ack p99 (ticks)"))
-        #expect(same.stdout.contains("no regression (max regression 10.0 %)"))
+        #expect(same.stdout.contains("no regression (max regression 10.0 %, floor"))
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("compare.html").path))
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("compare.json").path))
         // B's convergence turned invalid: a worse verdict.
