@@ -355,25 +355,26 @@ public final class LiveRun: @unchecked Sendable {
         watchRecorders()
         for r in recorders where r.needsReconnect { await r.reconnectIfNeeded() }
         await refreshServerHeads()
+        let clientsAt = clientRevisions()
         for u in users.withLockedValue({ $0 }) {
             if let m = u.modelPage, m.needsReconnect { await m.reconnectIfNeeded() }
             if let n = u.noteSession {
                 if n.needsReconnect { await n.reconnectIfNeeded() }
                 if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
             }
-            if !unquiet(u).isEmpty { quiet = false }
+            if !unquiet(u, clientsAt: clientsAt).isEmpty { quiet = false }
         }
         return quiet
     }
 
     /// What keeps one user from being quiet: its model page, its note not joined and
     /// synchronized, or its note behind the server's revision. Empty when it is quiet.
-    private func unquiet(_ u: VirtualUser) -> [String] {
+    private func unquiet(_ u: VirtualUser, clientsAt: [Int: Int]) -> [String] {
         var why: [String] = []
         if let m = u.modelPage, !m.isQuiet { why.append(m.unquietReason) }
         if let n = u.noteSession {
             if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
-            else if let server = referenceRevision(n.document), n.session.revision != server.revision {
+            else if let server = referenceRevision(n.document, clientsAt: clientsAt[n.document] ?? 0), n.session.revision != server.revision {
                 why.append("note at revision \(n.session.revision), \(server.source) \(server.revision)")
             }
         }
@@ -384,17 +385,22 @@ public final class LiveRun: @unchecked Sendable {
     /// broadcast) while it is joined; while it is not (redialing, or stalled), the highest revision
     /// a synchronized client of the note holds, so the observer being down never holds the run
     /// back, nor judges it (the final reads and the server's account settle what it missed).
-    private func referenceRevision(_ document: Int) -> (revision: Int, source: String)? {
+    private func referenceRevision(_ document: Int, clientsAt: Int) -> (revision: Int, source: String)? {
         let r = recorders[document]
-        let clientsAt = synchronizedRevisions(document).max() ?? 0
         if r.isJoined, r.revision >= clientsAt { return (r.revision, "server's") }
         // The recorder is down or behind the note's clients: the server's own answer decides.
         if let head = serverHeads.withLockedValue({ $0[document] }) { return (head.revision, "server's (read by a fresh join; its recorder at \(r.revision))") }
         return nil
     }
 
-    private func synchronizedRevisions(_ document: Int) -> [Int] {
-        users.withLockedValue { $0 }.compactMap(\.noteSession).filter { $0.document == document && $0.isSynchronized }.map(\.session.revision)
+    /// Per note, the highest revision a joined and synchronized client holds (one pass over the users).
+    private func clientRevisions() -> [Int: Int] {
+        var out: [Int: Int] = [:]
+        for u in users.withLockedValue({ $0 }) {
+            guard let n = u.noteSession, n.isSynchronized else { continue }
+            out[n.document] = max(out[n.document] ?? 0, n.session.revision)
+        }
+        return out
     }
 
     /// For each note whose recorder is down or behind its clients, the server's revision by a
@@ -402,8 +408,9 @@ public final class LiveRun: @unchecked Sendable {
     private func refreshServerHeads() async {
         guard let token = setupToken else { return }
         let now = clock.nowMs
+        let clientsAt = clientRevisions()
         for (d, r) in recorders.enumerated() {
-            let behind = !r.isJoined || r.revision < (synchronizedRevisions(d).max() ?? 0)
+            let behind = !r.isJoined || r.revision < (clientsAt[d] ?? 0)
             guard behind else { serverHeads.withLockedValue { _ = $0.removeValue(forKey: d) }; continue }
             if let last = serverHeads.withLockedValue({ $0[d] }), now - last.atMs < 1_000 { continue }
             if let state = await ProbeJoin.read(socketURL: directSocketURL, resourceId: r.resourceId, token: token, timeout: .seconds(2)) {
@@ -457,9 +464,10 @@ public final class LiveRun: @unchecked Sendable {
     /// The first `limit` users that keep the run from being quiet, and why (the note a run that
     /// never quiesces ends with, so its liveness finding can be followed up).
     private func unquietReasons(limit: Int) -> String {
+        let clientsAt = clientRevisions()
         var reasons: [String] = []
         for u in users.withLockedValue({ $0 }) {
-            let why = unquiet(u)
+            let why = unquiet(u, clientsAt: clientsAt)
             if !why.isEmpty { reasons.append("\(u.name): " + why.joined(separator: ", ")) }
         }
         let shown = reasons.prefix(limit).joined(separator: "; ")
