@@ -93,10 +93,18 @@ public struct ReportHTML {
     static let latencyNames: [(key: String, title: String)] = [
         ("op_ack", "op → ack"), ("op_remote_apply", "op → remote apply"), ("graphql", "GraphQL"), ("soql", "SOQL"),
     ]
+    /// Charted only when the run measured them (live runs): ops whose ack crossed their own
+    /// client's drop, kept apart from `op_ack`, and the load generator's own scheduling lag.
+    static let liveLatencyNames: [(key: String, title: String)] = [
+        ("op_ack_resent", "op → ack, acknowledged after the client's own redial"),
+        ("op_remote_apply_resent", "op → remote apply, of ops resent after a redial"),
+        ("runner_lag", "runner lag (how late whalesim's own timers and event loops ran)"),
+    ]
 
     func latencySection() -> String {
         var out = "<section id=\"latency\"><h2>Latency percentiles over time</h2>\n"
-        for (key, title) in Self.latencyNames {
+        let present = Self.liveLatencyNames.filter { (series.latency[$0.key]?.overall.count ?? 0) > 0 }
+        for (key, title) in Self.latencyNames + present {
             out += "<h3>\(html(title))</h3>\n"
             guard let s = series.latency[key], s.overall.count > 0 else {
                 out += "<p class=\"note\">no \(html(title)) samples in this run\(series.unit == "ticks" && (key == "graphql" || key == "soql") ? " (the simulator has no GraphQL or SOQL traffic)" : "")</p>\n"
