@@ -1,0 +1,63 @@
+import Testing
+import WhaleReports
+@testable import WhaleRun
+import WhaleSim
+
+/// Latency thresholds the generator can vouch for: scoped to a window of the run, and `unknown`
+/// (exit 3), not met nor breached, where the runner's own lag was past its bound.
+@Suite struct LiveJudgeTests {
+    /// Ten seconds: op_ack 5 ms a second, 900 ms in seconds 4–5 (a restart window); runner lag
+    /// `lag` ms in every second.
+    func figures(lag: Int64) -> LiveJudge.Figures {
+        var totals: [String: LatencyHistogram] = [:]
+        var buckets: [String: [Int: LatencyHistogram]] = [:]
+        for b in 0..<10 {
+            var h = LatencyHistogram(), l = LatencyHistogram()
+            for _ in 0..<200 { h.record(us: (b == 4 || b == 5) ? 900_000 : 5_000) }
+            for _ in 0..<100 { l.record(us: lag * 1000) }
+            buckets["op_ack", default: [:]][b] = h
+            buckets["runner_lag", default: [:]][b] = l
+            totals["op_ack", default: LatencyHistogram()].add(h)
+            totals["runner_lag", default: LatencyHistogram()].add(l)
+        }
+        var f = LiveJudge.Figures(totals: totals, buckets: buckets, errors: 0, attempts: 100, lagBoundMs: 50)
+        f.steady = 2_000..<10_000
+        f.excluded = LiveJudge.excludedWindows([FaultWindow(kind: "server-restart", label: "restart", start: 4_000, end: 4_500),
+                                                FaultWindow(kind: "disconnect", label: "c01", start: 7_000, end: 7_500)])
+        return f
+    }
+
+    func scenario(_ lines: [String]) throws -> Scenario {
+        var s = Scenario(name: "t")
+        s.metricThresholds = try lines.map { try MetricThreshold.parse($0).get() }
+        return s
+    }
+
+    @Test func aScopedThresholdLeavesTheRestartAndItsRecoveryOut() throws {
+        let out = LiveJudge.metricThresholds(try scenario(["op_ack.p99{steady} < 50ms", "op_ack.p99 < 50ms", "op_ack.p99{outside-faults} < 50ms"]), figures(lag: 1))
+        #expect(out.map(\.met) == [true, false, true])
+        #expect(out.allSatisfy { $0.unknown == nil })
+        // The restart (4.0–4.5 s) and its 3 s recovery leave seconds 4–7 out; one client's disconnect leaves nothing out.
+        let f = figures(lag: 1)
+        #expect((0..<10).filter { f.contains($0, .outsideFaults) } == [0, 1, 2, 3, 8, 9])
+        #expect((0..<10).filter { f.contains($0, .steady) } == [2, 3, 8, 9])
+    }
+
+    @Test func aSaturatedRunnerMakesLatencyThresholdsUnknownNotBreachedNorMet() throws {
+        let s = try scenario(["op_ack.p99 < 50ms", "op_ack.p99{steady} < 50ms", "errors.rate < 5%"])
+        let out = LiveJudge.metricThresholds(s, figures(lag: 80))
+        #expect(out[0].unknown?.contains("the load generator was saturated") == true)
+        #expect(out[1].unknown?.contains("over the steady window") == true)
+        #expect(out[2].unknown == nil && out[2].met)
+        #expect(LiveJudge.saturatedWindows(figures(lag: 80)) == [FaultWindow(kind: "saturated", label: "load generator saturated (runner_lag p99 > 50 ms)", start: 0, end: 10_000)])
+        #expect(LiveJudge.saturatedWindows(figures(lag: 1)).isEmpty)
+    }
+
+    @Test func scopesAreParsedAndBadOnesRefused() {
+        #expect((try? MetricThreshold.parse("op_ack.p99{steady} < 50ms").get())?.scope == .steady)
+        #expect((try? MetricThreshold.parse("op_ack_resent.max{outside-faults} < 5s").get())?.scope == .outsideFaults)
+        for bad in ["op_ack.p99{calm} < 50ms", "errors.rate{steady} < 1%", "op_ack.p99{steady < 50ms"] {
+            #expect((try? MetricThreshold.parse(bad).get()) == nil, "\(bad)")
+        }
+    }
+}
