@@ -269,13 +269,16 @@ final class NoteSession: Redialing {
             } else { nil }
             let actions = handle(.received(envelope), in: &s)
             let nowUs = context.metrics.clock.nowUs
+            // Joined: a first join answers with `.joined`, a resync only with its missed ops, so
+            // look at the connection itself. (Waiting for `.joined` alone left every resynced
+            // socket looking unanswered: it was dropped as half-open 9 s later, and again, and a
+            // run under heavy CPU load could not find all its clients joined at once.)
+            if let started = s.connectStartedUs, s.session.connection == .joined {
+                context.metrics.latency("connect", us: nowUs - started)
+                s.connectStartedUs = nil
+            }
             for action in actions {
                 switch action {
-                case .joined:
-                    if let started = s.connectStartedUs {
-                        context.metrics.latency("connect", us: nowUs - started)
-                        s.connectStartedUs = nil
-                    }
                 case .remoteApplied:
                     if let id = remoteOpId, let op = context.ops.op(id) {
                         context.metrics.latency(op.crossedDrop ? "op_remote_apply_resent" : "op_remote_apply", us: nowUs - op.invokedUs)

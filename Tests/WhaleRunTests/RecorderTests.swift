@@ -166,7 +166,7 @@ import WhalesimTesting
     /// A short live run on an in-process server (`compatibility`: the original protocol only,
     /// which offers no resync and so no account of a note's history), with note 0's recorder
     /// stalled one second into the load.
-    func stalledRun(compatibility: Bool) async throws -> LiveRunResult {
+    func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s") async throws -> LiveRunResult {
         let dir = try ExternalProcess.temporaryDirectory("recorder-stalled")
         let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility)
         let yaml = """
@@ -175,10 +175,10 @@ import WhalesimTesting
             seed: 7
             clients: {count: 6, documents: 2, protocol: \(compatibility ? 1 : 2)}
             text: {alphabet: ascii}
-            mix: {typing-burst: 10, delete: 2}
+            mix: \(mix)
             live:
               server: \(server.baseURL)
-              duration: 4s
+              duration: \(duration)
               load: {profile: constant}
               think-time: {distribution: uniform, min: 50, max: 150}
               keystroke: {distribution: uniform, min: 20, max: 40}
@@ -189,11 +189,22 @@ import WhalesimTesting
         let file = dir.appendingPathComponent("stalled.yml")
         try yaml.write(to: file, atomically: true, encoding: .utf8)
         var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 7, fixtures: Self.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
-        options.stallRecorderAtMs = 1_000
+        options.stallRecorderAtMs = stallAtMs
         options.progress = .none
         let result = try await LiveRun(options: options) { _ in }.run()
         await server.stop()
         return result
+    }
+
+    /// A client that reconnects and resyncs is joined once its missed ops arrive: nothing takes
+    /// the resynced socket for half-open. (Before, only a first join counted, and every resynced
+    /// socket was dropped 9 s later as unanswered, again and again: 598 drops in a quiet demo.)
+    @Test func aResyncedClientIsNotTakenForHalfOpen() async throws {
+        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, reconnect: 4}", duration: "12s")
+        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        #expect(causes.contains("client reconnect"))
+        #expect(!causes.contains { $0.contains("half-open") }, "\(causes.filter { $0.contains("half-open") }.count) half-open drops")
+        for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
     }
 
     /// The stalled recorder's gap is filled from the server's own account (a protocol-2 resync
