@@ -111,6 +111,7 @@ public final class LiveNoteClient: Sendable {
             case .remoteApplied(_, let revision): observer(.remoteApplied(revision: revision))
             case .joined(let revision): observer(.joined(revision: revision))
             case .failed(let message): observer(.failed(message))
+            case .diverged(let message): observer(.failed("diverged: \(message)"))
             case .editApplied(let opId, _): observer(.edited(opId: opId))
             case .opsDropped(let opIds, let reason): observer(.failed("dropped \(opIds.joined(separator: ",")): \(reason)"))
             }

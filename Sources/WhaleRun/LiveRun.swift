@@ -150,6 +150,8 @@ public final class LiveRun: @unchecked Sendable {
         loadStartMs = loadStart
         let lagProbe = RunnerLagProbe(metrics: metrics)
         defer { lagProbe.stop() }
+        let starver = options.starveRunnerMs.map { RunnerStarver(blockMs: $0) }
+        defer { starver?.stop() }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
         let scheduler = Task { await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks) }
         let faultTask = Task { await self.runFaultWindows(context: context, loadStart: loadStart) }

@@ -27,6 +27,9 @@ public struct LiveRunOptions: Sendable {
     /// Test hook: the recorder of note 0 stops taking frames this many ms into the load (a
     /// stalled observer: its run must end `unknown` where nothing fills the gap, never `invalid`).
     public var stallRecorderAtMs: Int?
+    /// Test hook: every event loop of the runner is blocked this many ms out of every 250 ms of
+    /// the load (a generator starved of CPU: its latency thresholds must end `unknown`).
+    public var starveRunnerMs: Int?
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
         self.scenario = scenario

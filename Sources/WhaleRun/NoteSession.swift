@@ -330,6 +330,9 @@ final class NoteSession: Redialing {
             case .failed(let message):
                 context.metrics.error("client:failed")
                 context.recorder.record(.error(client: index, code: "client", message: message))
+            case .diverged(let message):
+                context.metrics.error("client:diverged")
+                context.recorder.record(.error(client: index, code: History.divergedCode, message: message))
             }
         }
         if s.session.revision != before { context.recorder.record(.clientRevision(client: index, revision: s.session.revision)) }

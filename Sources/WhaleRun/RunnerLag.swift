@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -22,6 +23,23 @@ final class RunnerLagProbe: Sendable {
             })
         }
         self.tasks = tasks
+    }
+
+    func stop() { for t in tasks { t.cancel() } }
+}
+
+/// Test hook (``LiveRunOptions/starveRunnerMs``): blocks every event loop of the group for
+/// `blockMs` out of every 250 ms, as a CPU-starved generator would be, so a live test can show
+/// the lag probe, the saturated windows and the `unknown` latency thresholds end to end.
+final class RunnerStarver: Sendable {
+    private let tasks: [RepeatedTask]
+
+    init(blockMs: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        tasks = group.makeIterator().map { loop in
+            loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
+                usleep(UInt32(blockMs * 1000))
+            }
+        }
     }
 
     func stop() { for t in tasks { t.cancel() } }

@@ -76,7 +76,8 @@ public final class ReferenceServer: Sendable {
         for note in notes { perShard[placement.shardIndex(for: note.resourceId, count: shardCount)].append(note) }
         let collab = CollabServer.Configuration(serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
         router = NoteRouter(shards: try perShard.map { documents in
-            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer)
+            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer,
+                      plantedBug: configuration.plantedBug)
         })
         logger.info("restored notes", metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
     }

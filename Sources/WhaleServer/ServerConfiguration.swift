@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     /// this long before sending them, to plant a known latency regression. Zero (the default)
     /// leaves delivery untouched.
     public var ackDelay: Duration = .zero
+    /// Test hook (`whalesim serve --plant NAME`): a server bug that loses, skips or misorders
+    /// ops, planted so the live checkers can be shown to catch it. Nil (the default): none.
+    public var plantedBug: PlantedBug?
 
     public init() {}
 }

@@ -60,6 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("delay-acks"), help: ArgumentHelp("Test hook: hold every applied op's ack (and its broadcast) this many milliseconds before sending it, to plant a known latency regression (report --compare must catch it). 0 = off.", valueName: "MS"))
     var delayAcks: Double = 0
 
+    @Option(name: .customLong("plant"), help: ArgumentHelp("Test hook: plant a server bug that loses, skips or misorders ops (\(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))), to show the live checkers catch it.", valueName: "BUG"))
+    var plant: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -106,6 +109,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard delayAcks.isFinite, (0...60_000).contains(delayAcks) else { throw BadInput("--delay-acks must be between 0 and 60000 ms").exit() }
         configuration.ackDelay = .microseconds(Int64((delayAcks * 1000).rounded()))
+        if let plant {
+            guard let bug = PlantedBug(rawValue: plant) else {
+                throw BadInput("unknown --plant \(plant); one of: \(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))").exit()
+            }
+            configuration.plantedBug = bug
+        }
         guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
         configuration.logLevel = level
         switch logFormat {

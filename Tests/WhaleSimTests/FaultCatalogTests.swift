@@ -17,13 +17,17 @@ import WhaleProtocol
 
     static let cases: [Case] = [
         Case(fault: .clientTiePriority, scenario: "same-position-storm", caughtBy: [.convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .utf8LengthUnits, scenario: "unicode", caughtBy: [.intention], maxClients: 3, maxOps: 10),
-        Case(fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        // The server refuses the miscounted op as not fitting its copy: a divergence caught while it
+        // happens (convergence), and the edit is lost (intention).
+        Case(fault: .utf8LengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
+        Case(fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
         Case(fault: .composeSignError, scenario: "convergence-smoke", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
         Case(fault: .reconnectDropsUnacked, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
         // Needs a full link queue: it shrinks once the shrinker lowers the bound (--queue-bound 2).
-        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        // Caught as a mid-run divergence (the client that missed an op finds the next one does not
+        // fit), it shrinks to 2 clients and 20 ops: a dropped message needs a queue that fills.
+        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 3, maxOps: 20),
+        Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
         Case(fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3, maxOps: 10),
         Case(fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions], maxClients: 3, maxOps: 10),
         // The model faults: a refetch race shows as a board that differs from the server's; the

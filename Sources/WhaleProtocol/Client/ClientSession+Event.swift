@@ -31,6 +31,11 @@ extension ClientSession {
         case opsDropped(opIds: [String], reason: String)
         /// The server refused something, or the client could not process a message.
         case failed(String)
+        /// The local document no longer matched the server's at the same revision: a remote op
+        /// did not fit it, or the server refused a local op as not fitting its own copy. With a
+        /// correct server and client this cannot happen, so the host reports it as a divergence
+        /// (the session resynchronizes from scratch, so it may not show at the end).
+        case diverged(String)
     }
 
     /// Feeds one event; returns the actions to carry out, in order.

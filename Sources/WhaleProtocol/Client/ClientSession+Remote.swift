@@ -31,8 +31,12 @@ extension ClientSession {
         case .resourceUpdate:
             break // model updates concern the kanban, not the note
         case .error(let error):
-            actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
             let refusedPending = error.inReplyTo != nil && error.inReplyTo == outstanding?.opId
+            if refusedPending, error.code == .badOperation {
+                actions.append(.diverged("the server refused \(error.inReplyTo!) as not fitting its copy of the note at revision \(revision): \(error.message)"))
+            } else {
+                actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
+            }
             if refusedPending || error.code == .badRevision || error.code == .badOperation {
                 resynchronizeFromScratch(reason: "the server refused the change: \(error.message)", &actions)
             }
@@ -80,7 +84,7 @@ extension ClientSession {
             moveRemoteCursors(through: op)
             actions.append(.remoteApplied(op: op, revision: revision))
         } catch {
-            actions.append(.failed("cannot apply a remote op: \(error)"))
+            actions.append(.diverged("the server's op for revision \(revision + 1) did not fit the local copy: \(error)"))
             resynchronizeFromScratch(reason: "a remote op did not fit the local document: \(error)", &actions)
         }
     }

@@ -35,10 +35,13 @@ final class NoteShard: Sendable {
     let sockets = NIOLockedValueBox([ClientID: SocketConnection]())
     private let committer: GroupCommitter
     private let outbox = NIOLockedValueBox(Outbox())
+    /// The `--plant` test hook's state; nil (the default) leaves the actions as they are.
+    private let planted: NIOLockedValueBox<PlantedBugState>?
 
-    init(server: CollabServer, committer: GroupCommitter) {
+    init(server: CollabServer, committer: GroupCommitter, plantedBug: PlantedBug? = nil) {
         self.server = NIOLockedValueBox(server)
         self.committer = committer
+        planted = plantedBug.map { NIOLockedValueBox(PlantedBugState(bug: $0)) }
     }
 
     /// Where ready items go (the server's `deliver`); set once before the first event.
@@ -60,17 +63,18 @@ final class NoteShard: Sendable {
             guard !actions.isEmpty else { report(nil); return false }
             var batch = StorageBatch()
             var sends: [(ClientID, ServerEnvelope)] = []
-            var applied = 0
+            var applied: [(resourceId: String, revision: Int, author: ClientID)] = []
             for action in actions {
                 switch action {
                 case .persist(let entry): batch.noteEntries.append(entry)
                 case .send(let client, let envelope): sends.append((client, envelope))
-                case .applied: applied += 1
+                case .applied(let resourceId, let revision, _, _, let author): applied.append((resourceId, revision, author))
                 }
             }
+            planted?.withLockedValue { $0.plant(entries: &batch.noteEntries, sends: &sends, applied: applied) }
             let ticket = batch.isEmpty ? nil : committer.enqueue(batch)
             report(ticket)
-            let item = OutboxItem(ticket: ticket, sends: sends, receivedAt: applied > 0 ? receivedAt : nil, opsApplied: applied)
+            let item = OutboxItem(ticket: ticket, sends: sends, receivedAt: applied.isEmpty ? nil : receivedAt, opsApplied: applied.count)
             outbox.withLockedValue { $0.items.append(item) }
             return true
         }

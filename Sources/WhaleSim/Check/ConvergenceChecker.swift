@@ -20,6 +20,10 @@ public enum ConvergenceChecker {
                 serverRevision[d] = revision
             case .quiescence(let reached, _):
                 quiescent = reached
+            case .error(let c, History.divergedCode, let message):
+                // Caught while it happened: the client resynchronized afterwards, so its final
+                // text may well match; a reader of the note saw (and typed into) the wrong text.
+                evidence.invalid("t=\(entry.time) \(history.clientNames[c]) diverged from the server on \(history.documentNames[history.clientDocuments[c]]) during the run: \(message)")
             default: break
             }
         }

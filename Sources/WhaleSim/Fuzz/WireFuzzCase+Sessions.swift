@@ -110,10 +110,15 @@ extension WireFuzzCase {
             let changed = actions.contains { action in
                 switch action {
                 case .editApplied, .remoteApplied, .acknowledged, .joined, .opsDropped: return true
-                case .send, .failed: return false
+                case .send, .failed, .diverged: return false
                 }
             }
-            let failed = actions.contains { if case .failed = $0 { return true } else { return false } }
+            let failed = actions.contains { action in
+                switch action {
+                case .failed, .diverged: return true
+                default: return false
+                }
+            }
             if failed { report.refusals += 1 }
             let after = SessionState(text: session.text, revision: session.revision, outstanding: session.outstanding, buffer: session.buffer)
             if failed, !changed, after != before {

@@ -37,6 +37,10 @@ public struct History: Sendable {
     /// The stable hash of the run (16 hex digits).
     public var hash: String { hasher.hex }
 
+    /// The `error` code of a client whose copy of its note stopped matching the server's at the
+    /// same revision (``ClientSession/Action/diverged(_:)``): the convergence checker's evidence.
+    public static let divergedCode = "diverged"
+
     /// Clients editing `document`, in index order.
     public func clients(of document: Int) -> [Int] {
         clientDocuments.indices.filter { clientDocuments[$0] == document }

@@ -37,6 +37,8 @@ extension Simulation {
             }
         case .failed(let message):
             record(.error(client: c, code: "client", message: message))
+        case .diverged(let message):
+            record(.error(client: c, code: History.divergedCode, message: message))
         }
     }
 
