@@ -90,6 +90,57 @@ import WhaleProtocol
         #expect(board.a.view == (try truth(board.server, board.a)))
     }
 
+    /// The live demo's seed 16 (2026-11-25): a page rejoined after a server restart, its fetch was
+    /// read at `seq` N, an update N+1 was made before the server had joined the new socket to the
+    /// pool (so it reached neither), and the socket's first update was N+2. Nothing noticed: a
+    /// gap was only looked for between two updates. Now the fetch answer and the first update
+    /// since the join are compared too, whichever comes first.
+    @Test(arguments: [false, true])
+    func anUpdateMissedBetweenTheFetchAndThePoolJoinIsRefetched(_ answerFirst: Bool) throws {
+        var board = try Board(version: .v2)
+        _ = board.a.handle(.disconnected)
+        let refetch = board.a.handle(.joined)
+        guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
+        let answer = try board.server.answer(query, board.a.caller)        // read at N
+        _ = board.server.handle(.leavePool("ca"))                         // not in the pool yet
+        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        _ = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
+        let next = board.server.handle(.mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked)))
+        let update = try #require(next.sends.first { $0.0 == "ca" }?.1)   // N+2
+        var reaction: [ModelClient.Action]
+        if answerFirst {
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+            reaction = board.a.handle(.received(update))
+        } else {
+            #expect(board.a.handle(.received(update)) == [])
+            reaction = board.a.handle(.answered(requestId: id, .success(answer)))
+        }
+        guard case .query(_, .board)? = reaction.first else { Issue.record("the missed update went unnoticed: \(reaction)"); return }
+        board.a.answerAll(reaction, board.server)
+        #expect(board.a.view == (try truth(board.server, board.a)))
+        #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
+    }
+
+    /// Without a missed update nothing is fetched again, in either order.
+    @Test(arguments: [false, true])
+    func noGapNoRefetchAfterAJoin(_ answerFirst: Bool) throws {
+        var board = try Board(version: .v2)
+        _ = board.a.handle(.disconnected)
+        let refetch = board.a.handle(.joined)
+        guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
+        let answer = try board.server.answer(query, board.a.caller)
+        let next = board.server.handle(.mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked)))
+        let update = try #require(next.sends.first { $0.0 == "ca" }?.1)
+        if answerFirst {
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+            #expect(board.a.handle(.received(update)) == [])
+        } else {
+            #expect(board.a.handle(.received(update)) == [])
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+        }
+        #expect(board.a.view == (try truth(board.server, board.a)))
+    }
+
     /// An answer computed before a newer record the client already has must not overwrite it;
     /// with `stale-refetch-overwrites` it does (the original's race).
     @Test(arguments: [false, true])

@@ -10,8 +10,11 @@ extension ModelClient {
                 if !own { refetch(trigger: resourceId, &actions) }
                 return
             }
-            let gap = socketSeq.map { update.seq != $0 + 1 } ?? false
-            socketSeq = update.seq
+            // An update at or below what the page knows is no gap: a fetch answered at a later
+            // `seq` may overtake the socket's frames (they travel separate connections).
+            let gap = socketSeq.map { update.seq > $0 + 1 } ?? false
+            socketSeq = max(socketSeq ?? update.seq, update.seq)
+            if firstSocketSeq == nil { firstSocketSeq = update.seq }
             if own { return } // the reply brings our own records
             guard let record = ModelRecord(recordType: update.recordType, json: update.record) else {
                 actions.append(.failed("unreadable \(update.recordType) record in resourceUpdate \(envelope.messageId)"))
@@ -60,6 +63,16 @@ extension ModelClient {
             }
             hasFetched = true
             if let trigger = fetch.trigger { echo(trigger, &actions) }
+            if speaksV2, isJoined {
+                if let first = firstSocketSeq {
+                    // Updates came before this answer: the first of them must follow what it covers.
+                    if first > snapshot.seq + 1 { refetch(trigger: nil, &actions) }
+                } else {
+                    // Nothing since the join yet: the next update must follow this answer.
+                    socketSeq = max(socketSeq ?? snapshot.seq, snapshot.seq)
+                    firstSocketSeq = snapshot.seq + 1
+                }
+            }
         }
     }
 

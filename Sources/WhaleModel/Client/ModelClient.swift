@@ -78,6 +78,11 @@ public struct ModelClient: Sendable {
     var fetches: [String: Fetch] = [:]
     /// The `seq` of the last update the socket delivered since it joined (protocol 2).
     var socketSeq: Int?
+    /// The `seq` of the first update the socket delivered since it joined: a fetch answered at
+    /// an older `seq` than the one before it left a gap nobody would otherwise notice (the
+    /// server may join a new socket to its pool a moment after the client sees the upgrade, so
+    /// an update made between the fetch's read and the pool join reaches neither).
+    var firstSocketSeq: Int?
     public internal(set) var isJoined = false
     /// True once a page fetch has been applied.
     public internal(set) var hasFetched = false
@@ -143,10 +148,12 @@ public struct ModelClient: Sendable {
         case .joined:
             isJoined = true
             socketSeq = nil
+            firstSocketSeq = nil
             refetch(trigger: nil, &actions)
         case .disconnected:
             isJoined = false
             socketSeq = nil
+            firstSocketSeq = nil
         case .received(let envelope):
             onReceived(envelope, &actions)
         case .answered(let requestId, let result):
