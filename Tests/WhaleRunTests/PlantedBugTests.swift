@@ -18,25 +18,7 @@ import WhalesimTesting
         let database = dir.appendingPathComponent("a.sqlite").path
         var server = try await Self.server(database: database, bug: bug)
         let port = server.port
-        let yaml = """
-            name: planted-\(bug?.rawValue ?? "none")
-            mode: live
-            seed: \(seed)
-            clients: {count: 6, documents: 2, protocol: 2}
-            text: {alphabet: ascii}
-            mix: {typing-burst: 10, delete: 2}
-            live:
-              server: \(server.baseURL)
-              duration: 5s
-              load: {profile: constant}
-              think-time: {distribution: uniform, min: 40, max: 120}
-              keystroke: {distribution: uniform, min: 15, max: 30}
-              import: {pages: 0}
-              quiescence: 15s
-            checkers: [convergence, intention, revisions, liveness]
-            """
-        let file = dir.appendingPathComponent("planted.yml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        let file = try Self.scenario(name: "planted-\(bug?.rawValue ?? "none")", seed: seed, server: server.baseURL, duration: "5s", in: dir)
         var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: UInt64(seed),
                                      fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.progress = .none
@@ -52,6 +34,32 @@ import WhalesimTesting
         await server.stop()
         print("planted \(bug?.rawValue ?? "none"): exit \(result.exitCode), errors \(result.errors)\n\(Self.describe(result))\n\(result.notes.joined(separator: "\n"))")
         return result
+    }
+
+    /// The short live scenario these tests run (6 clients typing in 2 notes), written to `dir`;
+    /// `extra` replaces the checkers line (and may add to `live:` before it).
+    static func scenario(name: String, seed: Int, server: String, duration: String, in dir: URL,
+                         extra: String = "checkers: [convergence, intention, revisions, liveness]") throws -> URL {
+        let yaml = """
+            name: \(name)
+            mode: live
+            seed: \(seed)
+            clients: {count: 6, documents: 2, protocol: 2}
+            text: {alphabet: ascii}
+            mix: {typing-burst: 10, delete: 2}
+            live:
+              server: \(server)
+              duration: \(duration)
+              load: {profile: constant}
+              think-time: {distribution: uniform, min: 40, max: 120}
+              keystroke: {distribution: uniform, min: 15, max: 30}
+              import: {pages: 0}
+              quiescence: 15s
+            \(extra)
+            """
+        let file = dir.appendingPathComponent("\(name).yml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        return file
     }
 
     static func server(port: Int = 0, database: String, bug: PlantedBug?) async throws -> ReferenceServer {
@@ -119,29 +127,13 @@ import WhalesimTesting
         let dir = try ExternalProcess.temporaryDirectory("starved-runner")
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await PlantedBugTests.server(database: dir.appendingPathComponent("a.sqlite").path, bug: nil)
-        let yaml = """
-            name: starved-runner
-            mode: live
-            seed: 5
-            clients: {count: 6, documents: 2, protocol: 2}
-            text: {alphabet: ascii}
-            mix: {typing-burst: 10, delete: 2}
-            live:
-              server: \(server.baseURL)
-              duration: 4s
-              load: {profile: constant}
-              think-time: {distribution: uniform, min: 40, max: 120}
-              keystroke: {distribution: uniform, min: 15, max: 30}
-              import: {pages: 0}
-              quiescence: 15s
+        let file = try PlantedBugTests.scenario(name: "starved-runner", seed: 5, server: server.baseURL, duration: "4s", in: dir, extra: """
               lag-bound: 50ms
             checkers: [convergence, intention, revisions, liveness]
             thresholds:
               - op_ack.p99 < 2s
               - op_ack.p99{steady} < 2s
-            """
-        let file = dir.appendingPathComponent("starved.yml")
-        try yaml.write(to: file, atomically: true, encoding: .utf8)
+            """)
         var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 5,
                                      fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.progress = .none
