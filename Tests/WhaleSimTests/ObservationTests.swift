@@ -40,6 +40,43 @@ import WhaleOT
         Dictionary(uniqueKeysWithValues: Checkers.run([.convergence, .intention, .revisions, .cursors], on: h).map { ($0.checker, $0) })
     }
 
+    /// The demo's seed 31 (2026-11-25): op 3 reached the server and was applied, its client's
+    /// socket went before the ack, and on the new socket the resend was refused, so the client gave
+    /// it up ("abandoned"). The edit is in the server's history: a finding, not a lost edit. An
+    /// abandoned op the server never applied is still lost (invalid).
+    @Test func anAbandonedOpTheServerAppliedIsNotLost() {
+        var h = History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["acc-1"], initialTexts: [""], protocolVersion: 2)
+        let op = Operation.replace(in: 0, at: 0, inserting: "a")
+        h.append(.invoke(client: 0, opId: "c0:1", op: op, baseRevision: 0), at: 10)
+        h.append(.send(client: 0, opId: "c0:1", op: op, revision: 0), at: 10)
+        h.append(.disconnect(client: 0, cause: "client reconnect"), at: 11)
+        h.append(.serverApply(document: 0, client: 0, opId: "c0:1", op: op, revision: 1), at: 12)
+        h.append(.connect(client: 0), at: 20)
+        h.append(.send(client: 0, opId: "c0:1", op: op, revision: 0), at: 20)
+        h.append(.failed(client: 0, opId: "c0:1", code: "dropped: the server refused the change: not joined to acc-1"), at: 21)
+        h.append(.heal, at: 100)
+        h.append(.quiescence(reached: true, ticksAfterHeal: 5), at: 105)
+        h.append(.serverFinal(document: 0, text: "a", revision: 1, historyCount: 1), at: 110)
+        h.append(.clientFinal(client: 0, text: "a", revision: 1, pendingOps: 0, connected: true), at: 110)
+        h.append(.clientFinal(client: 1, text: "a", revision: 1, pendingOps: 0, connected: true), at: 110)
+        let kept = verdicts(h)[.intention]!
+        #expect(kept.verdict == .valid, "\(kept.evidence)")
+        #expect(kept.findings.contains { $0.contains("c0:1 was abandoned by its client") && $0.contains("revision 1") }, "\(kept.findings)")
+
+        var lost = History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["acc-1"], initialTexts: [""], protocolVersion: 2)
+        lost.append(.invoke(client: 0, opId: "c0:1", op: op, baseRevision: 0), at: 10)
+        lost.append(.send(client: 0, opId: "c0:1", op: op, revision: 0), at: 10)
+        lost.append(.failed(client: 0, opId: "c0:1", code: "dropped: the server refused the change: not joined to acc-1"), at: 21)
+        lost.append(.heal, at: 100)
+        lost.append(.quiescence(reached: true, ticksAfterHeal: 5), at: 105)
+        lost.append(.serverFinal(document: 0, text: "", revision: 0, historyCount: 0), at: 110)
+        lost.append(.clientFinal(client: 0, text: "", revision: 0, pendingOps: 0, connected: true), at: 110)
+        lost.append(.clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: true), at: 110)
+        let gone = verdicts(lost)[.intention]!
+        #expect(gone.verdict == .invalid)
+        #expect(gone.evidence.contains { $0.contains("c0:1 was abandoned") && $0.contains("the user's edit was lost") }, "\(gone.evidence)")
+    }
+
     @Test func everyRevisionObservedIsValid() {
         for r in verdicts(run(observed: [1, 2, 3])).values { #expect(r.verdict == .valid, "\(r.checker): \(r.evidence)") }
     }

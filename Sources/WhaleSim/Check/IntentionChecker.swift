@@ -132,6 +132,12 @@ public enum IntentionChecker {
         }
         if history.protocolVersion >= 2 {
             for (id, code) in failed.sorted(by: { $0.key < $1.key }) {
+                // A client may give up on an op the server had already applied (its ack lost with
+                // a socket, then its resend refused): the edit is in the server's history, not lost.
+                if let revision = appliedAt[id] {
+                    evidence.finding("\(id) was abandoned by its client (\(code)) although the server had applied it as revision \(revision): the edit was kept, the client gave it up for nothing")
+                    continue
+                }
                 evidence.invalid("\(id) was abandoned (\(code)): the user's edit was lost")
             }
             if quiescent {
