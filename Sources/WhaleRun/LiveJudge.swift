@@ -35,12 +35,15 @@ enum LiveJudge {
         var errors: Int
         var attempts: Int
         var lagBoundMs = LiveSpec().lagBoundMs
+        /// Stretches left out of every threshold, scoped or not (``excludingSaturation()``).
+        var saturatedOut: [Range<Int>] = []
 
         /// Whether bucket `b` lies in `scope` (whole seconds only: a bucket that touches an
         /// excluded window or the edge of the steady window is left out).
         func contains(_ b: Int, _ scope: MetricThreshold.Scope) -> Bool {
             let r = b * bucketMs..<(b + 1) * bucketMs
             if excluded.contains(where: { $0.overlaps(r) }) { return false }
+            if saturatedOut.contains(where: { $0.overlaps(r) }) { return false }
             switch scope {
             case .outsideFaults: return true
             case .steady: return steady.map { $0.lowerBound <= r.lowerBound && r.upperBound <= $0.upperBound } ?? false
@@ -48,12 +51,28 @@ enum LiveJudge {
         }
 
         func histogram(_ metric: String, _ scope: MetricThreshold.Scope?) -> LatencyHistogram? {
-            guard let scope else { return totals[metric] }
+            guard scope != nil || !saturatedOut.isEmpty else { return totals[metric] }
             var h: LatencyHistogram?
-            for (b, one) in (buckets[metric] ?? [:]).sorted(by: { $0.key < $1.key }) where contains(b, scope) {
+            for (b, one) in (buckets[metric] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                if let scope {
+                    guard contains(b, scope) else { continue }
+                } else {
+                    let r = b * bucketMs..<(b + 1) * bucketMs
+                    guard !saturatedOut.contains(where: { $0.overlaps(r) }) else { continue }
+                }
                 if h == nil { h = one } else { h!.add(one) }
             }
             return h
+        }
+
+        /// The same figures without the seconds the generator was saturated in, and the second
+        /// after each (an op sent late is acknowledged late); nil when it never was.
+        func excludingSaturation() -> (figures: Figures, seconds: Int)? {
+            let windows = LiveJudge.saturatedWindows(self)
+            guard !windows.isEmpty else { return nil }
+            var f = self
+            f.saturatedOut = windows.map { $0.start..<($0.end + bucketMs) }
+            return (f, windows.reduce(0) { $0 + ($1.end - $1.start) } / bucketMs)
         }
     }
 
@@ -72,11 +91,31 @@ enum LiveJudge {
         return String(format: "the load generator was saturated: its scheduling lag (runner_lag) p99 was %.1fms over %@, past its bound of %dms, so this latency may be the runner's own", lag, t.scope.map { "the \($0.rawValue) window" } ?? "the run", f.lagBoundMs)
     }
 
+    /// Why a breached latency threshold cannot be blamed on the server: over its window the
+    /// runner's lag was within its bound, but the breach comes from the seconds in which it was
+    /// not (its p99 there past the bound); without them (and the second after each) the
+    /// threshold is met, or nothing is left to judge. Nil: the breach stands without them too.
+    static func breachOnlyWhileSaturated(_ t: MetricThreshold, _ actual: Double, _ f: Figures) -> String? {
+        guard t.isLatency, t.stat != "count", t.metric != "runner_lag", let (g, seconds) = f.excludingSaturation() else { return nil }
+        let measured = show(actual, metric: t.metric, stat: t.stat)
+        let lead = "breached (\(measured)) in a run whose load generator was saturated for \(seconds) s (runner_lag p99 past \(f.lagBoundMs)ms)"
+        guard let without = figure(t, g), (g.histogram(t.metric, t.scope)?.count ?? 0) > 0 else {
+            return lead + ", and nothing was measured outside those seconds: this latency may be the runner's own"
+        }
+        guard t.isMet(by: without) else { return nil }
+        return lead + "; without those seconds it is \(show(without, metric: t.metric, stat: t.stat)), within the threshold: the breach may be the runner's own"
+    }
+
     static func metricThresholds(_ scenario: Scenario, _ f: Figures) -> [LiveRunResult.MetricOutcome] {
         scenario.metricThresholds.map { t in
             let actual = figure(t, f)
             var outcome = LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
-            if actual != nil, let why = saturation(t, f) { outcome.unknown = why; outcome.met = false }
+            if actual != nil, let why = saturation(t, f) {
+                outcome.unknown = why
+                outcome.met = false
+            } else if let actual, !outcome.met, let why = breachOnlyWhileSaturated(t, actual, f) {
+                outcome.unknown = why
+            }
             return outcome
         }
     }
