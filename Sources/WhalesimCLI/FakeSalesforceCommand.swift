@@ -82,8 +82,10 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
             org: \(loaded.settings.name) (\(loaded.settings.orgId)), API v\(loaded.settings.apiVersionMin)...v\(loaded.settings.apiVersionMax)
 
             """
+        // The handler is in place before the banner: whoever reads it may signal at once.
+        let termination = Self.terminationSignal()
         FileHandle.standardOutput.write(Data(banner.utf8))
-        let signal = await Self.waitForTermination()
+        let signal = await termination.value
         printError("whalesim: \(signal), stopping after \(server.fake.requestsServed) requests")
         await server.stop()
     }
@@ -116,25 +118,39 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         }
     }
 
-    /// Suspends until SIGINT or SIGTERM (``Interrupts``: a second one exits at once); returns the signal's name.
-    static func waitForTermination() async -> String {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let once = ResumeOnce(continuation)
-            Interrupts.install { once.resume($0) }
-        }
+    /// Installs the handlers now (``Interrupts``: a second signal exits at once); the task ends
+    /// with the first SIGINT's or SIGTERM's name.
+    static func terminationSignal() -> Task<String, Never> {
+        let received = FirstSignal()
+        Interrupts.install { received.set($0) }
+        return Task { await received.value() }
     }
 }
 
-/// Resumes a continuation once.
-private final class ResumeOnce: @unchecked Sendable {
+/// The first signal's name, waited for once (it may come before or after the wait begins).
+private final class FirstSignal: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<String, Never>?
-    init(_ continuation: CheckedContinuation<String, Never>) { self.continuation = continuation }
-    func resume(_ value: String) {
+    private var name: String?
+    private var waiter: CheckedContinuation<String, Never>?
+
+    func set(_ value: String) {
         let c: CheckedContinuation<String, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+            guard name == nil else { return nil }
+            name = value
+            defer { waiter = nil }
+            return waiter
         }
         c?.resume(returning: value)
+    }
+
+    func value() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let ready: String? = lock.withLock {
+                if let name { return name }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import WhaleRun
 #if canImport(Glibc)
@@ -11,6 +10,11 @@ import Glibc
 /// directory (``RunCleanup``) and exits at once with 128 + the signal's number (130 for SIGINT,
 /// 143 for SIGTERM), as a shell reports a process killed by that signal.
 ///
+/// A plain signal handler writes the signal's number to a pipe that a thread of its own reads.
+/// The handler is in place when `install` returns: a Dispatch signal source is armed later, on
+/// Dispatch's own thread, and a signal that came in between (a parent signalling as soon as it
+/// read our URL) was lost.
+///
 /// ```swift
 /// Interrupts.install { signal in run.interrupt(signal) }
 /// ```
@@ -18,19 +22,31 @@ enum Interrupts {
     /// The exit code of a second signal: 128 + its number.
     static func immediateExitCode(_ signal: Int32) -> Int32 { 128 + signal }
 
-    private static let sources = LockedSources()
+    private static let state = InterruptState()
 
     /// Installs the handlers (once per process; a later call replaces `first`). `announce`:
     /// say on stderr that a clean stop began (a run's `serve` child, stopped by its parent at
     /// every run's end, keeps quiet).
     static func install(announce: Bool = true, first: @escaping @Sendable (String) -> Void) {
-        sources.install(announce: announce, first: first)
+        state.install(announce: announce, first: first)
+    }
+
+    fileprivate static func name(_ number: Int32) -> String {
+        number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"
     }
 }
 
-private final class LockedSources: @unchecked Sendable {
+/// The write end of the signal pipe, read by the handler (async-signal-safe: one `write`).
+nonisolated(unsafe) private var signalPipe: Int32 = -1
+
+private func writeSignalNumber(_ number: Int32) {
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipe, &byte, 1)
+}
+
+private final class InterruptState: @unchecked Sendable {
     private let lock = NSLock()
-    private var installed: [any DispatchSourceSignal] = []
+    private var installed = false
     private var first: (@Sendable (String) -> Void)?
     private var received = 0
     private var announce = true
@@ -39,19 +55,32 @@ private final class LockedSources: @unchecked Sendable {
         lock.withLock {
             self.first = first
             self.announce = announce
-            guard installed.isEmpty else { return }
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                // Dispatch sees the signal only while the default action (terminate) is off.
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { [weak self] in self?.received(number, name) }
-                source.resume()
-                installed.append(source)
+            guard !installed else { return }
+            installed = true
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { return }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            signalPipe = fds[1]
+            let reader = Thread { [fds] in
+                var byte: UInt8 = 0
+                while true {
+                    let n = read(fds[0], &byte, 1)
+                    if n == 1 { self.received(Int32(byte)) } else if n < 0, errno == EINTR { continue } else { return }
+                }
+            }
+            reader.start()
+            for number in [SIGINT, SIGTERM] {
+                var action = sigaction()
+                action.__sigaction_handler.sa_handler = writeSignalNumber
+                sigemptyset(&action.sa_mask)
+                action.sa_flags = SA_RESTART
+                sigaction(number, &action, nil)
             }
         }
     }
 
-    private func received(_ number: Int32, _ name: String) {
+    private func received(_ number: Int32) {
+        let name = Interrupts.name(number)
         let (count, handler, announce) = lock.withLock { () -> (Int, (@Sendable (String) -> Void)?, Bool) in
             received += 1
             return (received, first, self.announce)

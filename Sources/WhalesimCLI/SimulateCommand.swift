@@ -85,12 +85,12 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch let error as BadInput {
             throw error.exit()
         }
+        let stop = StopRequest()
+        if plan.seedCount > 1 { Interrupts.install { stop.set($0) } }
         plan.printOptions()
         // Progress reaches a log (a pipe, a CI job) as it happens, not when the buffer fills.
         fflush(nil)
         let startedAt = Date()
-        let stop = StopRequest()
-        if plan.seedCount > 1 { Interrupts.install { stop.set($0) } }
         let style: SimulationPlan.ProgressStyle = plan.seedCount > 1 && isatty(2) != 0 ? .bar : .lines
         let outcome = await plan.execute(progress: { print($0); fflush(nil) }, style: style, interrupted: { stop.value })
         throw plan.finish(outcome, reportDir: reportDir, startedAt: startedAt)
