@@ -35,7 +35,7 @@ public final class LiveRun: @unchecked Sendable {
     private let interruption = NIOLockedValueBox<String?>(nil)
     /// When the interruption came (run clock, ms): waits that were already running end by then + the bound.
     private let interruptedAtMs = NIOLockedValueBox<Int?>(nil)
-    /// Whether the cursor probe ran (an interrupted run skips it).
+    /// Whether the cursor probe ran to its end (an interrupted run skips it or cuts it short).
     private var cursorsProbed = false
     /// How long an interrupted run waits for quiescence at most (the scenario's own bound if shorter).
     static let interruptedQuiescenceMs = 5_000
@@ -234,10 +234,7 @@ public final class LiveRun: @unchecked Sendable {
         if quiet { metrics.latency("converge", us: Int64(clock.nowMs - healedAt) * 1000) }
         recorder.record(.quiescence(reached: quiet, ticksAfterHeal: clock.nowMs - healedAt))
         if !quiet { note("not quiescent \(quiescenceBoundMs / 1000) s after healing: " + unquietReasons(limit: 6)) }
-        if quiet, interrupted == nil, scenario.checkers.contains(.cursors) {
-            await probeCursors(recorder: recorder)
-            cursorsProbed = true
-        }
+        if quiet, interrupted == nil, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
         let accounts = await readAccounts(socketURL: socketURL, token: setup.token)
         await recordFinals(recorder: recorder, socketURL: socketURL, token: setup.token)
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
@@ -570,6 +567,7 @@ public final class LiveRun: @unchecked Sendable {
             let others = sessions.filter { $0.document == n.document }.map { ($0.index, ClientID($0.connectionId)) }
             n.recordCursors(others: others)
         }
+        cursorsProbed = true
     }
 
     /// The server's final text of each note, read by a fresh join; then every client's state.
