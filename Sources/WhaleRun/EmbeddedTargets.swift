@@ -52,13 +52,19 @@ final class EmbeddedServer: Sendable {
 
     private static func launch(_ c: ServerConfiguration, executable: String?) async throws -> Running {
         guard let executable else { return .inProcess(try await ReferenceServer.start(c)) }
+        // The signing key goes in the environment (only its owner can read /proc/PID/environ),
+        // never on the command line (every local user can read /proc/PID/cmdline).
         var arguments = ["serve", "--host", c.host, "--port", "\(c.port)", "--database", c.database, "--bcrypt-cost", "\(c.bcryptCost)",
-                         "--jwt-secret", c.jwtSecret.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "",
-                         "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error"]
+                         "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error", "--stop-on-stdin-eof"]
         if let fixtures = c.fixtures { arguments += ["--fixtures", fixtures.path] }
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
-        return .child(try ChildServer(arguments, executable: executable, timeout: .seconds(30)))
+        var environment: [String: String] = [:]
+        if let key = c.jwtSecret { environment[jwtSecretVariable] = key.map { String(format: "%02x", $0) }.joined() }
+        return .child(try ChildServer(arguments, executable: executable, environment: environment, timeout: .seconds(30)))
     }
+
+    /// The variable `whalesim serve` reads its signing key from.
+    static let jwtSecretVariable = "WHALESIM_JWT_SECRET"
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var isUp: Bool { running.withLockedValue { $0 != nil } }

@@ -31,6 +31,14 @@ public final class LiveRun: @unchecked Sendable {
     let windows = NIOLockedValueBox<[FaultWindow]>([])
     private let notes = NIOLockedValueBox<[String]>([])
     private let abortReason = NIOLockedValueBox<String?>(nil)
+    /// Set by ``interrupt(_:)`` (the CLI's first SIGINT or SIGTERM): what stopped the run early.
+    private let interruption = NIOLockedValueBox<String?>(nil)
+    /// When the interruption came (run clock, ms): waits that were already running end by then + the bound.
+    private let interruptedAtMs = NIOLockedValueBox<Int?>(nil)
+    /// Whether the cursor probe ran to its end (an interrupted run skips it or cuts it short).
+    private var cursorsProbed = false
+    /// How long an interrupted run waits for quiescence at most (the scenario's own bound if shorter).
+    static let interruptedQuiescenceMs = 5_000
     private(set) var context: RunContext?
     private(set) var proxy: FaultProxy?
     /// When the load began (run clock, ms).
@@ -61,11 +69,41 @@ public final class LiveRun: @unchecked Sendable {
         notes.withLockedValue { $0.append(line) }
     }
 
+    /// Ends the load now (from any thread): the run then heals, waits for quiescence at most
+    /// ``interruptedQuiescenceMs``, judges what it recorded (what could not be finished is
+    /// `unknown`), stops its targets and returns a result marked interrupted by `reason`.
+    public func interrupt(_ reason: String) {
+        let now = clock.nowMs
+        interruption.withLockedValue { if $0 == nil { $0 = reason } }
+        interruptedAtMs.withLockedValue { if $0 == nil { $0 = now } }
+    }
+
+    var interrupted: String? { interruption.withLockedValue { $0 } }
+
     /// Runs the scenario to the end; throws only when the run could not start (targets down, bad fixtures).
+    /// Whatever happens, its child server is stopped and its temporary directory removed.
     public func run() async throws -> LiveRunResult {
-        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-run-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        RunCleanup.sweepStaleDirectories()
+        let workDirectory = try RunCleanup.makeDirectory()
+        defer { RunCleanup.remove(directory: workDirectory) }
+        do {
+            return try await run(in: workDirectory)
+        } catch {
+            await stopTargets()
+            throw error
+        }
+    }
+
+    /// Stops what a run that could not start may have started (idempotent).
+    private func stopTargets() async {
+        for r in recorders { await r.close() }
+        await executor?.shutdown()
+        await proxy?.stop()
+        await server?.stop()
+        await salesforceServer?.stop()
+    }
+
+    private func run(in workDirectory: URL) async throws -> LiveRunResult {
         // Whole-run faults are on from the start; windowed ones are switched by `runFaultSwitches`.
         let windowed = Set(scenario.faultWindows.filter { !$0.isWholeRun }.map(\.name))
         let faults = FaultSet(scenario.faults.filter { !windowed.contains($0) }.compactMap(Fault.init(rawValue:)))
@@ -158,7 +196,7 @@ public final class LiveRun: @unchecked Sendable {
         let switchTask = Task { await self.runFaultSwitches(context: context, loadStart: loadStart, windowed: windowed) }
         let progress = Task { await self.reportProgress(loadStart: loadStart) }
         let deadline = loadStart + spec.durationMs
-        while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil {
+        while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil, interrupted == nil {
             try? await Task.sleep(for: .milliseconds(100))
             if spec.abortOnFail, let lost = alreadyLostThreshold() { abortReason.withLockedValue { $0 = lost } }
         }
@@ -176,7 +214,7 @@ public final class LiveRun: @unchecked Sendable {
             for t in stragglers { await t.value }
             allDone.withLockedValue { $0 = true }
         }
-        let waitDeadline = clock.nowMs + 10_000
+        let waitDeadline = clock.nowMs + (interrupted == nil ? 10_000 : 2_000)
         while clock.nowMs < waitDeadline, !allDone.withLockedValue({ $0 }) {
             try? await Task.sleep(for: .milliseconds(50))
         }
@@ -185,16 +223,20 @@ public final class LiveRun: @unchecked Sendable {
         progress.cancel()
         _ = await progress.value
         if let reason = abortReason.withLockedValue({ $0 }) { output("aborted early: \(reason)") }
+        if let reason = interrupted {
+            output("interrupted by \(reason) after \((clock.nowMs - loadStart) / 1000) s of load: judging what was recorded")
+            note("interrupted by \(reason) \(clock.nowMs - loadStart) ms into the load (of \(spec.durationMs) ms); quiescence bounded to \(quiescenceBoundMs / 1000) s")
+        }
 
         // Heal, quiesce, probe, finals.
         await healEverything()
         recorder.record(.heal)
         let healedAt = clock.nowMs
-        let quiet = await waitQuiescent(timeoutMs: spec.quiescenceMs)
+        let quiet = await waitQuiescent(timeoutMs: quiescenceBoundMs)
         if quiet { metrics.latency("converge", us: Int64(clock.nowMs - healedAt) * 1000) }
         recorder.record(.quiescence(reached: quiet, ticksAfterHeal: clock.nowMs - healedAt))
-        if !quiet { note("not quiescent \(spec.quiescenceMs / 1000) s after healing: " + unquietReasons(limit: 6)) }
-        if quiet, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
+        if !quiet { note("not quiescent \(quiescenceBoundMs / 1000) s after healing: " + unquietReasons(limit: 6)) }
+        if quiet, interrupted == nil, scenario.checkers.contains(.cursors) { await probeCursors(recorder: recorder) }
         let accounts = await readAccounts(socketURL: socketURL, token: setup.token)
         await recordFinals(recorder: recorder, socketURL: socketURL, token: setup.token)
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
@@ -217,7 +259,7 @@ public final class LiveRun: @unchecked Sendable {
         await server?.stop()
         await salesforceServer?.stop()
 
-        var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs)
+        var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs, quiet: quiet)
         result.epochStartMs = epochStartMs
         result.baseRevisions = recorder.baselines.map(\.revision)
         result.bucketHistograms = metrics.bucketHistograms(endMs: endMs)
@@ -480,7 +522,8 @@ public final class LiveRun: @unchecked Sendable {
     func waitQuiescent(timeoutMs: Int, settleMs: Int = 300) async -> Bool {
         let deadline = clock.nowMs + timeoutMs
         var quietSince: Int?
-        while clock.nowMs < deadline {
+        // An interruption during the wait shortens it to the interrupted bound.
+        while clock.nowMs < min(deadline, interruptedAtMs.withLockedValue { $0.map { $0 + Self.interruptedQuiescenceMs } ?? .max }) {
             if await isQuiet() {
                 let now = clock.nowMs
                 let lastMessage = recorders.map(\.lastMessageMs).max() ?? 0
@@ -526,6 +569,7 @@ public final class LiveRun: @unchecked Sendable {
             let others = sessions.filter { $0.document == n.document }.map { ($0.index, ClientID($0.connectionId)) }
             n.recordCursors(others: others)
         }
+        cursorsProbed = true
     }
 
     /// The server's final text of each note, read by a fresh join; then every client's state.
@@ -582,14 +626,15 @@ public final class LiveRun: @unchecked Sendable {
         LiveJudge.figure(t, LiveJudge.Figures(totals: totals, errors: metrics.errorCount, attempts: metrics.attempts))
     }
 
-    private func judge(history: History, endMs: Int) -> LiveRunResult {
-        let results: [CheckResult]
+    private func judge(history: History, endMs: Int, quiet: Bool) -> LiveRunResult {
+        var results: [CheckResult]
         if let shard = options.shard {
             // Other shards' clients' ops are in this shard's server history: only the merged history can be judged.
             results = scenario.checkers.map { CheckResult(checker: $0, verdict: .unknown, evidence: ["shard \(shard.index)/\(shard.count): judged on the merged history by whalesim merge"]) }
         } else {
             results = LiveJudge.checks(scenario, history)
         }
+        if let reason = interrupted { results = Self.unfinished(results, interruptedBy: reason, quiet: quiet, cursorsProbed: cursorsProbed) }
         let verdict = Checkers.merged(results)
         let thresholds = LiveJudge.thresholds(scenario, results)
         let totals = metrics.totals
@@ -607,7 +652,31 @@ public final class LiveRun: @unchecked Sendable {
                              metricThresholds: metricOutcomes, histograms: totals,
                              series: metrics.series(endMs: endMs, faultWindows: faultWindows + saturated),
                              errors: metrics.errorCount, attempts: metrics.attempts, clientsStarted: users.withLockedValue { $0.count },
-                             aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 })
+                             aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 },
+                             interrupted: interrupted)
+    }
+
+    /// The quiescence bound: the scenario's, or at most ``interruptedQuiescenceMs`` once interrupted.
+    var quiescenceBoundMs: Int { interrupted == nil ? spec.quiescenceMs : min(spec.quiescenceMs, Self.interruptedQuiescenceMs) }
+
+    /// An interrupted run's verdicts: a checker that needs what the interruption cut short says
+    /// `unknown` with why. Without quiescence, the end-state checkers (convergence, liveness,
+    /// cursors, model) cannot tell a lagging replica from a diverged one; without the cursor
+    /// probe, cursors has nothing to judge. The history's own checkers (intention, revisions)
+    /// stand: what they found is in what was recorded.
+    static func unfinished(_ results: [CheckResult], interruptedBy reason: String, quiet: Bool, cursorsProbed: Bool) -> [CheckResult] {
+        let endState: Set<CheckerName> = [.convergence, .liveness, .cursors, .model]
+        return results.map { r in
+            let why: String? = if !quiet && endState.contains(r.checker) {
+                "interrupted by \(reason) before the run was quiescent: the end state cannot be judged"
+            } else if r.checker == .cursors && !cursorsProbed {
+                "interrupted by \(reason): the cursor probe did not run"
+            } else { nil }
+            guard let why, r.verdict != .unknown else { return r }
+            var evidence = [why]
+            if r.verdict == .invalid { evidence.append("(it would have said invalid: \(r.evidence.first ?? ""))") }
+            return CheckResult(checker: r.checker, verdict: .unknown, evidence: evidence, findings: r.findings)
+        }
     }
 
     var allUsers: [VirtualUser] { users.withLockedValue { $0 } }

@@ -63,6 +63,8 @@ public struct LiveRunRecord: Codable, Sendable {
     /// Metric → one `[[value_us, count]]` per series bucket.
     public var seriesHistograms: [String: [[[UInt64]]]]?
     public var aborted: String?
+    /// The signal that interrupted the run (`SIGINT`, `SIGTERM`); absent for a run that ran its course.
+    public var interrupted: String?
     public var notes: [String]
     /// The `{steady}` scope's window, [start, end) ms of the run clock, and the runner-lag bound
     /// past which latency thresholds are unknown.
@@ -107,6 +109,7 @@ public struct LiveRunRecord: Codable, Sendable {
         attempts = r.attempts
         shard = o.shard.map { Shard(index: $0.index, count: $0.count) }
         aborted = r.aborted
+        interrupted = r.interrupted
         notes = r.notes
         epochStartMs = r.epochStartMs
         seriesHistograms = r.bucketHistograms

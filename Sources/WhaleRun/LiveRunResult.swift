@@ -25,6 +25,8 @@ public struct LiveRunResult: Sendable {
     public var aborted: String?
     public var durationMs: Int
     public var notes: [String]
+    /// What interrupted the run (`SIGINT`, `SIGTERM`), when a signal ended its load early.
+    public var interrupted: String? = nil
     /// Wall-clock start of the run's clock (ms since 1970): `merge` lines shards up by it.
     public var epochStartMs: Int64 = 0
     /// Each note's revision when the run began (0: a fresh note); the history counts from there.
@@ -41,7 +43,11 @@ public struct LiveRunResult: Sendable {
     /// 2 if a checker is invalid; 1 if a latency or error threshold is breached; 3 if a checker
     /// threshold is breached or a checker is unknown and no `!= invalid` threshold accepts it
     /// (as `simulate`); 0 otherwise.
+    ///
+    /// An interrupted run is at best inconclusive: 2 if a checker found a violation in what was
+    /// recorded, else 3.
     public var exitCode: Int32 {
+        if interrupted != nil { return verdict == .invalid ? 2 : 3 }
         if shard != nil { return 0 } // judged by `whalesim merge`
         if verdict == .invalid { return 2 }
         if metricThresholds.contains(where: { !$0.met && $0.unknown == nil }) { return 1 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import SalesforceFake
+import WhaleRun
 import WhalesimLive
 
 #if canImport(Glibc)
@@ -22,7 +23,9 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         abstract: "Serve a fake Salesforce org (REST, SOAP login, OAuth) over HTTP and HTTPS.",
         discussion: """
             Prints the HTTP and HTTPS URLs and the CA file (point REQUESTS_CA_BUNDLE or curl --cacert at it), \
-            then serves until SIGINT or SIGTERM. Port 0 picks a free port.
+            then serves until SIGINT or SIGTERM (the first stops it cleanly, exit 0; a second exits at once \
+            with 130 / 143). Port 0 picks a free port. Without --org, --generate-accounts grows the built-in \
+            small org (./Fixtures/salesforce/small when present).
             """)
 
     @Option(name: .long, help: "Org fixture directory (e.g. Fixtures/salesforce/small).")
@@ -50,6 +53,7 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
     var host: String = "127.0.0.1"
 
     func run() async throws {
+        defer { BuiltinFixtures.cleanUp() }
         let (loaded, apps) = try loadOrg()
         var settings = FakeSalesforceConfig(seed: seed)
         if let config {
@@ -78,8 +82,10 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
             org: \(loaded.settings.name) (\(loaded.settings.orgId)), API v\(loaded.settings.apiVersionMin)...v\(loaded.settings.apiVersionMax)
 
             """
+        // The handler is in place before the banner: whoever reads it may signal at once.
+        let termination = Self.terminationSignal()
         FileHandle.standardOutput.write(Data(banner.utf8))
-        let signal = await Self.waitForTermination()
+        let signal = await termination.value
         printError("whalesim: \(signal), stopping after \(server.fake.requestsServed) requests")
         await server.stop()
     }
@@ -88,8 +94,13 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         guard org != nil || generateAccounts != nil else {
             throw BadInput("give --org DIR, or --generate-accounts N (with --org as the template)").exit()
         }
-        // With --generate-accounts, --org names the template (default Fixtures/salesforce/small).
-        let path = org ?? "Fixtures/salesforce/small"
+        // With --generate-accounts, --org names the template (default: the small org, ./Fixtures or built in).
+        let path: String
+        if let org { path = org } else {
+            do { path = try BuiltinFixtures.directory(given: nil, holding: "salesforce/small/org.json").url.appendingPathComponent("salesforce/small").path } catch {
+                throw BadInput("cannot write the built-in org to a temporary directory: \(error)").exit()
+            }
+        }
         let directory = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -107,33 +118,39 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         }
     }
 
-    /// Suspends until SIGINT or SIGTERM; returns the signal's name.
-    static func waitForTermination() async -> String {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let once = ResumeOnce(continuation)
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { once.resume(name) }
-                source.resume()
-                once.keep(source)
-            }
-        }
+    /// Installs the handlers now (``Interrupts``: a second signal exits at once); the task ends
+    /// with the first SIGINT's or SIGTERM's name.
+    static func terminationSignal() -> Task<String, Never> {
+        let received = FirstSignal()
+        Interrupts.install { received.set($0) }
+        return Task { await received.value() }
     }
 }
 
-/// Resumes a continuation once and keeps the signal sources alive meanwhile.
-private final class ResumeOnce: @unchecked Sendable {
+/// The first signal's name, waited for once (it may come before or after the wait begins).
+private final class FirstSignal: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<String, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-    init(_ continuation: CheckedContinuation<String, Never>) { self.continuation = continuation }
-    func keep(_ source: any DispatchSourceSignal) { lock.withLock { sources.append(source) } }
-    func resume(_ value: String) {
+    private var name: String?
+    private var waiter: CheckedContinuation<String, Never>?
+
+    func set(_ value: String) {
         let c: CheckedContinuation<String, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
+            guard name == nil else { return nil }
+            name = value
+            defer { waiter = nil }
+            return waiter
         }
         c?.resume(returning: value)
+    }
+
+    func value() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let ready: String? = lock.withLock {
+                if let name { return name }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }

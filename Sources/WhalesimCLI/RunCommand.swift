@@ -16,7 +16,14 @@ struct RunCommand: AsyncParsableCommand {
             prints a line per run and a table, and writes a repeat directory (summary.json, report.html) \
             that report --compare accepts; its exit code is the worst run's, in the order 2 > 1 > 3 > 0. \
             Exit codes: 0 pass, 1 a latency or error threshold breached, 2 a checker found a violation, \
-            3 inconclusive, 64 bad usage or input.
+            3 inconclusive, 64 bad usage or input. \
+            SIGINT or SIGTERM (Ctrl-C, a cancelled CI job) stops cleanly: the load ends, quiescence is awaited \
+            at most 5 s, what was recorded is judged (a checker that could not finish says unknown), the record \
+            and report are written marked interrupted, the embedded server is stopped and temporary files \
+            removed; the exit code is then 3 (2 if a checker found a violation), and a repeat stops there. \
+            A second signal stops the children and exits at once: 130 after SIGINT, 143 after SIGTERM. \
+            Fixtures (the Whaler seed users, the Salesforce org): --fixtures DIR, else ./Fixtures, else \
+            Fixtures/ beside the binary, else the copies built into it.
             """)
 
     @Argument(help: "Scenario name or .yml path (default: live-demo).")
@@ -52,15 +59,20 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
-    @Option(help: "The directory holding Fixtures/ (seed users, the Salesforce org).")
-    var fixtures = "Fixtures"
+    @Option(help: "The fixtures directory (whaler/seed.json, salesforce/small); default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")
+    var fixtures: String?
 
     @Flag(help: "No progress output while the load runs.")
     var quiet = false
 
+    /// The run a first SIGINT or SIGTERM interrupts (the current one of a repeat).
+    static let interruption = RunInterruption()
+
     func run() async throws {
+        defer { BuiltinFixtures.cleanUp() }
         let options: LiveRunOptions
         do { options = try makeOptions() } catch let e as BadInput { throw e.exit() }
+        Interrupts.install { Self.interruption.interrupt($0) }
         if let repeatCount {
             throw ExitCode(await runRepeated(options, count: repeatCount))
         }
@@ -85,6 +97,7 @@ struct RunCommand: AsyncParsableCommand {
     func runOnce(_ options: LiveRunOptions, detail: Bool) async -> Outcome {
         let startedAt = Date()
         let run = LiveRun(options: options) { printLine($0) }
+        Self.interruption.attach(run)
         let result: LiveRunResult
         do { result = try await run.run() } catch {
             printError("whalesim: the run could not start: \(error)")
@@ -94,6 +107,7 @@ struct RunCommand: AsyncParsableCommand {
         let wall = Date().timeIntervalSince(startedAt)
         let record = LiveRunRecord(result: result, options: options, startedAt: startedAt, wallSeconds: wall)
         if detail || result.exitCode == 2 { RunSummaryPrinter.print(result, record: record) }
+        if let signal = result.interrupted { print("interrupted by \(signal): the record says so; exit \(result.exitCode)") }
         var dir: String?
         do {
             dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
@@ -112,6 +126,10 @@ struct RunCommand: AsyncParsableCommand {
         let startedAt = Date()
         var runs: [RepeatSummary.Run] = []
         for i in 0..<count {
+            if let signal = Self.interruption.received {
+                print("repeat: interrupted by \(signal); \(count - i) run\(count - i == 1 ? "" : "s") not started")
+                break
+            }
             var options = base
             options.seed = base.seed + UInt64(i)
             print("repeat: run \(i + 1)/\(count), seed \(options.seed)")
@@ -175,9 +193,14 @@ struct RunCommand: AsyncParsableCommand {
             let parts = shard.split(separator: "/").map { Int($0) }
             if parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 1000, (0..<n).contains(i) { shardValue = (i, n) } else { problems.append("--shard \(shard): expected i/N with 0 <= i < N, e.g. 0/4") }
         }
-        let fixturesURL = URL(fileURLWithPath: fixtures)
-        if case .embedded = live.server, !FileManager.default.fileExists(atPath: fixturesURL.appendingPathComponent("whaler/seed.json").path) {
-            problems.append("--fixtures \(fixtures): no whaler/seed.json there (run from the project directory or pass --fixtures)")
+        var fixturesURL = URL(fileURLWithPath: "Fixtures")
+        do {
+            fixturesURL = try BuiltinFixtures.directory(given: fixtures, holding: "whaler/seed.json").url
+        } catch {
+            problems.append("cannot write the built-in fixtures to a temporary directory: \(error)")
+        }
+        if let fixtures, case .embedded = live.server, !FileManager.default.fileExists(atPath: fixturesURL.appendingPathComponent("whaler/seed.json").path) {
+            problems.append("--fixtures \(fixtures): no whaler/seed.json there")
         }
         if !problems.isEmpty { throw BadInput(problems.joined(separator: "\n")) }
         s.live = live
@@ -197,4 +220,31 @@ struct RunCommand: AsyncParsableCommand {
         guard let v = Double(t), v.isFinite, v >= 0, v * scale <= 86_400_000 else { return nil }
         return Int((v * scale).rounded())
     }
+}
+
+/// The run a first signal interrupts, kept across the runs of a repeat: a run attached after the
+/// signal is interrupted at once.
+final class RunInterruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var run: LiveRun?
+    private var signal: String?
+
+    func attach(_ r: LiveRun) {
+        let pending: String? = lock.withLock {
+            run = r
+            return signal
+        }
+        if let pending { r.interrupt(pending) }
+    }
+
+    func interrupt(_ name: String) {
+        let current: LiveRun? = lock.withLock {
+            if signal == nil { signal = name }
+            return run
+        }
+        current?.interrupt(name)
+    }
+
+    /// The signal received, if any.
+    var received: String? { lock.withLock { signal } }
 }

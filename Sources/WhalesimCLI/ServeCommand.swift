@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import WhaleProtocol
+import WhaleRun
 import WhaleServer
 
 /// `whalesim serve`: the live reference server (REST login, GraphQL, websocket, SQLite) until
@@ -18,7 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Wire-compatible with the original Whaler backend; clients that connect with ?protocol=2 \
             (or the Whalesim-Protocol: 2 header) get whalesim's extensions (PROTOCOL.md §3). \
-            Prints the URL, then serves until SIGTERM or SIGINT. Port 0 picks a free port.
+            Prints the URL, then serves until SIGTERM or SIGINT: the first closes every socket (1001), \
+            commits what is pending and exits 0; a second exits at once with 128 + the signal (130 SIGINT, \
+            143 SIGTERM). Port 0 picks a free port. The signing key: $WHALESIM_JWT_SECRET or --jwt-secret-file \
+            (a file only its owner can read); --jwt-secret puts it on the command line, where `ps` shows it \
+            to every local user.
             """)
 
     @Option(name: .long, help: "Address to bind.")
@@ -30,8 +35,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "SQLite file (created and migrated if needed), or :memory: for a throwaway run.")
     var database = "whalesim.sqlite"
 
-    @Option(name: .long, help: "Seed file with organizations, users (plain passwords, hashed on first start), accounts, contacts, tasks and tracking.")
-    var fixtures = "Fixtures/whaler/seed.json"
+    @Option(name: .long, help: "Seed file with organizations, users (plain passwords, hashed on first start), accounts, contacts, tasks and tracking (default: ./Fixtures/whaler/seed.json, else Fixtures/ beside the binary, else the built-in seed).")
+    var fixtures: String?
 
     @Option(name: .customLong("max-message-bytes"), help: "Largest websocket message accepted (bigger: tooLarge).")
     var maxMessageBytes = 64 * 1024
@@ -48,8 +53,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty.")
     var fault: [String] = []
 
-    @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start).")
+    @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start); visible to `ps`, prefer the variable or --jwt-secret-file.")
     var jwtSecret: String?
+
+    @Option(name: .customLong("jwt-secret-file"), help: ArgumentHelp("Read the HS256 key from this file (one line; must not be readable by group or others).", valueName: "PATH"))
+    var jwtSecretFile: String?
+
+    @Flag(name: .customLong("stop-on-stdin-eof"), help: "Stop as on SIGTERM when standard input ends: a parent holding the other end of a pipe has exited, so the server never outlives it (whalesim run starts its embedded server so).")
+    var stopOnStdinEOF = false
 
     @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for seeded passwords (4...31).")
     var bcryptCost: UInt8 = 10
@@ -70,13 +81,21 @@ struct ServeCommand: AsyncParsableCommand {
     var logFormat = "text"
 
     func run() async throws {
+        defer { BuiltinFixtures.cleanUp() }
         var configuration = ServerConfiguration()
         configuration.host = host
         guard (0...65535).contains(port) else { throw BadInput("--port must be between 0 and 65535").exit() }
         configuration.port = port
         configuration.database = database
-        let seed = URL(fileURLWithPath: fixtures)
-        guard FileManager.default.fileExists(atPath: seed.path) else { throw BadInput("--fixtures \(fixtures): no such file").exit() }
+        let seed: URL
+        if let fixtures {
+            seed = URL(fileURLWithPath: fixtures)
+            guard FileManager.default.fileExists(atPath: seed.path) else { throw BadInput("--fixtures \(fixtures): no such file").exit() }
+        } else {
+            do { seed = try BuiltinFixtures.directory(given: nil, holding: "whaler/seed.json").url.appendingPathComponent("whaler/seed.json") } catch {
+                throw BadInput("cannot write the built-in seed to a temporary directory: \(error)").exit()
+            }
+        }
         configuration.fixtures = seed
         guard maxMessageBytes >= 64 else { throw BadInput("--max-message-bytes must be at least 64").exit() }
         configuration.maxMessageBytes = maxMessageBytes
@@ -97,7 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
             faults.insert(known)
         }
         configuration.faults = faults
-        if let secret = jwtSecret ?? ProcessInfo.processInfo.environment["WHALESIM_JWT_SECRET"] {
+        if let secret = try jwtSecret ?? readSecretFile() ?? ProcessInfo.processInfo.environment["WHALESIM_JWT_SECRET"] {
             guard secret.utf8.count >= 16 else { throw BadInput("the JWT secret must be at least 16 bytes").exit() }
             configuration.jwtSecret = Data(secret.utf8)
         }
@@ -132,13 +151,62 @@ struct ServeCommand: AsyncParsableCommand {
 
         let server: ReferenceServer
         do {
-            server = try await ReferenceServer.start(configuration, handleSignals: true)
+            server = try await ReferenceServer.start(configuration)
         } catch {
             throw BadInput("\(error)").exit()
         }
+        // The first signal stops the server gracefully; this command returns once that stop has
+        // flushed storage (waitUntilStopped alone may return while the stop is still committing).
+        let stopping = Stopping()
+        Interrupts.install(announce: level < .error) { _ in stopping.begin { await server.stop() } }
+        if stopOnStdinEOF { Self.stopWhenInputEnds() }
         // Unbuffered, so a parent process reading the pipe sees the URL at once.
         FileHandle.standardOutput.write(Data("http: \(server.baseURL)\nsocket: \(server.socketURL)\n".utf8))
         await server.waitUntilStopped()
+        await stopping.finished()
         printError("whalesim: stopped (\(server.commits) commits)")
+    }
+
+    /// The key from --jwt-secret-file: refused when group or others may read the file.
+    private func readSecretFile() throws -> String? {
+        guard let path = jwtSecretFile else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue else {
+            throw BadInput("--jwt-secret-file \(path): no such file").exit()
+        }
+        guard mode & 0o077 == 0 else {
+            throw BadInput("--jwt-secret-file \(path): readable by others (mode \(String(mode, radix: 8))); chmod 600 it").exit()
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BadInput("--jwt-secret-file \(path): not readable as UTF-8").exit() }
+        return text.trimmingCharacters(in: .newlines)
+    }
+
+    /// Reads standard input to its end on a thread of its own, then sends this process SIGTERM
+    /// (the clean stop). A parent's pipe ends when the parent exits, even by SIGKILL, which
+    /// PR_SET_PDEATHSIG could not promise here: it fires when the parent's spawning *thread* ends.
+    static func stopWhenInputEnds() {
+        let thread = Thread {
+            while true {
+                let chunk = FileHandle.standardInput.availableData
+                if chunk.isEmpty { break }
+            }
+            printError("whalesim: standard input closed (the parent is gone): stopping")
+            kill(getpid(), SIGTERM)
+        }
+        thread.start()
+    }
+}
+
+/// The graceful stop a signal started, so the command can wait for it to finish.
+private final class Stopping: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func begin(_ work: @escaping @Sendable () async -> Void) {
+        lock.withLock { if task == nil { task = Task { await work() } } }
+    }
+
+    func finished() async {
+        await lock.withLock { task }?.value
     }
 }

@@ -18,7 +18,11 @@ struct SimulateCommand: AsyncParsableCommand {
         abstract: "Run a deterministic, checked simulation (default scenario: convergence-smoke).",
         discussion: """
             SCENARIO is a built-in name (\(BuiltinScenarios.names.joined(separator: ", "))) or a path to a .yml file. \
-            Exit codes: 0 every checker valid, 2 a checker found a violation, 3 inconclusive, 64 bad input.
+            Exit codes: 0 every checker valid, 2 a checker found a violation, 3 inconclusive, 64 bad input. \
+            With --seeds, a terminal gets a progress bar on stderr (seeds done, failures so far, seeds/s, time \
+            left), a log the plain lines; SIGINT or SIGTERM starts no further seed, lets those running finish, \
+            reports and records what ran and exits 3 (2 if a seed failed); a second signal exits at once \
+            (130 after SIGINT, 143 after SIGTERM).
             """
     )
 
@@ -81,9 +85,14 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch let error as BadInput {
             throw error.exit()
         }
+        let stop = StopRequest()
+        if plan.seedCount > 1 { Interrupts.install { stop.set($0) } }
         plan.printOptions()
+        // Progress reaches a log (a pipe, a CI job) as it happens, not when the buffer fills.
+        fflush(nil)
         let startedAt = Date()
-        let outcome = await plan.execute(progress: { print($0) })
+        let style: SimulationPlan.ProgressStyle = plan.seedCount > 1 && isatty(2) != 0 ? .bar : .lines
+        let outcome = await plan.execute(progress: { print($0); fflush(nil) }, style: style, interrupted: { stop.value })
         throw plan.finish(outcome, reportDir: reportDir, startedAt: startedAt)
     }
 
@@ -131,4 +140,12 @@ struct SimulateCommand: AsyncParsableCommand {
             scenarioRef: ref, base: base, overrides: overrides, firstSeed: seed ?? base.seed,
             seedCount: seeds ?? 1, shrink: !noShrink)
     }
+}
+
+/// The first signal's name, set from the signal handler, read between seeds.
+final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var signal: String?
+    func set(_ name: String) { lock.withLock { if signal == nil { signal = name } } }
+    var value: String? { lock.withLock { signal } }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WhaleProtocol
+import WhaleReports
 import WhaleSim
 
 /// What `whalesim simulate` was asked to do, validated: the scenario, its overrides and the seeds.
@@ -19,7 +20,13 @@ struct SimulationPlan: Sendable {
         var verdicts: [(seed: UInt64, verdict: Verdict)]
         var reported: SimulationResult
         var shrunk: Shrinker.Outcome?
+        /// The signal that stopped the seeds early: no new seed started after it.
+        var interrupted: String?
     }
+
+    /// How `execute` shows progress over many seeds: a bar redrawn on a terminal (stderr), or
+    /// the plain lines (every tenth of the seeds and every failure) a log gets.
+    enum ProgressStyle: Sendable { case bar, lines }
 
     func printOptions() {
         let s = scenario
@@ -34,18 +41,30 @@ struct SimulationPlan: Sendable {
         for (fault, reason) in unexercisedFaults { print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)") }
     }
 
-    /// Runs every seed (in parallel, at most one per core) and shrinks the first failure.
-    func execute(progress: @escaping @Sendable (String) -> Void) async -> Outcome {
+    /// Runs every seed (in parallel, at most one per core) and shrinks the first failure. Once
+    /// `interrupted` says a signal came, no seed starts; those running finish, and the outcome
+    /// covers the seeds done (nothing is shrunk).
+    func execute(progress: @escaping @Sendable (String) -> Void, style: ProgressStyle = .lines,
+                 interrupted: @escaping @Sendable () -> String? = { nil }) async -> Outcome {
         let scenario = self.scenario
         let seeds = (0..<seedCount).map { firstSeed &+ UInt64($0) }
         var verdicts: [(UInt64, Verdict)] = []
         var kept: [UInt64: SimulationResult] = [:]
+        var stoppedBy: String?
         if seeds.count == 1 {
             let result = Simulation.run(scenario, seed: seeds[0])
             verdicts = [(seeds[0], result.verdict)]
             kept[seeds[0]] = result
         } else {
             let width = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            let started = ContinuousClock.now
+            var failures = 0
+            var lastDrawn = ContinuousClock.now - .seconds(1)
+            func figures(_ done: Int) -> SeedProgress {
+                let elapsed = ContinuousClock.now - started
+                return SeedProgress(done: done, total: seeds.count, failures: failures,
+                                    elapsedSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
             await withTaskGroup(of: (UInt64, SimulationResult).self) { group in
                 var next = 0
                 func add() {
@@ -55,27 +74,47 @@ struct SimulationPlan: Sendable {
                 }
                 while next < min(width, seeds.count) { add() }
                 var done = 0
+                if style == .bar { Self.draw(figures(0).bar()) }
                 while let (s, result) = await group.next() {
                     done += 1
                     verdicts.append((s, result.verdict))
+                    if result.verdict != .valid { failures += 1 }
                     if result.verdict != .valid || s == seeds[0] { kept[s] = result }
-                    if result.verdict != .valid || done % max(1, seeds.count / 10) == 0 {
-                        progress("  [\(done)/\(seeds.count)] seed \(s): \(result.verdict.rawValue)")
+                    switch style {
+                    case .lines:
+                        if result.verdict != .valid || done % max(1, seeds.count / 10) == 0 {
+                            progress("  [\(done)/\(seeds.count)] seed \(s): \(result.verdict.rawValue)")
+                        }
+                    case .bar:
+                        // A failure gets its own line above the bar; the bar is redrawn at most 10 times a second.
+                        if result.verdict != .valid { Self.draw(nil); progress("  [\(done)/\(seeds.count)] seed \(s): \(result.verdict.rawValue)") }
+                        if result.verdict != .valid || done == seeds.count || ContinuousClock.now - lastDrawn >= .milliseconds(100) {
+                            Self.draw(figures(done).bar())
+                            lastDrawn = ContinuousClock.now
+                        }
                     }
-                    if next < seeds.count { add() }
+                    if stoppedBy == nil, let signal = interrupted() { stoppedBy = signal }
+                    if next < seeds.count, stoppedBy == nil { add() }
                 }
             }
+            if style == .bar { Self.draw(figures(verdicts.count).bar()); FileHandle.standardError.write(Data("\n".utf8)) }
+            if let stoppedBy { progress("  interrupted by \(stoppedBy): \(verdicts.count) of \(seeds.count) seeds done, \(seeds.count - verdicts.count) not started") }
             verdicts.sort { $0.0 < $1.0 }
         }
         // Report the lowest failing seed (invalid first, then unknown), else the first seed.
         let pick = verdicts.first { $0.1 == .invalid } ?? verdicts.first { $0.1 == .unknown } ?? verdicts[0]
         let reported = kept[pick.0]!
         var shrunk: Shrinker.Outcome?
-        if shrink, let checker = reported.firstInvalid {
+        if shrink, stoppedBy == nil, let checker = reported.firstInvalid {
             progress("  shrinking seed \(pick.0) (\(checker.rawValue) invalid)...")
             shrunk = Shrinker.shrink(scenario: base, overrides: overrides, seed: pick.0, checker: checker)
         }
-        return Outcome(verdicts: verdicts.map { (seed: $0.0, verdict: $0.1) }, reported: reported, shrunk: shrunk)
+        return Outcome(verdicts: verdicts.map { (seed: $0.0, verdict: $0.1) }, reported: reported, shrunk: shrunk, interrupted: stoppedBy)
+    }
+
+    /// Redraws the bar in place on stderr (`\r`, clear to the end of the line); nil only clears it.
+    static func draw(_ bar: String?) {
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + (bar ?? "")).utf8))
     }
 
     /// Prints verdicts, writes the run record, and returns the exit code.
@@ -84,7 +123,9 @@ struct SimulationPlan: Sendable {
         if seedCount > 1 {
             let invalid = outcome.verdicts.filter { $0.verdict == .invalid }.count
             let unknown = outcome.verdicts.filter { $0.verdict == .unknown }.count
-            print("\(seedCount) seeds: \(seedCount - invalid - unknown) valid, \(invalid) invalid, \(unknown) unknown; details for seed \(result.seed)")
+            let ran = outcome.verdicts.count
+            let of = outcome.interrupted == nil ? "\(ran) seeds" : "\(ran) of \(seedCount) seeds (interrupted by \(outcome.interrupted!))"
+            print("\(of): \(ran - invalid - unknown) valid, \(invalid) invalid, \(unknown) unknown; details for seed \(result.seed)")
         }
         print("seed \(result.seed): \(result.counts.edits) edits, \(result.counts.messages) messages, \(result.counts.ticks) ticks, history \(result.history.hash)")
         for r in result.results {
@@ -110,6 +151,10 @@ struct SimulationPlan: Sendable {
             printError("whalesim: could not write the report: \(error)")
         }
         let code = Self.exitCode(for: result)
+        if outcome.interrupted != nil {
+            // Seeds that never ran prove nothing: at best inconclusive.
+            return code.rawValue == ExitStatus.correctnessViolated.rawValue ? code : ExitStatus.inconclusive
+        }
         if code.rawValue == ExitStatus.pass.rawValue, let (fault, reason) = unexercisedFaults.first {
             print("inconclusive: --fault \(fault.rawValue) cannot be exercised: \(reason)")
             return ExitStatus.inconclusive

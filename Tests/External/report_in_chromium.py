@@ -28,7 +28,7 @@ import zlib
 try:
     import websockets
 except ImportError:
-    print(json.dumps({"error": "python package websockets is missing (scripts/setup installs it)"}))
+    print(json.dumps({"error": "python package websockets is missing (scripts/setup --tests installs it in .venv)"}))
     sys.exit(2)
 
 
@@ -186,10 +186,11 @@ def main():
     parser.add_argument("html")
     parser.add_argument("out_dir")
     parser.add_argument("--timeout", type=float, default=45)
+    parser.add_argument("--browser", help="the browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
     args = parser.parse_args()
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    browser = args.browser or shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if not browser:
-        print(json.dumps({"error": "chromium is not installed (scripts/setup installs it)"}))
+        print(json.dumps({"error": "chromium is not installed (scripts/setup --tests installs it in .venv)"}))
         sys.exit(2)
     os.makedirs(args.out_dir, exist_ok=True)
     try:

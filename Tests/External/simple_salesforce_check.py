@@ -22,7 +22,7 @@ try:
     from simple_salesforce.exceptions import (SalesforceAuthenticationFailed, SalesforceMalformedRequest,
                                               SalesforceResourceNotFound)
 except ImportError as error:  # the Swift test turns this into an install hint
-    print(f"MISSING simple_salesforce ({error}): run python3 -m pip install simple-salesforce", flush=True)
+    print(f"MISSING simple_salesforce ({error}): run scripts/setup --tests (installs it in .venv)", flush=True)
     sys.exit(3)
 
 import requests
@@ -113,6 +113,32 @@ def main():
     except SalesforceResourceNotFound:
         pass
     print(f"ok crud id={record_id}", flush=True)
+
+    # System fields as Salesforce keeps them: the describe says non-nillable and not createable
+    # (as every real org's does), a create stamps the session's user and the dates, an update
+    # the last modifier; the relationships (CreatedBy.Username) resolve in SOQL.
+    audit = ["CreatedById", "CreatedDate", "LastModifiedById", "LastModifiedDate", "SystemModstamp"]
+    described = {f["name"]: f for f in describe["fields"]}
+    for name in audit:
+        field = described.get(name)
+        check("audit", field is not None and field["nillable"] is False and field["createable"] is False
+              and field["updateable"] is False, f"{name} in describe: {field}")
+    me = sf.query(f"SELECT Id FROM User WHERE Username = '{args.username}'")["records"][0]["Id"]
+    created = sf.Account.create({"Name": "Py Audit"})
+    check("audit", created["success"] is True, str(created))
+    row = sf.Account.get(created["id"])
+    check("audit", row["CreatedById"] == me and row["LastModifiedById"] == me,
+          f"created by {row.get('CreatedById')}, modified by {row.get('LastModifiedById')}, session user {me}")
+    check("audit", all(isinstance(row.get(n), str) and n and row[n].endswith("+0000") for n in audit if n.endswith(("Date", "Modstamp"))),
+          json.dumps({n: row.get(n) for n in audit}))
+    status = sf.Account.update(created["id"], {"Name": "Py Audit 2"})
+    after = sf.Account.get(created["id"])
+    check("audit", status == 204 and after["LastModifiedById"] == me and after["CreatedById"] == me
+          and after["CreatedDate"] == row["CreatedDate"] and after["SystemModstamp"], json.dumps({n: after.get(n) for n in audit}))
+    joined = sf.query(f"SELECT CreatedBy.Username, LastModifiedBy.Username FROM Account WHERE Id = '{created['id']}'")["records"][0]
+    check("audit", joined["CreatedBy"]["Username"] == args.username and joined["LastModifiedBy"]["Username"] == args.username,
+          json.dumps(joined)[:300])
+    print(f"ok audit created-by={me} created={row['CreatedDate']}", flush=True)
 
     # Expired session: the test expires it server-side; the client must log in again and retry.
     old_session = sf.session_id

@@ -3,7 +3,7 @@ import Testing
 @testable import WhaleReports
 
 /// junit.xml validates against the common JUnit schema (Fixtures/junit.xsd, the shape of
-/// Jenkins' junit-10.xsd) with xmllint (Debian's libxml2-utils, installed by scripts/setup).
+/// Jenkins' junit-10.xsd) with xmllint (Debian's libxml2-utils, installed by scripts/setup --tests).
 @Suite struct JUnitSchemaTests {
     static let xmllint = Support.which("xmllint")
 
@@ -15,7 +15,7 @@ import Testing
         return try Support.execute(Self.xmllint!, ["--noout", "--schema", Support.fixtures.appendingPathComponent("junit.xsd").path, file.path], timeout: 30)
     }
 
-    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup installs libxml2-utils)"),
+    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"),
           arguments: GoldenReportTests.runs)
     func recordedRunsValidate(name: String) throws {
         let out = try validate(JUnitXML(run: try Support.run(name)).render())
@@ -23,7 +23,7 @@ import Testing
         #expect(out.stderr.contains("validates"))
     }
 
-    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup installs libxml2-utils)"))
+    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"))
     func unknownVerdictsAndOddTextValidate() throws {
         var record = ReportBoundsTests.record(verdict: "unknown", evidence: ["<&>\"' \u{01} ✓"])
         record.verdicts.append(.init(checker: "liveness", verdict: "invalid", evidence: ["no quiescence within 10 ticks"]))
@@ -36,7 +36,7 @@ import Testing
         #expect(out.status == 0, "\(out.stderr)")
     }
 
-    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup installs libxml2-utils)"))
+    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"))
     func theSchemaRejectsWhatCISystemsWouldNot() throws {
         // Proves the schema has teeth: a test case without a name and an unknown element fail.
         let bad = "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\" tests=\"1\"><testcase classname=\"a\"><oops/></testcase></testsuite></testsuites>\n"

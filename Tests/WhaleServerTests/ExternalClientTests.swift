@@ -6,9 +6,9 @@ import WhalesimTesting
 /// and curl, against a live server on 127.0.0.1, port 0.
 @Suite(.serialized) struct ExternalClientTests {
     @Test func pythonWebsocketsClientsEditOneNoteConcurrentlyAndConverge() async throws {
-        let python = try #require(ExternalProcess.python3(), "python3 is missing")
+        let python = try #require(ExternalProcess.python3(), "python3 is missing: \(ExternalProcess.pythonHint)")
         let probe = try await ExternalProcess.run(python, ["-c", "import websockets"], timeout: .seconds(60))
-        try #require(probe.status == 0, "the websockets package is missing: python3 -m pip install websockets")
+        try #require(probe.status == 0, "the websockets package is missing in \(python): \(ExternalProcess.pythonHint)")
         let harness = try await ServerHarness.start()
         let script = ExternalProcess.packageRoot.appendingPathComponent("Tests/External/whaler_socket_check.py").path
         let output = try await ExternalProcess.run(

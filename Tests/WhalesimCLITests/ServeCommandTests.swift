@@ -5,6 +5,14 @@ import Testing
 /// problem, exit 64.
 @Suite("whalesim serve (bad input)")
 struct ServeCommandTests {
+    /// A key file with these permissions (the key itself long enough unless given).
+    static func keyFile(mode: Int, key: String = "a-signing-key-of-32-bytes-length!") -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-key-\(mode)-\(key.count)").path
+        FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: mode])
+        try? FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        return path
+    }
+
     @Test(arguments: [
         (["--port", "70000"], "--port must be between 0 and 65535"),
         (["--fixtures", "/nonexistent/seed.json"], "no such file"),
@@ -13,6 +21,9 @@ struct ServeCommandTests {
         (["--bcrypt-cost", "2"], "--bcrypt-cost must be between 4 and 31"),
         (["--max-message-bytes", "10"], "at least 64"),
         (["--jwt-secret", "short"], "at least 16 bytes"),
+        (["--jwt-secret-file", "/nonexistent/key"], "--jwt-secret-file /nonexistent/key: no such file"),
+        (["--jwt-secret-file", ServeCommandTests.keyFile(mode: 0o644)], "readable by others (mode 644); chmod 600 it"),
+        (["--jwt-secret-file", ServeCommandTests.keyFile(mode: 0o600, key: "short")], "at least 16 bytes"),
         (["--log-level", "loud"], "unknown --log-level"),
         (["--log-format", "xml", "--port", "0", "--database", ":memory:"], "text or json"),
         (["--database", "/proc/no/such/dir.sqlite", "--port", "0"], "cannot open database"),

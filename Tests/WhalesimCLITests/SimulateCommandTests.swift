@@ -93,6 +93,17 @@ import Testing
         #expect(!run.stdout.contains("shrunk ("))
     }
 
+    /// Not a terminal (a pipe, a CI log): the plain lines, one every tenth of the seeds, and no
+    /// progress bar (that is drawn on stderr only when stderr is a terminal).
+    @Test func manySeedsPrintPlainProgressLinesWhenNotATerminal() throws {
+        let reports = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: reports) }
+        let run = try whalesim(["simulate", "convergence-smoke", "--seeds", "20", "--report-dir", reports.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for k in stride(from: 2, through: 20, by: 2) { #expect(run.stdout.contains("  [\(k)/20] seed "), "\(run.stdout)") }
+        #expect(!run.stderr.contains("\r") && !run.stderr.contains("seeds/s"), "\(run.stderr)")
+    }
+
     @Test func listFaultsPrintsNamesFirst() throws {
         let run = try whalesim(["simulate", "--list-faults"])
         #expect(run.status == 0)

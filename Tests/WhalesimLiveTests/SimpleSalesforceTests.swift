@@ -2,17 +2,18 @@ import Foundation
 import SalesforceFake
 import Testing
 import WhalesimLive
+import WhalesimTesting
 
 /// The Python client simple-salesforce from PyPI, unchanged, against the fake over HTTPS with its
 /// default SOAP login. The script is Tests/External/simple_salesforce_check.py.
 @Suite(.serialized) struct SimpleSalesforceTests {
-    static let installHint = "python3 -m pip install simple-salesforce"
+    static let installHint = ExternalProcess.pythonHint
     static let bulkCount = 1_050
 
     @Test func simpleSalesforceEndToEnd() async throws {
         let python = try #require(Live.python3(), "python3 is missing: install Python 3, then \(Self.installHint)")
         let probe = try await Live.run(python, ["-c", "import simple_salesforce"], timeout: .seconds(60))
-        try #require(probe.status == 0, "simple_salesforce is not importable (\(probe.stderr.suffix(200))): run \(Self.installHint)")
+        try #require(probe.status == 0, "simple_salesforce is not importable by \(python) (\(probe.stderr.suffix(200))): run \(Self.installHint)")
 
         // The small fixture plus enough accounts for more than five pages of 200.
         let org = try Live.loadSmallOrg()
@@ -46,7 +47,7 @@ import WhalesimLive
         let transcript = "exit \(output.status)\nstdout:\n\(output.stdout)\nstderr:\n\(output.stderr.suffix(3000))"
         #expect(output.status == 0, "\(transcript)")
         #expect(output.stdout.contains("ALL OK"), "\(transcript)")
-        for check in ["ok bad-login", "ok login", "ok query ", "ok query_all", "ok describe", "ok crud", "ok expired-session relogin",
+        for check in ["ok bad-login", "ok login", "ok query ", "ok query_all", "ok describe", "ok crud", "ok audit", "ok expired-session relogin",
                       "ok revoke relogin", "ok malformed MALFORMED_QUERY", "ok invalid-field"] {
             #expect(output.stdout.contains(check), "missing '\(check)' in \(transcript)")
         }

@@ -92,7 +92,7 @@ extension FakeSalesforce {
             ("createable", .bool(field.createable && !field.calculated)),
             ("custom", .bool(field.custom)),
             ("defaultValue", .null),
-            ("defaultedOnCreate", .bool(type == .boolean || type == .id || ["CreatedDate", "LastModifiedDate", "OwnerId", "SystemModstamp"].contains(field.name))),
+            ("defaultedOnCreate", .bool(type == .boolean || type == .id || ["CreatedById", "CreatedDate", "LastModifiedById", "LastModifiedDate", "OwnerId", "SystemModstamp"].contains(field.name))),
             ("dependentPicklist", false),
             ("digits", .int(digits)),
             ("externalId", false),

@@ -57,7 +57,7 @@ extension FakeSalesforce {
         case .record(_, let type, let id):
             switch method {
             case "GET": return readRecord(type: type, id: id, fields: request.queryParameters["fields"], version: version, outcome: &outcome)
-            case "PATCH": return update(type: type, id: id, body: request.body)
+            case "PATCH": return update(type: type, id: id, body: request.body, session: session)
             case "DELETE": return delete(type: type, id: id)
             default: return Self.methodNotAllowed(method, allowed: "GET,HEAD,PATCH,DELETE")
             }

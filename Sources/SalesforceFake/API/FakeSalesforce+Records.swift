@@ -19,7 +19,8 @@ extension FakeSalesforce {
     }
 
     /// `POST /sobjects/{Type}`: 201 `{"id","success":true,"errors":[]}`. Like Salesforce, a record
-    /// created without `OwnerId` is owned by the session's user (when that user is a User record).
+    /// created without `OwnerId` is owned by the session's user (when that user is a User record),
+    /// who is also its `CreatedById` and `LastModifiedById`.
     func create(type: String, body: [UInt8], session: SFSession) -> SFResponse {
         guard let schema = org.schema(named: type) else { return Self.unsupportedType(type) }
         var fields: [(String, JSONValue)]
@@ -27,20 +28,20 @@ extension FakeSalesforce {
         case .success(let f): fields = f
         case .failure(let failure): return failure.response
         }
-        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }),
-           org.record(id: session.userId) != nil {
-            fields.append(("OwnerId", .string(session.userId)))
+        let user = org.record(id: session.userId) != nil ? session.userId : nil
+        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }), let user {
+            fields.append(("OwnerId", .string(user)))
         }
         do {
-            let id = try org.insert(type: schema.name, fields: fields)
+            let id = try org.insert(type: schema.name, fields: fields, user: user)
             return .json(201, .object([("id", .string(id)), ("success", .bool(true)), ("errors", .array([]))]))
         } catch {
             return Self.response(for: error)
         }
     }
 
-    /// `PATCH /sobjects/{Type}/{Id}`: 204.
-    func update(type: String, id: String, body: [UInt8]) -> SFResponse {
+    /// `PATCH /sobjects/{Type}/{Id}`: 204; the session's user becomes `LastModifiedById`.
+    func update(type: String, id: String, body: [UInt8], session: SFSession) -> SFResponse {
         guard let schema = org.schema(named: type) else { return Self.unsupportedType(type) }
         let fields: [(String, JSONValue)]
         switch Self.recordFields(body) {
@@ -48,7 +49,7 @@ extension FakeSalesforce {
         case .failure(let failure): return failure.response
         }
         do {
-            try org.update(type: schema.name, id: id, fields: fields)
+            try org.update(type: schema.name, id: id, fields: fields, user: org.record(id: session.userId) != nil ? session.userId : nil)
             return .noContent
         } catch {
             return Self.response(for: error)

@@ -7,11 +7,14 @@ struct RecordBuilder {
     /// Datetime strings are interned: 400k rows share ~26k distinct stamps (hour resolution),
     /// and a shared String costs 16 bytes instead of a 64-byte heap copy.
     var stamps: [Int: JSONValue] = [:]
+    /// Who the system fields (`CreatedById`, `LastModifiedById`) name on rows without an owner: the template's first User.
+    let auditUser: String?
 
     init(org: Org, rng: SeededGenerator) {
         self.org = org
         self.rng = rng
         nowMillis = Int(org.settings.now.timeIntervalSince1970 * 1000)
+        auditUser = org.records(of: "User").first?.id
     }
 
     /// Builds rows of `object` and appends them; returns their ids.
@@ -36,11 +39,12 @@ struct RecordBuilder {
             let hoursAgo = 1 + rng.below(3 * 365 * 24)
             let created = stamps[hoursAgo] ?? .string(CivilTime.formatDateTime(nowMillis - hoursAgo * 3_600_000))
             stamps[hoursAgo] = created
-            for name in ["CreatedDate", "LastModifiedDate"] {
+            for name in ["CreatedDate", "LastModifiedDate", "SystemModstamp"] {
                 if let p = schema.layout.position(of: name) { values[p] = created }
             }
             do {
-                try Org.applyDefaults(schema: schema, values: &values, now: org.settings.now)
+                let owner = schema.layout.position(of: "OwnerId").flatMap { values[$0].stringValue }
+                try Org.applyDefaults(schema: schema, values: &values, now: org.settings.now, user: owner ?? auditUser)
             } catch {
                 throw FixtureError(file: "generator", line: nil, message: "\(object) #\(i): \(error.message)")
             }

@@ -2,9 +2,10 @@ import Foundation
 
 extension FixtureReader {
     /// Loads one JSON Lines file into `org`. References are reported through `reference` and
-    /// checked once every file is loaded (records may point forward).
+    /// checked once every file is loaded (records may point forward). A record without
+    /// `CreatedById` / `LastModifiedById` gets its `OwnerId`, else `auditUser`.
     static func records(
-        _ file: URL, schema: ObjectSchema, org: Org, type t: Int,
+        _ file: URL, schema: ObjectSchema, org: Org, type t: Int, auditUser: String? = nil,
         reference: (_ line: Int, _ id: String, _ field: FieldSchema, _ value: String) -> Void
     ) throws(FixtureError) {
         let bytes = try read(file)
@@ -60,7 +61,8 @@ extension FixtureReader {
                 throw FixtureError(file: file.path, line: lineNumber, message: "field Id: duplicate id '\(recordId)'")
             }
             do {
-                try Org.applyDefaults(schema: schema, values: &values, now: org.settings.now)
+                let owner = schema.layout.position(of: "OwnerId").flatMap { values[$0].stringValue }
+                try Org.applyDefaults(schema: schema, values: &values, now: org.settings.now, user: owner ?? auditUser)
             } catch {
                 throw FixtureError(file: file.path, line: lineNumber, message: error.message)
             }
@@ -113,5 +115,16 @@ extension FixtureReader {
             result.append(Credential(username: username, password: password, securityToken: token, userId: userId))
         }
         return result
+    }
+
+    /// The `Id` of the first record in a JSON Lines file (the fixture's first User: who the
+    /// system fields name where a record has no owner), or nil.
+    static func firstRecordId(_ file: URL) -> String? {
+        guard let bytes = try? Data(contentsOf: file) else { return nil }
+        for line in bytes.split(separator: 0x0A) {
+            guard let json = try? JSONValue.parse(Array(line)), let pairs = json.objectValue else { continue }
+            return pairs.first { $0.0 == "Id" }?.1.stringValue.flatMap(SalesforceId.to18)
+        }
+        return nil
     }
 }

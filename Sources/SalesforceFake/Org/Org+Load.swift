@@ -26,10 +26,11 @@ extension Org {
         let org = Org(settings: settings, schemas: schemas, credentials: [])
         let recordsDir = directory.appendingPathComponent("records")
         var pending: [(file: URL, line: Int, id: String, field: FieldSchema, value: String)] = []
+        let auditUser = FixtureReader.firstRecordId(recordsDir.appendingPathComponent("User.jsonl"))
         for (t, schema) in schemas.enumerated() {
             let file = recordsDir.appendingPathComponent(schema.name + ".jsonl")
             guard FileManager.default.fileExists(atPath: file.path) else { continue }
-            try FixtureReader.records(file, schema: schema, org: org, type: t) { line, id, field, value in
+            try FixtureReader.records(file, schema: schema, org: org, type: t, auditUser: auditUser) { line, id, field, value in
                 pending.append((file, line, id, field, value))
             }
         }

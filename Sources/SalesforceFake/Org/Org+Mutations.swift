@@ -1,9 +1,11 @@
 extension Org {
     /// Creates a record and returns its new 18-character id (key prefix + deterministic counter).
     /// Fields are matched case-insensitively; derived fields are computed; `Id`, calculated and
-    /// non-createable fields are refused.
+    /// non-createable fields are refused. The system fields are filled as Salesforce fills them:
+    /// `CreatedById` and `LastModifiedById` with `user` (the session's user; default the org's
+    /// default owner), `CreatedDate`, `LastModifiedDate` and `SystemModstamp` with the org's now.
     @discardableResult
-    public func insert(type: String, fields: [(String, JSONValue)]) throws(SalesforceError) -> String {
+    public func insert(type: String, fields: [(String, JSONValue)], user: String? = nil) throws(SalesforceError) -> String {
         guard let t = schemaIndexByName[type.lowercased()] else { throw .unsupportedType(type) }
         let schema = schemas[t]
         var values = [JSONValue](repeating: .null, count: schema.fields.count)
@@ -23,7 +25,7 @@ extension Org {
         if let owner = schema.layout.position(of: "OwnerId"), values[owner].isNull, let user = defaultOwnerId {
             values[owner] = .string(user)  // Salesforce makes the calling user the owner
         }
-        try Org.applyDefaults(schema: schema, values: &values, now: settings.now)
+        try Org.applyDefaults(schema: schema, values: &values, now: settings.now, user: user ?? defaultOwnerId)
         let missing = schema.fields.enumerated().filter { i, f in
             !f.nillable && f.createable && !f.calculated && f.type != .boolean && values[i].isNull
         }.map(\.element.name)
@@ -49,8 +51,10 @@ extension Org {
             ?? records(of: "User").first { $0["IsActive"]?.boolValue ?? true }?.id
     }
 
-    /// Changes fields of a live record (PATCH); derived fields are recomputed.
-    public func update(type: String, id: String, fields: [(String, JSONValue)]) throws(SalesforceError) {
+    /// Changes fields of a live record (PATCH); derived fields are recomputed, and the system
+    /// fields stamped: `LastModifiedById` is `user` (default the org's default owner),
+    /// `LastModifiedDate` and `SystemModstamp` the org's now.
+    public func update(type: String, id: String, fields: [(String, JSONValue)], user: String? = nil) throws(SalesforceError) {
         let current = try record(type: type, id: id)
         let schema = schema(named: type)!
         var changes: [(Int, JSONValue)] = []
@@ -69,9 +73,11 @@ extension Org {
             }
             changes.append((position, coerced))
         }
-        if let p = schema.layout.position(of: "LastModifiedDate") {
-            changes.append((p, .string(CivilTime.formatDateTime(Int(settings.now.timeIntervalSince1970 * 1000)))))
+        let now = JSONValue.string(CivilTime.formatDateTime(Int(settings.now.timeIntervalSince1970 * 1000)))
+        for name in ["LastModifiedDate", "SystemModstamp"] {
+            if let p = schema.layout.position(of: name) { changes.append((p, now)) }
         }
+        if let p = schema.layout.position(of: "LastModifiedById"), let by = user ?? defaultOwnerId { changes.append((p, .string(by))) }
         try change(current) { values in
             for (position, value) in changes { values[position] = value }
             Org.applyDerived(schema: schema, values: &values)
@@ -105,13 +111,15 @@ extension Org {
         }
     }
 
-    /// Fills `IsDeleted`, `CreatedDate` / `LastModifiedDate` (the frozen now) and derived fields.
-    static func applyDefaults(schema: ObjectSchema, values: inout [JSONValue], now: Date) throws(SalesforceError) {
+    /// Fills `IsDeleted`, `CreatedDate` / `LastModifiedDate` / `SystemModstamp` (the frozen
+    /// now), `CreatedById` / `LastModifiedById` (`user`) and derived fields, where not given.
+    static func applyDefaults(schema: ObjectSchema, values: inout [JSONValue], now: Date, user: String? = nil) throws(SalesforceError) {
         for (i, field) in schema.fields.enumerated() where values[i].isNull {
             if field.type == .boolean { values[i] = .bool(false) }
             if field.name == "CreatedDate" || field.name == "LastModifiedDate" || field.name == "SystemModstamp" {
                 values[i] = .string(CivilTime.formatDateTime(Int(now.timeIntervalSince1970 * 1000)))
             }
+            if field.name == "CreatedById" || field.name == "LastModifiedById", let user { values[i] = .string(user) }
         }
         applyDerived(schema: schema, values: &values)
     }

@@ -65,6 +65,8 @@ public struct RunRecordFile: Codable, Sendable, Equatable {
     public var series: RunSeries?
     /// The fake Salesforce's request summary; absent when the run had no Salesforce traffic.
     public var salesforce: SalesforceSummary?
+    /// The signal that interrupted a live run (`SIGINT`, `SIGTERM`); absent when it ran its course.
+    public var interrupted: String?
 
     /// The highest schema version these reports understand.
     public static let supportedSchemaVersion = 2

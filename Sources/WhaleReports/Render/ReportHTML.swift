@@ -52,6 +52,9 @@ public struct ReportHTML {
         let met = r.thresholds.filter(\.met).count
         if !r.thresholds.isEmpty { out += " · thresholds \(met)/\(r.thresholds.count) met" }
         out += "</p>\n"
+        if let signal = r.interrupted {
+            out += "<p class=\"interrupted\"><strong>interrupted</strong> by \(html(signal)): the load was cut short; what was recorded is judged, and what could not be finished is unknown</p>\n"
+        }
         if let started = r.startedAt {
             out += "<p class=\"meta\">started <time class=\"started\">\(html(started))</time>"
             if let wall = r.wallSeconds { out += " · took <span class=\"wall\">\(figure((wall * 10).rounded() / 10)) s</span>" }

@@ -34,6 +34,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var shrunkReplay: String?
     public var historyHash: String
     public var whalesimVersion: String
+    /// The signal that interrupted a live run; absent when it ran its course.
+    public var interrupted: String?
 
     public init(run: RunDirectory, series: RunSeries) {
         let r = run.record
@@ -50,6 +52,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         shrunkReplay = r.shrunk?.replayCommand
         historyHash = r.historyHash
         whalesimVersion = r.whalesimVersion
+        interrupted = r.interrupted
     }
 
     /// Pretty, sorted-key JSON (deterministic).

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+import WhalesimTesting
+
+/// One `whalesim` file runs from anywhere (docs/distributed-runs.md, "build once, copy the
+/// binary"): copied to a fresh directory and run from another one with no Fixtures/ or
+/// Scenarios/ in sight, it simulates a built-in scenario and runs a short live run on the
+/// built-in Whaler seed and Salesforce org; `--fixtures DIR` still overrides.
+@Suite(.serialized) struct PortableBinaryTests {
+    func copiedBinary() throws -> (binary: URL, cwd: URL) {
+        let home = try ExternalProcess.temporaryDirectory("binary-home")
+        let cwd = try ExternalProcess.temporaryDirectory("binary-cwd")
+        let binary = home.appendingPathComponent("whalesim")
+        try FileManager.default.copyItem(at: ExternalProcess.whalesimBinary, to: binary)
+        return (binary, cwd)
+    }
+
+    func run(_ binary: URL, _ arguments: [String], in cwd: URL) throws -> (status: Int32, out: String, pid: Int32) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = cwd
+        let log = cwd.appendingPathComponent("output-\(UUID().uuidString.prefix(6)).txt")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "", process.processIdentifier)
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aCopiedBinarySimulatesAndRunsFromAnotherDirectory() throws {
+        let (binary, cwd) = try copiedBinary()
+        #expect(!FileManager.default.fileExists(atPath: cwd.appendingPathComponent("Fixtures").path))
+        let simulated = try run(binary, ["simulate", "convergence-smoke", "--seed", "1"], in: cwd)
+        #expect(simulated.status == 0, "\(simulated.out)")
+        #expect(FileManager.default.fileExists(atPath: cwd.appendingPathComponent("Reports/latest/report.html").path))
+
+        let live = try run(binary, ["run", "live-demo", "--clients", "4", "--documents", "2", "--duration", "2s", "--quiet"], in: cwd)
+        #expect([0, 1].contains(live.status), "\(live.out)")  // 1: a latency threshold on a loaded CI machine
+        #expect(live.out.contains("whalesim run live-demo: 4 clients"), "\(live.out)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cwd.appendingPathComponent("Reports/latest/run.json"))) as? [String: Any])
+        #expect(record["verdict"] as? String == "valid", "\(live.out)")
+        #expect(live.out.contains("salesforce http://127.0.0.1:"), "the embedded fake Salesforce ran: \(live.out)")
+        // The built-in fixtures were written to a temporary directory, and removed at the end.
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(live.pid)-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test func aGivenFixturesDirectoryOverridesTheBuiltInOnes() throws {
+        let (binary, cwd) = try copiedBinary()
+        let empty = try ExternalProcess.temporaryDirectory("empty-fixtures")
+        let result = try run(binary, ["run", "live-demo", "--fixtures", empty.path, "--duration", "1s"], in: cwd)
+        #expect(result.status == 64, "\(result.out)")
+        #expect(result.out.contains("--fixtures \(empty.path): no whaler/seed.json there"), "\(result.out)")
+    }
+}
