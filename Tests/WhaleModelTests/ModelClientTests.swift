@@ -121,6 +121,26 @@ import WhaleProtocol
         #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
     }
 
+    /// The demo's seed 55: after the missed update, the only update the page got was its own
+    /// (a mutation it made); the gap before it must refetch all the same.
+    @Test func aGapBeforeOurOwnUpdateIsRefetched() throws {
+        var board = try Board(version: .v2)
+        _ = board.a.handle(.disconnected)
+        let refetch = board.a.handle(.joined)
+        guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
+        let answer = try board.server.answer(query, board.a.caller)
+        _ = board.server.handle(.leavePool("ca"))
+        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        _ = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
+        #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+        let own = board.server.handle(.mutate(requestId: "own", caller: Fixture.ann, senderID: "ca", board.server.move("acc-acme-2", to: .worked)))
+        let update = try #require(own.sends.first { $0.0 == "ca" }?.1)
+        let reaction = board.a.handle(.received(update))
+        guard case .query(_, .board)? = reaction.first else { Issue.record("the gap before our own update went unnoticed: \(reaction)"); return }
+        board.a.answerAll(reaction, board.server)
+        #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
+    }
+
     /// Without a missed update nothing is fetched again, in either order.
     @Test(arguments: [false, true])
     func noGapNoRefetchAfterAJoin(_ answerFirst: Bool) throws {
