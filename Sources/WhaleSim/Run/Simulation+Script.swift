@@ -1,0 +1,168 @@
+import WhaleOT
+import WhaleProtocol
+
+/// What a scripted run's `delivery: scripted` holds back: per client, the deliveries waiting at
+/// the head of each link (FIFO: everything behind a held message waits too), the `arrive` steps
+/// not used yet, and the revision up to which `receive` steps let broadcasts through.
+struct ScriptState: Sendable {
+    typealias Delivery = SimNetwork<ClientEnvelope, ServerEnvelope>.Delivery
+    var holds: Bool
+    var heldUp: [[Delivery]]
+    var heldDown: [[Delivery]]
+    var arriveCredit: [Int]
+    var receiveUpTo: [Int]
+
+    init(clients: Int, holds: Bool) {
+        self.holds = holds
+        heldUp = Array(repeating: [], count: clients)
+        heldDown = Array(repeating: [], count: clients)
+        arriveCredit = Array(repeating: 0, count: clients)
+        receiveUpTo = Array(repeating: 0, count: clients)
+    }
+}
+
+extension Simulation {
+    /// Schedules every step at its tick (file order within a tick).
+    mutating func scheduleScript(_ script: ScriptSpec) {
+        scriptState = ScriptState(clients: sessions.count, holds: script.delivery == .scripted)
+        for (n, step) in script.steps.enumerated() {
+            queue.schedule(.script(step: n), at: step.at)
+        }
+    }
+
+    /// Carries out step `n`. A step that does not fit the client's state (an edit before the first
+    /// join, a position past its text) is adapted or skipped, and a note says so: a script cut from
+    /// a live run, or shrunk, may ask for what this run's clients cannot do exactly.
+    mutating func scriptStep(_ n: Int) {
+        guard let script = scenario.script, n < script.steps.count else { return }
+        let step = script.steps[n]
+        let c = step.client
+        guard c < sessions.count else { return }
+        switch step.action {
+        case .connect:
+            if network.isConnected(c) {
+                record(.note("script: \(clientIds[c]) connect skipped (already connected)"))
+            } else {
+                connect(c)
+            }
+        case .disconnect(let cause):
+            if network.isConnected(c) {
+                disconnect(c, cause: cause, reconnectAfter: nil)
+            } else {
+                record(.note("script: \(clientIds[c]) disconnect skipped (not connected)"))
+            }
+        case .edit(let position, let delete, let insert):
+            guard sessions[c].hasJoined else {
+                record(.note("script: \(clientIds[c]) edit skipped (the note was never shown: no join yet)"))
+                return
+            }
+            let count = sessions[c].document.count
+            let at = min(position, count)
+            let width = min(delete, count - at)
+            if at != position || width != delete {
+                record(.note("script: \(clientIds[c]) edit clamped to \(at)+\(width) (text is \(count) long)"))
+            }
+            if width == 0, insert.isEmpty { return }
+            edit(c, at: at, deleting: width, inserting: insert)
+        case .select(let anchor, let head):
+            let count = sessions[c].document.count
+            clientHandle(c, .localSelection(Selection(anchor: min(anchor, count), head: min(head, count))))
+        case .arrive:
+            scriptState?.arriveCredit[c] += 1
+            pumpHeld(c)
+        case .receive(let revision):
+            if let state = scriptState { scriptState!.receiveUpTo[c] = max(state.receiveUpTo[c], revision) }
+            pumpHeld(c)
+        case .slow(let on):
+            record(.note("\(clientIds[c]) backpressure \(on ? "on" : "off")"))
+            serverHandle(.backpressure(clientIds[c], slow: on), messageId: "")
+        }
+    }
+
+    /// Whether `delivery: scripted` holds this delivery back (it is then queued behind its link's
+    /// held ones). A `docChange` at the head of an up link waits for an `arrive`; a
+    /// `docChangeReturnOps` at the head of a down link waits until a `receive` lets the client's
+    /// revision go further.
+    mutating func holdForScript(_ d: ScriptState.Delivery) -> Bool {
+        guard scriptState?.holds == true else { return false }
+        let c = d.client
+        dropStaleHolds(c)
+        let state = scriptState!
+        if d.direction == .up {
+            if !state.heldUp[c].isEmpty || mustHoldUp(c, d) {
+                scriptState!.heldUp[c].append(d)
+                return true
+            }
+            consumeArrive(c, d)
+        } else {
+            if !state.heldDown[c].isEmpty || mustHoldDown(c, d) {
+                scriptState!.heldDown[c].append(d)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Forgets held deliveries a disconnect took off their link (they are contiguous from the head).
+    mutating func dropStaleHolds(_ c: Int) {
+        if let first = scriptState!.heldUp[c].first, network.frontUp(c)?.sequence != first.sequence { scriptState!.heldUp[c] = [] }
+        if let first = scriptState!.heldDown[c].first, network.frontDown(c)?.sequence != first.sequence { scriptState!.heldDown[c] = [] }
+    }
+
+    /// The up delivery `d` is a `docChange` at the head of its link with no `arrive` left for it.
+    func mustHoldUp(_ c: Int, _ d: ScriptState.Delivery) -> Bool {
+        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return false }
+        return scriptState!.arriveCredit[c] == 0
+    }
+
+    /// The down delivery `d` is a broadcast at the head of its link and the client is already at the
+    /// revision the script lets it reach.
+    func mustHoldDown(_ c: Int, _ d: ScriptState.Delivery) -> Bool {
+        guard let front = network.frontDown(c), front.sequence == d.sequence, case .docChangeReturnOps = front.message.message else { return false }
+        return sessions[c].revision >= scriptState!.receiveUpTo[c]
+    }
+
+    /// Spends an `arrive` on `d` if it is the `docChange` at the head of its link.
+    mutating func consumeArrive(_ c: Int, _ d: ScriptState.Delivery) {
+        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return }
+        scriptState!.arriveCredit[c] -= 1
+    }
+
+    /// Lets client `c`'s held deliveries through, in order, as far as the script now allows.
+    /// A held delivery its link no longer has (a disconnect cleared it) is dropped.
+    mutating func pumpHeld(_ c: Int) {
+        while let d = scriptState?.heldUp[c].first {
+            guard let front = network.frontUp(c), front.sequence == d.sequence else { scriptState!.heldUp[c].removeFirst(); continue }
+            if mustHoldUp(c, d) { break }
+            scriptState!.heldUp[c].removeFirst()
+            consumeArrive(c, d)
+            deliverNow(d)
+        }
+        while let d = scriptState?.heldDown[c].first {
+            guard let front = network.frontDown(c), front.sequence == d.sequence else { scriptState!.heldDown[c].removeFirst(); continue }
+            if mustHoldDown(c, d) { break }
+            scriptState!.heldDown[c].removeFirst()
+            deliverNow(d)
+        }
+    }
+
+    /// At the heal the script's holds end: everything held is delivered now, in link order.
+    mutating func releaseScriptHolds() {
+        guard var state = scriptState, state.holds else { return }
+        state.holds = false
+        scriptState = state
+        for c in sessions.indices {
+            let held = (scriptState!.heldUp[c], scriptState!.heldDown[c])
+            scriptState!.heldUp[c] = []
+            scriptState!.heldDown[c] = []
+            for d in held.0 { deliverNow(Self.now(d, clock.now)) }
+            for d in held.1 { deliverNow(Self.now(d, clock.now)) }
+        }
+    }
+
+    private static func now(_ d: ScriptState.Delivery, _ t: SimTime) -> ScriptState.Delivery {
+        var d = d
+        d.time = t
+        return d
+    }
+}
