@@ -38,6 +38,8 @@ extension Simulation {
         let step = script.steps[n]
         let c = step.client
         guard c < sessions.count else { return }
+        // A step is a client action: the liveness checker's message-loop bound counts them.
+        counts.actions += 1
         switch step.action {
         case .connect:
             if network.isConnected(c) {
@@ -71,11 +73,17 @@ extension Simulation {
             scriptState?.arriveCredit[c] += 1
             pumpHeld(c)
         case .receive(let revision):
-            if let state = scriptState { scriptState!.receiveUpTo[c] = max(state.receiveUpTo[c], revision) }
+            // Set, not raised: after a server reset revisions count from 0 again.
+            if scriptState != nil { scriptState!.receiveUpTo[c] = revision }
             pumpHeld(c)
         case .slow(let on):
             record(.note("\(clientIds[c]) backpressure \(on ? "on" : "off")"))
             serverHandle(.backpressure(clientIds[c], slow: on), messageId: "")
+        case .partition(true):
+            network.partition(c)
+            record(.note("partition cuts off \(clientIds[c])"))
+        case .partition(false):
+            endPartition([c])
         }
     }
 

@@ -80,7 +80,9 @@ extension Scenario {
         case "arrive": action = .arrive
         case "receive": if let v = required("revision") { action = .receive(revision: v) }
         case "slow": action = .slow(true)
-        default: action = .slow(false)
+        case "unslow": action = .slow(false)
+        case "partition": action = .partition(true)
+        default: action = .partition(false)
         }
         guard let at, let client, let action else { return nil }
         return ScriptSpec.Step(at: at, client: client, action: action)

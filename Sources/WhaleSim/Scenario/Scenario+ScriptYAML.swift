@@ -30,7 +30,7 @@ extension Scenario {
         let n = String(step.client)
         let name = "c" + String(repeating: "0", count: max(0, width - n.count)) + n
         let detail: String = switch step.action {
-        case .connect, .arrive, .slow: ""
+        case .connect, .arrive, .slow, .partition: ""
         case .disconnect(let cause): " (\(cause))"
         case .edit(let p, let d, let text): " at \(p) delete \(d) insert \(quoted(text))"
         case .select(let a, let h): " \(a)..\(h)"
@@ -42,7 +42,7 @@ extension Scenario {
     static func stepYAML(_ step: ScriptSpec.Step) -> String {
         var fields = ["at: \(step.at)", "client: \(step.client)", "do: \(step.action.word)"]
         switch step.action {
-        case .connect, .arrive, .slow: break
+        case .connect, .arrive, .slow, .partition: break
         case .disconnect(let cause): fields.append("cause: \(quoted(cause))")
         case .edit(let position, let delete, let insert):
             fields.append("position: \(position)")

@@ -38,6 +38,9 @@ public struct ScriptSpec: Hashable, Sendable {
         case receive(revision: Int)
         /// The client's down link is full (`true`) or drained (`false`): the server is told of backpressure.
         case slow(Bool)
+        /// The client is cut off (`true`: both links hold their messages, as TCP buffers them) or
+        /// reachable again (`false`: what was held is delivered).
+        case partition(Bool)
 
         /// The `do:` word of the action.
         public var word: String {
@@ -49,10 +52,11 @@ public struct ScriptSpec: Hashable, Sendable {
             case .arrive: "arrive"
             case .receive: "receive"
             case .slow(let on): on ? "slow" : "unslow"
+            case .partition(let on): on ? "partition" : "unpartition"
             }
         }
 
-        public static let words = ["connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow"]
+        public static let words = ["connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow", "partition", "unpartition"]
     }
 
     /// One step: at tick `at`, client number `client` does `action`.
