@@ -58,6 +58,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "No progress output while the load runs.")
     var quiet = false
 
+    @Flag(help: "Do not turn a correctness violation into a scripted simulator reproducer (see whalesim reproduce).")
+    var noReproduce = false
+
     func run() async throws {
         let options: LiveRunOptions
         do { options = try makeOptions() } catch let e as BadInput { throw e.exit() }
@@ -97,6 +100,7 @@ struct RunCommand: AsyncParsableCommand {
         var dir: String?
         do {
             dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
+            if result.exitCode == ExitStatus.correctnessViolated.rawValue, !noReproduce { reproduceAfterRun(directory: dir!) }
             if detail { print("report: \(dir!)/report.html") }
         } catch {
             printError("whalesim: could not write the report: \(error)")

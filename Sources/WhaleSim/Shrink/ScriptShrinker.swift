@@ -105,6 +105,12 @@ public enum ScriptShrinker {
                 if !holds(c) { break }
             }
         }
+        // Start the script at tick 0 (a live run's cut starts at its milliseconds since the run began).
+        if let first = best.script!.steps.first?.at, first > 0, !spent {
+            var c = best
+            for k in c.script!.steps.indices { c.script!.steps[k].at -= first }
+            _ = holds(c)
+        }
         return Outcome(scenario: best, result: bestResult, runs: runs, budgetSpent: spent)
     }
 }
