@@ -36,6 +36,7 @@ struct ReproduceCommand: AsyncParsableCommand {
     var noShrink = false
 
     func run() async throws {
+        guard shrinkSeconds > 0, shrinkSeconds.isFinite else { throw BadInput("--shrink-seconds \(shrinkSeconds): expected a number of seconds above 0").exit() }
         do {
             let report = try ReproduceStep.run(runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds)
             for line in report.lines { print(line) }
