@@ -108,6 +108,9 @@ import WhaleProtocol
         #expect(try order("    - {at: 20, client: 0, do: arrive}\n    - {at: 30, client: 1, do: arrive}") == [0, 1])
         // An arrive before the op is sent is a credit: the op goes through as soon as it is at the head.
         #expect(try order("    - {at: 10, client: 1, do: arrive}\n    - {at: 30, client: 0, do: arrive}") == [1, 0])
+        // Both ops reach the head of their links at tick 12 (c00's first): the arrive order still decides.
+        #expect(try order("    - {at: 12, client: 1, do: arrive}\n    - {at: 12, client: 0, do: arrive}") == [1, 0])
+        #expect(try order("    - {at: 12, client: 0, do: arrive}\n    - {at: 12, client: 1, do: arrive}") == [0, 1])
     }
 
     @Test func aReceiveStepHoldsBroadcastsUntilTheScriptSaysSo() throws {

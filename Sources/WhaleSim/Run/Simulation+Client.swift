@@ -46,6 +46,7 @@ extension Simulation {
     mutating func deliver(_ delivery: SimNetwork<ClientEnvelope, ServerEnvelope>.Delivery) {
         if scriptState != nil, holdForScript(delivery) { return }
         deliverNow(delivery)
+        if scriptState != nil, delivery.direction == .up { pumpAllHeld() }
     }
 
     /// Carries out a delivery (a script's hold already passed).

@@ -10,6 +10,10 @@ struct ScriptState: Sendable {
     var heldUp: [[Delivery]]
     var heldDown: [[Delivery]]
     var arriveCredit: [Int]
+    /// The `arrive` steps not used yet, in step order: ops reach the server in this order across
+    /// clients (a credit older than ``ScriptState/orderWindow`` ticks stops holding the others back).
+    var creditOrder: [(client: Int, at: SimTime)] = []
+    static let orderWindow = 20
     var receiveUpTo: [Int]
 
     init(clients: Int, holds: Bool) {
@@ -40,6 +44,7 @@ extension Simulation {
         guard c < sessions.count else { return }
         // A step is a client action: the liveness checker's message-loop bound counts them.
         counts.actions += 1
+        defer { pumpAllHeld() }
         switch step.action {
         case .connect:
             if network.isConnected(c) {
@@ -49,6 +54,7 @@ extension Simulation {
             }
         case .disconnect(let cause):
             if network.isConnected(c) {
+                if scriptState?.holds == true { flushUpLink(c) }
                 disconnect(c, cause: cause, reconnectAfter: nil)
             } else {
                 record(.note("script: \(clientIds[c]) disconnect skipped (not connected)"))
@@ -71,6 +77,7 @@ extension Simulation {
             clientHandle(c, .localSelection(Selection(anchor: min(anchor, count), head: min(head, count))))
         case .arrive:
             scriptState?.arriveCredit[c] += 1
+            scriptState?.creditOrder.append((c, clock.now))
             pumpHeld(c)
         case .receive(let revision):
             // Set, not raised: after a server reset revisions count from 0 again.
@@ -120,7 +127,17 @@ extension Simulation {
     /// The up delivery `d` is a `docChange` at the head of its link with no `arrive` left for it.
     func mustHoldUp(_ c: Int, _ d: ScriptState.Delivery) -> Bool {
         guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return false }
-        return scriptState!.arriveCredit[c] == 0
+        return scriptState!.arriveCredit[c] == 0 || !isNextInOrder(c)
+    }
+
+    /// Whether no other client's earlier, recent `arrive` is still waiting for its op.
+    func isNextInOrder(_ c: Int) -> Bool {
+        let state = scriptState!
+        for entry in state.creditOrder {
+            if entry.client == c { return true }
+            if entry.at >= clock.now - ScriptState.orderWindow { return false }
+        }
+        return true
     }
 
     /// The down delivery `d` is a broadcast at the head of its link and the client is already at the
@@ -133,7 +150,27 @@ extension Simulation {
     /// Spends an `arrive` on `d` if it is the `docChange` at the head of its link.
     mutating func consumeArrive(_ c: Int, _ d: ScriptState.Delivery) {
         guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return }
+        useCredit(c)
+    }
+
+    /// Spends one of client `c`'s `arrive`s (its earliest in the order).
+    mutating func useCredit(_ c: Int) {
         scriptState!.arriveCredit[c] -= 1
+        if let k = scriptState!.creditOrder.firstIndex(where: { $0.client == c }) { scriptState!.creditOrder.remove(at: k) }
+    }
+
+    /// A socket the client closes still delivers what was written to it: before a scripted
+    /// disconnect, the up link's messages reach the server now, as far as `arrive` steps let its
+    /// ops through (an op no `arrive` lets through is lost with the connection).
+    mutating func flushUpLink(_ c: Int) {
+        while let front = network.frontUp(c) {
+            if case .docChange = front.message.message {
+                guard scriptState!.arriveCredit[c] > 0 else { break }
+                useCredit(c)
+            }
+            deliverNow(ScriptState.Delivery(direction: .up, client: c, sequence: front.sequence, time: clock.now))
+        }
+        scriptState!.heldUp[c] = []
     }
 
     /// Lets client `c`'s held deliveries through, in order, as far as the script now allows.
@@ -152,6 +189,13 @@ extension Simulation {
             scriptState!.heldDown[c].removeFirst()
             deliverNow(d)
         }
+    }
+
+    /// Pumps every client's held ops: an op that reached the server (or a credit that aged out of
+    /// the order window) may let another client's op be next.
+    mutating func pumpAllHeld() {
+        guard scriptState?.holds == true else { return }
+        for c in sessions.indices where !scriptState!.heldUp[c].isEmpty { pumpHeld(c) }
     }
 
     /// At the heal the script's holds end: everything held is delivered now, in link order.
