@@ -68,6 +68,9 @@ struct RunCommand: AsyncParsableCommand {
     /// The run a first SIGINT or SIGTERM interrupts (the current one of a repeat).
     static let interruption = RunInterruption()
 
+    @Flag(help: "Do not turn a correctness violation into a scripted simulator reproducer (see whalesim reproduce).")
+    var noReproduce = false
+
     func run() async throws {
         defer { BuiltinFixtures.cleanUp() }
         let options: LiveRunOptions
@@ -111,6 +114,7 @@ struct RunCommand: AsyncParsableCommand {
         var dir: String?
         do {
             dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
+            if result.exitCode == ExitStatus.correctnessViolated.rawValue, !noReproduce { reproduceAfterRun(directory: dir!) }
             if detail { print("report: \(dir!)/report.html") }
         } catch {
             printError("whalesim: could not write the report: \(error)")

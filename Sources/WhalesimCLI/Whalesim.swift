@@ -19,6 +19,7 @@ struct Whalesim: AsyncParsableCommand {
             RunCommand.self,
             MergeCommand.self,
             SimulateCommand.self,
+            ReproduceCommand.self,
             ReportCommand.self,
             OTCommand.self,
             ServeCommand.self,

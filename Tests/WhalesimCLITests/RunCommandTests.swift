@@ -150,8 +150,9 @@ import Testing
               import: {pages: 0}
               quiescence: 3s
             checkers: [convergence, intention, revisions, liveness]
-            """, in: dir)
+            """, in: dir, extra: ["--no-reproduce"])
         #expect(run.status == 2, "\(run.all)")
+        #expect(!run.stdout.contains("reproducing the first violation"), "--no-reproduce skips the reproducer (ReproduceCommandTests has it)")
         #expect(run.stdout.contains("intention    invalid"))
         #expect(run.stdout.contains("applied twice"))
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"))

@@ -12,6 +12,8 @@ public struct RunDirectory: Sendable {
     public var record: RunRecordFile
     public var history: [HistoryLine]
     public var shrunkHistory: [HistoryLine]?
+    /// `reproducer.json`, when `whalesim reproduce` (or a failing live run) wrote one.
+    public var reproducer: ReproducerFile?
 
     public init(path: String, record: RunRecordFile, history: [HistoryLine], shrunkHistory: [HistoryLine]? = nil) {
         self.path = path
@@ -47,7 +49,14 @@ public struct RunDirectory: Sendable {
         }
         let history = try readHistory(path, historyFile)
         let shrunk = try record.shrunk?.history.map { try readHistory(path, $0) }
-        return RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
+        var run = RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
+        let reproducerPath = (path as NSString).appendingPathComponent(ReproducerFile.fileName)
+        if let data = fm.contents(atPath: reproducerPath) {
+            do { run.reproducer = try JSONDecoder().decode(ReproducerFile.self, from: data) } catch {
+                throw ReportError.corrupt("\(reproducerPath): not a reproducer summary: \(error)")
+            }
+        }
+        return run
     }
 
     private static func readHistory(_ dir: String, _ name: String) throws -> [HistoryLine] {

@@ -35,6 +35,7 @@ public struct ReportHTML {
         """
         page += header()
         page += verdictsSection()
+        page += ReproducerSection(reproducer: run.reproducer, maxSteps: limits.evidenceLines).render()
         page += latencySection()
         page += activitySection()
         page += ConvergenceTable(run: run, maxRows: limits.tableRows).render()

@@ -64,6 +64,12 @@ public struct SimNetwork<Up: Sendable, Down: Sendable>: Sendable {
         return n
     }
 
+    /// The message at the head of client's up link, with its sequence (nil: the link is empty).
+    public func frontUp(_ client: Int) -> (sequence: UInt64, message: Up)? { up[client].front.map { ($0.sequence, $0.message) } }
+
+    /// The message at the head of client's down link, with its sequence (nil: the link is empty).
+    public func frontDown(_ client: Int) -> (sequence: UInt64, message: Down)? { down[client].front.map { ($0.sequence, $0.message) } }
+
     /// Opens client's connection (its links start empty).
     public mutating func connect(_ client: Int) {
         connected[client] = true

@@ -21,10 +21,12 @@ enum SimEvent: Sendable {
     case switchFault(Fault, on: Bool)
     /// A GraphQL request or response (model scenarios) arrives; the call waits in `ModelWorld.calls[slot]`.
     case http(slot: Int)
+    /// Step number `step` of the scenario's script.
+    case script(step: Int)
 
     var isWorkloadOrNemesis: Bool {
         switch self {
-        case .act, .keystroke, .strike, .endPartition, .endSlow, .switchFault: true
+        case .act, .keystroke, .strike, .endPartition, .endSlow, .switchFault, .script: true
         case .deliver, .connect, .restartServer, .http: false
         }
     }

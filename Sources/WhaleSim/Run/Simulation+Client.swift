@@ -44,6 +44,13 @@ extension Simulation {
 
     /// A message reaches its end of a link.
     mutating func deliver(_ delivery: SimNetwork<ClientEnvelope, ServerEnvelope>.Delivery) {
+        if scriptState != nil, holdForScript(delivery) { return }
+        deliverNow(delivery)
+        if scriptState != nil, delivery.direction == .up { pumpAllHeld() }
+    }
+
+    /// Carries out a delivery (a script's hold already passed).
+    mutating func deliverNow(_ delivery: SimNetwork<ClientEnvelope, ServerEnvelope>.Delivery) {
         let c = delivery.client
         switch delivery.direction {
         case .up:

@@ -50,6 +50,8 @@ public struct Simulation {
     var healed = false
     /// The Whaler model side, for scenarios with a `model` section.
     var model: ModelWorld?
+    /// What a scripted scenario's delivery holds back (nil: not scripted).
+    var scriptState: ScriptState?
 
     /// Runs `scenario` (with its faults) from `seed` and checks the history.
     public static func run(_ scenario: Scenario, seed: UInt64) -> SimulationResult {
@@ -85,7 +87,9 @@ public struct Simulation {
         for id in resourceIds { initial[id] = scenario.initialText }
         serverConfiguration = CollabServer.Configuration(serverId: "whalesim-sim", faults: wholeRunFaults, initialTexts: initial)
 
-        let root = SimRandom(seed: seed)
+        // A scripted run draws nothing from its seed: the same script gives the same history
+        // whatever the seed (what random draws remain, delays and the cursor probe, use seed 0).
+        let root = SimRandom(seed: scenario.script == nil ? seed : 0)
         network = SimNetwork(clients: scenario.clients, delay: scenario.delay, queueBound: scenario.queueBound, rng: root.derive(1_000_001))
         let clientConfig = ClientSession.Configuration(protocolVersion: version, faults: wholeRunFaults)
         let documents = (0..<scenario.clients).map { $0 % scenario.documents }
@@ -102,7 +106,7 @@ public struct Simulation {
             clientNames: clientIds.map(\.rawValue), clientDocuments: documents, documentNames: resourceIds,
             initialTexts: Array(repeating: scenario.initialText, count: scenario.documents), protocolVersion: scenario.protocolVersion)
         lastInvoked = Array(repeating: nil, count: scenario.clients)
-        editsLeft = scenario.ops
+        editsLeft = scenario.script == nil ? scenario.ops : Int.max
         // Its own random stream: scenarios without a model draw exactly what they drew before.
         model = scenario.model.map { spec in
             ModelWorld(scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version, faults: wholeRunFaults, random: root.derive(4_000_004))
@@ -115,16 +119,24 @@ public struct Simulation {
         // Safety phase: everyone connects, the workload and the nemeses start. Fault windows
         // come first, so one opening at a tick is on before anything else happens then.
         scheduleFaultWindows()
-        for i in sessions.indices {
-            queue.schedule(.connect(client: i), at: 0)
-            queue.schedule(.act(client: i), at: 1 + scenario.thinkTime.sample(using: &clientRandom[i]))
+        var safetyEnd = scenario.safetyTicks
+        if let script = scenario.script {
+            // A script replaces the workload and the nemeses; its last step ends the safety phase.
+            scheduleScript(script)
+            safetyEnd = script.lastTick
+        } else {
+            for i in sessions.indices {
+                queue.schedule(.connect(client: i), at: 0)
+                queue.schedule(.act(client: i), at: 1 + scenario.thinkTime.sample(using: &clientRandom[i]))
+            }
+            scheduleNemeses()
         }
-        scheduleNemeses()
-        while let next = queue.nextTime, next <= scenario.safetyTicks, editsLeft > 0 {
+        while let next = queue.nextTime, next <= safetyEnd, editsLeft > 0 {
             step()
         }
         // Liveness phase: heal everything, stop the workload, require quiescence in budget.
         heal()
+        releaseScriptHolds()
         let healedAt = clock.now
         let deadline = healedAt + scenario.livenessBudget
         var quiet = pumpUntilQuiet(deadline: deadline)
@@ -154,6 +166,7 @@ public struct Simulation {
         case .restartServer: restartServer()
         case .switchFault(let fault, let on): switchFault(fault, on: on)
         case .http(let slot): httpArrive(slot)
+        case .script(let n): scriptStep(n)
         }
     }
 

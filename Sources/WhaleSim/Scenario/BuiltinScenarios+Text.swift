@@ -248,6 +248,45 @@ extension BuiltinScenarios {
               - liveness == valid
 
             """#),
+        ("scripted-resend", #"""
+            # A regression kept as a file: a scripted scenario (docs/scripted-scenarios.md) replays the
+            # interleaving in which a server that applies a resent op a second time
+            # (server-applies-resend-twice) loses convergence. No seed decides anything: c00's op reaches the
+            # server, c00's socket breaks before the acknowledgement comes back, c00 reconnects and resends
+            # the op with the same op id. A correct server acknowledges the resend again (every checker
+            # valid); `whalesim simulate scripted-resend --fault server-applies-resend-twice` fails the same
+            # checkers on every run.
+            name: scripted-resend
+            description: a scripted resend after a lost acknowledgement (fails with server-applies-resend-twice)
+            mode: simulate
+            seed: 1
+            clients: {count: 2, documents: 1, protocol: 2}
+            text: {alphabet: ascii, initial: "Call back on Monday.\n"}
+            ticks: {liveness-budget: 5000}
+            network:
+              delay: {distribution: fixed, value: 2}
+              queue-bound: 64
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - revisions == valid
+            script:
+              delivery: scripted                # ops reach the server at `arrive`, broadcasts a client at `receive`
+              steps:
+                - {at: 0, client: 0, do: connect}
+                - {at: 0, client: 1, do: connect}
+                - {at: 10, client: 0, do: edit, position: 0, insert: "Urgent: "}
+                - {at: 12, client: 0, do: arrive}                  # the server applies c00's op as revision 1
+                - {at: 14, client: 1, do: receive, revision: 1}    # c01 sees it; c00's acknowledgement is held...
+                - {at: 15, client: 0, do: disconnect, cause: socket reset}   # ...and lost with the socket
+                - {at: 20, client: 0, do: connect}                 # c00 resyncs from revision 0 and resends its op
+                - {at: 22, client: 0, do: arrive}                  # the resend reaches the server
+                - {at: 24, client: 1, do: select, anchor: 0}
+                - {at: 25, client: 1, do: edit, position: 0, insert: "!"}
+                - {at: 28, client: 1, do: arrive}
+
+            """#),
         ("server-restart", #"""
             # The server crashes now and then (connections and memory lost) and restarts from what it
             # persisted; clients reconnect, resync and resend. No acknowledged edit may disappear.

@@ -3,7 +3,7 @@ import Yams
 extension Scenario {
     static let topLevelKeys = [
         "name", "description", "mode", "seed", "clients", "text", "ops", "ticks", "network",
-        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model", "live",
+        "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model", "live", "script",
     ]
 
     /// Decodes a scenario strictly: unknown keys, wrong types and out-of-range values are all
@@ -76,6 +76,15 @@ extension Scenario {
             s.model = spec
         }
         if let n = top["live"] { s.live = decodeLive(n, reader: &r) }
+        if let n = top["script"] {
+            s.script = decodeScript(n, clients: s.clients, reader: &r)
+            if top["ops"] != nil { r.problem("ops", "a scripted scenario's ops are its edit steps") }
+            s.ops = s.script?.editCount ?? 0
+            if !s.nemeses.isEmpty { r.problem("nemeses", "a scripted scenario has no nemeses: its script says when clients disconnect") }
+            if top["mix"] != nil { r.problem("mix", "a scripted scenario has no workload: its script says what each client does") }
+            if s.model != nil { r.problem("model", "a scripted scenario drives notes only (no model workloads)") }
+            if s.mode == .live { r.problem("mode", "a scripted scenario runs in the simulator (mode: simulate)") }
+        }
         if s.mode == .live, s.live == nil { s.live = LiveSpec() }
         if s.model == nil, let action = ActionMix.Action.allCases.first(where: { $0.isModel && s.mix[$0] > 0 }) {
             r.problem("mix.\(action.rawValue)", "a model workload needs a `model` section (model: {board: N, accounts: K})")

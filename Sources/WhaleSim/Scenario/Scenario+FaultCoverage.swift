@@ -11,9 +11,11 @@ extension Scenario {
     /// ```
     public func cannotExercise(_ fault: Fault) -> String? {
         let sharesDocuments = clients > documents
-        let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0
-        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart } || mix[.reconnect] > 0
-        let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0
+        let scriptInserts = script?.steps.contains { if case .edit(_, _, let text) = $0.action { !text.isEmpty } else { false } } ?? false
+        let scriptDisconnects = script?.steps.contains { if case .disconnect = $0.action { true } else { false } } ?? false
+        let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0 || scriptInserts
+        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart } || mix[.reconnect] > 0 || scriptDisconnects
+        let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0 || scriptDisconnects
         let noReconnects = "\(name) has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
         switch fault {
         case .clientTiePriority:
@@ -38,6 +40,7 @@ extension Scenario {
             if protocolVersion != 2 { return "\(name) speaks the original protocol, which never resends an op" }
         case .serverDropsSlowClient:
             let slow = nemeses.contains { $0.kind == .slowClient || $0.kind == .partition }
+                || (script?.steps.contains { $0.action == .slow(true) } ?? false)
             if !slow, queueBound > 8 {
                 return "\(name) never fills a link queue (no slow-client or partition nemesis, queue bound \(queueBound) > 8)"
             }

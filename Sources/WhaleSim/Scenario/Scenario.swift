@@ -83,6 +83,9 @@ public struct Scenario: Hashable, Sendable {
     /// What only a live run has (targets, load profile, duration, network faults); nil: the
     /// defaults of ``LiveSpec`` when run live.
     public var live: LiveSpec?
+    /// A schedule the simulator follows instead of the seeded workload and nemeses (``ScriptSpec``,
+    /// docs/scripted-scenarios.md); nil: the workload is drawn from the seed.
+    public var script: ScriptSpec?
 
     public init(name: String) { self.name = name }
 }

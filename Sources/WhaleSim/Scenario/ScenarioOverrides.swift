@@ -46,6 +46,11 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let delayMax { s.delay = s.delay.capped(at: delayMax) }
         if let queueBound { s.queueBound = queueBound }
         s.nemeses.removeAll { withoutNemeses.contains($0.kind) }
+        // A script keeps the steps of the clients left and its first `--ops` edits.
+        if let script = s.script {
+            s.script = script.restricted(clients: s.clients, edits: ops)
+            s.ops = s.script!.editCount
+        }
         if var model = s.model {
             if let boardClients { model.boardClients = boardClients }
             if let accounts { model.accounts = accounts }

@@ -40,6 +40,8 @@ public enum Shrinker {
     /// `base` is the scenario before overrides; `overrides` and `seed` reproduce the failure.
     public static func shrink(scenario base: Scenario, overrides: ScenarioOverrides, seed: UInt64, checker: CheckerName,
                               seedsPerCandidate: Int = 10, maxRuns: Int = 500) -> Outcome {
+        // A scripted scenario draws nothing from its seed: nearby seeds would only repeat a run.
+        let seedsPerCandidate = base.script == nil ? seedsPerCandidate : 1
         var best = overrides
         var bestSeed = seed
         var bestResult = Simulation.run(overrides.apply(to: base), seed: seed)

@@ -1,0 +1,39 @@
+/// The kind of an evidence line, comparable between a live run and its simulated reproducer:
+/// the line with every token that holds a digit (times, revisions, op ids, client and note
+/// names) replaced by `#` and every quoted text by `"…"`. Two lines of one kind say the same
+/// thing about (possibly) different ops, clients and texts.
+///
+/// ```swift
+/// EvidenceKind.of("c001.mk3x:4 applied twice on note-1 (revisions 3 and 5): its text \"ab\" is doubled")
+/// // "# applied twice on # (revisions # and #): its text \"…\" is doubled"
+/// ```
+public enum EvidenceKind {
+    public static func of(_ line: String) -> String {
+        var out = ""
+        var token = ""
+        var inQuote = false
+        var escaped = false
+        func flush() {
+            if token.contains(where: \.isNumber) {
+                // Keep the punctuation around a name: `(c00,` → `(#,`.
+                let lead = token.prefix { "([{".contains($0) }
+                let trail = token.reversed().prefix { ",.;:)]}".contains($0) }
+                out += lead + "#" + String(trail.reversed())
+            } else {
+                out += token
+            }
+            token = ""
+        }
+        for ch in line {
+            if inQuote {
+                if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inQuote = false; out += "…\"" }
+                continue
+            }
+            if ch == "\"" { flush(); inQuote = true; out += "\""; continue }
+            if ch == " " { flush(); out.append(ch); continue }
+            token.append(ch)
+        }
+        flush()
+        return out
+    }
+}

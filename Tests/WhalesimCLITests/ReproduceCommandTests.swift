@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// A live failure becomes a deterministic simulator reproducer: `whalesim run` does it for its
+/// first violation, `whalesim reproduce RUN_DIR` for any run record, as subprocesses of the built
+/// `.build/debug/whalesim`.
+@Suite(.serialized) struct ReproduceCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var all: String { stdout + stderr }
+    }
+
+    func whalesim(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func scratch() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-reproduce-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The live run of `server-applies-resend-twice` (the server applies a resent op again):
+    /// the run fails (exit 2), cuts its first violation into a reproducer that fails the same
+    /// checker in simulation, shrinks it to a handful of clients and ops, and links it from the
+    /// report; the shrunk file fails the same way under `whalesim simulate`, every time.
+    @Test func aLiveResendTwiceFailureBecomesAShrunkReproducer() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("scenario.yml")
+        try """
+            name: live-resend-repro
+            mode: live
+            seed: 7
+            text: {alphabet: ascii, initial: "Call notes:\\n"}
+            clients: {count: 8, documents: 1, protocol: 2}
+            mix: {typing-burst: 30, paste: 10, reconnect: 20}
+            faults: [server-applies-resend-twice]
+            live:
+              duration: 4s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 150, max: 800}
+              keystroke: {distribution: uniform, min: 5, max: 20}
+              import: {pages: 0}
+              quiescence: 2s
+            checkers: [convergence, intention, revisions, liveness]
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains("reproducing the first violation in the simulator"))
+        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
+        let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
+        let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
+        #expect(summary["status"] as? String == "reproduced")
+        let checker = try #require(summary["checker"] as? String)
+        let shrunk = try #require(summary["shrunk"] as? [String: Any])
+        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let report = try String(contentsOf: runDir.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(report.contains("Simulator reproducer") && report.contains("href=\"reproducer-shrunk.yml\""))
+        // The shrunk file fails the same checker in simulation, the same way twice.
+        let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml").path
+        let first = try whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path])
+        let second = try whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path, "--seed", "5"])
+        #expect(first.status == 2 && second.status == 2, "\(first.all)")
+        #expect(first.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"))
+        let hash = { (r: Run) in r.stdout.split(separator: "\n").first { $0.contains("history ") }.map { String($0.split(separator: " ").last!) } }
+        #expect(hash(first) != nil && hash(first) == hash(second), "a scripted run does not depend on its seed")
+        // And `whalesim reproduce` on the same record says the same again.
+        let again = try whalesim(["reproduce", runDir.path, "--shrink-seconds", "10"])
+        #expect(again.status == 0, "\(again.all)")
+        #expect(again.stdout.contains("replay live:      whalesim run \(file.path) --seed 7"))
+        #expect(again.stdout.contains("replay shrunk:    whalesim simulate \(shrunkFile)"))
+    }
+
+    /// A violation whose cause the record does not hold (flaky-network seed 1 with
+    /// revision-reset-on-empty: the reset depends on when a join reached the server) is said to
+    /// be not reproduced, with why, and exits 3.
+    @Test func aViolationThatDoesNotReproduceExits3WithTheReason() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sim = try whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "revision-reset-on-empty", "--no-shrink", "--report-dir", dir.path])
+        #expect(sim.status == 2)
+        let out = try whalesim(["reproduce", dir.appendingPathComponent("latest").path])
+        #expect(out.status == 3, "\(out.all)")
+        #expect(out.stdout.contains("not reproduced"))
+        #expect(out.stdout.contains("when each client's join reached the server is not in the record"))
+        #expect(out.stdout.contains("replay live:      whalesim simulate flaky-network --seed 1 --fault revision-reset-on-empty"))
+    }
+
+    @Test func badInputsGetClearErrors() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = try whalesim(["reproduce", dir.appendingPathComponent("nope").path])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("cannot read") && missing.stderr.contains("run.json"))
+        let seconds = try whalesim(["reproduce", dir.path, "--shrink-seconds", "0"])
+        #expect(seconds.status == 64)
+        #expect(seconds.stderr.contains("--shrink-seconds 0.0: expected a number of seconds above 0"))
+        let valid = try whalesim(["simulate", "convergence-smoke", "--report-dir", dir.path])
+        #expect(valid.status == 0)
+        let nothing = try whalesim(["reproduce", dir.appendingPathComponent("latest").path])
+        #expect(nothing.status == 64)
+        #expect(nothing.stderr.contains("the run has no violation (verdict valid): nothing to reproduce"))
+        _ = try whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "server-applies-resend-twice", "--no-shrink", "--report-dir", dir.path])
+        let note = try whalesim(["reproduce", dir.appendingPathComponent("latest").path, "--note", "nope"])
+        #expect(note.status == 64)
+        #expect(note.stderr.contains("--note nope: no such note (notes: note-00, note-01)"))
+    }
+}
