@@ -112,7 +112,23 @@ public final class LeanSocket: @unchecked Sendable {
         var partial: ByteBuffer?
         init(socket: LeanSocket) { self.socket = socket }
 
-        func handlerAdded(context: ChannelHandlerContext) { socket?.opened() }
+        func handlerAdded(context: ChannelHandlerContext) { Self.open(socket, once: context.pipeline) }
+
+        /// Says the socket is open only once NIO's client upgrade handler has left the pipeline.
+        /// This handler is added while the upgrade is still finishing, and until the upgrade
+        /// handler is removed it refuses writes (`writingToHandlerAfterUpgradeCompleted` in the
+        /// instant between the end of the upgrade and its removal): a frame a caller sent the
+        /// moment `connected()` returned was lost, and the error closed the socket behind it (a
+        /// join lost so, with the resend after it delivered, made the server refuse the resend as
+        /// "not joined" in a demo run, and the client abandoned an edit).
+        static func open(_ socket: LeanSocket?, once pipeline: ChannelPipeline, tries: Int = 0) {
+            let upgrading = (try? pipeline.syncOperations.context(handlerType: NIOHTTPClientUpgradeHandler.self)) != nil
+            guard upgrading, tries < 1_000 else {
+                socket?.opened()
+                return
+            }
+            pipeline.eventLoop.execute { open(socket, once: pipeline, tries: tries + 1) }
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = unwrapInboundIn(data)
