@@ -25,6 +25,7 @@ struct Whalesim: AsyncParsableCommand {
             FakeSalesforceCommand.self,
             BenchCommand.self,
             FuzzCommand.self,
+            ConformCommand.self,
         ]
     )
 }
