@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import WhaleProtocol
 
@@ -82,9 +85,19 @@ public struct CommandRestarter: ServerRestarter {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ConformFailure("--restart-command exited \(process.terminationStatus)")
+        // Reaped here, polling: Foundation's waitUntilExit never returned for a command that left
+        // a server running in the background (the shell stayed a zombie, conform hung).
+        let pid = process.processIdentifier
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(120)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else { throw ConformFailure("--restart-command did not finish within 120 s") }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        // WEXITSTATUS / WIFEXITED are macros Swift cannot import.
+        let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
+        guard exited, code == 0 else {
+            throw ConformFailure("--restart-command ended with \(exited ? "exit status \(code)" : "signal \(status & 0x7f)")")
         }
         try await waitUntilAnswering(baseURL, within: .seconds(30))
     }
