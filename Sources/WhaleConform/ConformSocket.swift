@@ -27,11 +27,11 @@ final class ConformSocket: Sendable {
     }
 
     /// The socket underneath: hummingbird-websocket's client, or, for a reader that must stop
-    /// reading (a small kernel receive buffer, reads paused), WhaleLoad's `LeanSocket`. In a
-    /// first version every case used `LeanSocket`, and in 3 of 5 runs against the reference
-    /// server one frame was lost at
-    /// the very start of some connection (an `error` sent right after the upgrade, or the
-    /// answer to a join sent at once): a race in its upgrade, left for its own issue.
+    /// reading (a small kernel receive buffer, reads paused), WhaleLoad's `LeanSocket`. On
+    /// `LeanSocket` for every case, 3 of 5 runs against the reference server lost a frame at the
+    /// start of a connection: a refusal's `error` (the server's close could overtake it, since
+    /// fixed) and, twice, the answer to a join sent at once, never seen on this client
+    /// (docs/decisions.md, "Which socket").
     private enum Transport: Sendable {
         case live(LiveSocket)
         case lean(LeanSocket)
