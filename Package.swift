@@ -128,6 +128,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The conformance suite behind `whalesim conform`: named cases against a running server (live ring: opens sockets).
+        .target(
+            name: "WhaleConform",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
@@ -135,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -151,6 +159,7 @@ let package = Package(
             "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        .testTarget(name: "WhaleConformTests", dependencies: ["WhaleConform", "WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(
             name: "WhaleLoadProxyTests",

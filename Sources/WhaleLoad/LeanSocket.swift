@@ -30,18 +30,22 @@ public final class LeanSocket: @unchecked Sendable {
     }
     private let sink: Sink
 
+    /// `receiveBufferBytes` sets the socket's kernel receive buffer (SO_RCVBUF) before it
+    /// connects: small, it lets ``pauseReading()`` make a reader the server sees as slow within a
+    /// few hundred kilobytes (the conformance suite's slow reader).
     public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
-                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onText: @escaping @Sendable (String) -> Void) {
-        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, sink: .text(onText))
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, receiveBufferBytes: Int? = nil,
+                            onText: @escaping @Sendable (String) -> Void) {
+        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, receiveBufferBytes: receiveBufferBytes, sink: .text(onText))
     }
 
     /// Delivers each message's bytes as they came (text frames are not checked for UTF-8 here).
     public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onBytes: @escaping @Sendable ([UInt8]) -> Void) {
-        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, sink: .bytes(onBytes))
+        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, receiveBufferBytes: nil, sink: .bytes(onBytes))
     }
 
-    private init(url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup, sink: Sink) {
+    private init(url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup, receiveBufferBytes: Int?, sink: Sink) {
         self.sink = sink
         guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
             finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "not a ws:// URL: \(url)"))
@@ -54,8 +58,10 @@ public final class LeanSocket: @unchecked Sendable {
         fields.add(name: "Host", value: "\(host):\(port)")
         for (name, value) in headers { fields.add(name: name, value: value) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: fields)
-        let connect = ClientBootstrap(group: group)
+        var bootstrap = ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        if let receiveBufferBytes { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes)) }
+        let connect = bootstrap
             .channelInitializer { [self] channel in
                 let requester = UpgradeRequester(head: head, socket: self)
                 let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize, automaticErrorHandling: true) { channel, _ in
@@ -186,6 +192,18 @@ public final class LeanSocket: @unchecked Sendable {
     /// Pongs received so far: an observer that pings can tell a quiet peer from a dead one
     /// (a half-open connection answers nothing, not even a pong).
     public var pongsReceived: Int { state.withLockedValue { $0.pongs } }
+
+    /// Stops reading from the socket (NIO's autoRead off): frames wait in the kernel's buffers,
+    /// and once those fill, in the server's. ``resumeReading()`` reads on.
+    public func pauseReading() { setAutoRead(false) }
+    public func resumeReading() { setAutoRead(true) }
+
+    private func setAutoRead(_ on: Bool) {
+        guard let channel = state.withLockedValue({ $0.channel }) else { return }
+        channel.setOption(ChannelOptions.autoRead, value: on).whenComplete { _ in
+            if on { channel.read() }
+        }
+    }
 
     /// Sends a ping (the peer must answer with a pong, RFC 6455 §5.5.2).
     public func ping() {

@@ -11,7 +11,7 @@ import WhalesimLive
 /// runs as a child process, `whalesim serve`, which a server-restart window kills with SIGKILL
 /// and starts again on the same port and file: a real crash, the load and the server on
 /// separate heaps. Without one it runs in process and a restart is a graceful stop and start.
-final class EmbeddedServer: Sendable {
+public final class EmbeddedServer: Sendable {
     private enum Running: Sendable { case child(ChildServer), inProcess(ReferenceServer) }
 
     private let configuration: NIOLockedValueBox<ServerConfiguration>
@@ -19,7 +19,10 @@ final class EmbeddedServer: Sendable {
     private let running = NIOLockedValueBox<Running?>(nil)
     let port: Int
 
-    static func start(directory: URL, fixtures: URL, faults: FaultSet, executable: String?) async throws -> EmbeddedServer {
+    /// Starts it; `configure` may change the configuration before the first start (conform
+    /// serves with `serve`'s default rate limit, a key it knows, or `--compatibility`).
+    public static func start(directory: URL, fixtures: URL, faults: FaultSet, executable: String?,
+                             configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> EmbeddedServer {
         var c = ServerConfiguration()
         c.port = 0
         c.database = directory.appendingPathComponent("whalesim-run.sqlite").path
@@ -33,6 +36,7 @@ final class EmbeddedServer: Sendable {
         // One signing key for the whole run: tokens issued before a restart stay valid after it,
         // as a deployment's configured secret would.
         c.jwtSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        configure(&c)
         let first = try await launch(c, executable: executable)
         let port: Int
         switch first {
@@ -57,6 +61,8 @@ final class EmbeddedServer: Sendable {
         var arguments = ["serve", "--host", c.host, "--port", "\(c.port)", "--database", c.database, "--bcrypt-cost", "\(c.bcryptCost)",
                          "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error", "--stop-on-stdin-eof"]
         if let fixtures = c.fixtures { arguments += ["--fixtures", fixtures.path] }
+        if c.compatibility { arguments.append("--compatibility") }
+        if c.maxMessageBytes != ServerConfiguration().maxMessageBytes { arguments += ["--max-message-bytes", "\(c.maxMessageBytes)"] }
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
         var environment: [String: String] = [:]
         if let key = c.jwtSecret { environment[jwtSecretVariable] = key.map { String(format: "%02x", $0) }.joined() }
@@ -66,12 +72,12 @@ final class EmbeddedServer: Sendable {
     /// The variable `whalesim serve` reads its signing key from.
     static let jwtSecretVariable = "WHALESIM_JWT_SECRET"
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
     var isUp: Bool { running.withLockedValue { $0 != nil } }
     var isChildProcess: Bool { executable != nil }
 
     /// Kills the server: SIGKILL for a child, a graceful stop in process.
-    func kill() async {
+    public func kill() async {
         let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
         switch r {
         case .child(let child): child.kill9()
@@ -81,7 +87,7 @@ final class EmbeddedServer: Sendable {
     }
 
     /// Starts it again on the same port and database; retries while the port is still held.
-    func restart() async throws {
+    public func restart() async throws {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
@@ -97,7 +103,7 @@ final class EmbeddedServer: Sendable {
     }
 
     /// Stops it for good (SIGTERM for a child: committed, sockets closed with 1001).
-    func stop() async {
+    public func stop() async {
         let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
         switch r {
         case .child(let child): child.stop()

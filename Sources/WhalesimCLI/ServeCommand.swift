@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
     var compatibility = false
 
-    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty.")
+    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty, utf8-length-transform.")
     var fault: [String] = []
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start); visible to `ps`, prefer the variable or --jwt-secret-file.")

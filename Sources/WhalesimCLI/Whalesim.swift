@@ -26,6 +26,7 @@ struct Whalesim: AsyncParsableCommand {
             FakeSalesforceCommand.self,
             BenchCommand.self,
             FuzzCommand.self,
+            ConformCommand.self,
         ]
     )
 }

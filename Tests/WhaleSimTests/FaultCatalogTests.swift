@@ -34,6 +34,9 @@ import WhaleProtocol
         // echo storm never goes quiet (liveness), its clients still waiting (model: unknown).
         Case(fault: .staleRefetchOverwrites, scenario: "sales-team", caughtBy: [.model], maxClients: 3, maxOps: 10),
         Case(fault: .echoStorm, scenario: "sales-team", caughtBy: [.liveness, .model], maxClients: 3, maxOps: 10),
+        // The server refuses an op transformed over a concurrent non-ASCII insert; its author
+        // resynchronizes and the edit is gone.
+        Case(fault: .utf8LengthTransform, scenario: "unicode", caughtBy: [.intention, .convergence, .liveness], maxClients: 3, maxOps: 10),
     ]
 
     @Test func everyCatalogFaultHasACase() {

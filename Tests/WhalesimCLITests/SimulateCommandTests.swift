@@ -109,9 +109,10 @@ import Testing
         #expect(run.status == 0)
         let names = run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
         #expect(names.first == "client-tie-priority")
-        #expect(names.count == 11)
+        #expect(names.count == 12)
         #expect(run.stdout.contains("revision-reset-on-empty  server resets a document's revision to 0"))
-        #expect(names.suffix(2) == ["stale-refetch-overwrites", "echo-storm"])
+        #expect(names.suffix(2) == ["echo-storm", "utf8-length-transform"])
+        #expect(run.stdout.contains("utf8-length-transform  server's transform counts insert lengths in UTF-8 bytes"))
     }
 
     @Test func aFaultTheScenarioCannotExerciseIsInconclusive() throws {

@@ -23,8 +23,13 @@ extension CollabServer {
         }
         var op = change.op
         do {
+            let countsUTF8 = has(.utf8LengthTransform)
             for index in change.rev..<document.revision {
-                op = try Operation.transform(op, document.history[index]).aPrime
+                if countsUTF8 {
+                    op = try transformCountingUTF8(op, document.history[index])
+                } else {
+                    op = try Operation.transform(op, document.history[index]).aPrime
+                }
             }
             try document.document.apply(op)
         } catch {

@@ -4,13 +4,19 @@ import WhaleLoad
 /// The request executor as the per-API interfaces use it: JSON in and out, latency measured
 /// into a named histogram, failures counted by kind. Every API of the virtual client goes
 /// through one of these (constructor-injected; there is no global client).
-struct APIClient: Sendable {
-    let executor: any HTTPExecutor
-    let metrics: LiveMetrics
-    var timeout: Duration = .seconds(10)
+public struct APIClient: Sendable {
+    public let executor: any HTTPExecutor
+    public let metrics: LiveMetrics
+    public var timeout: Duration = .seconds(10)
+
+    public init(executor: any HTTPExecutor, metrics: LiveMetrics, timeout: Duration = .seconds(10)) {
+        self.executor = executor
+        self.metrics = metrics
+        self.timeout = timeout
+    }
 
     /// Sends the request and returns the parsed JSON body of a 2xx response.
-    func json(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> Any {
+    public func json(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> Any {
         let result = try await send(request, metric: metric)
         guard (200..<300).contains(result.status) else {
             metrics.error("http:\(result.status)")
@@ -24,7 +30,7 @@ struct APIClient: Sendable {
         }
     }
 
-    func send(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> HTTPResult {
+    public func send(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> HTTPResult {
         metrics.attempt()
         let started = metrics.clock.nowUs
         do {

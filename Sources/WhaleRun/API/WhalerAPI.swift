@@ -3,28 +3,33 @@ import WhaleLoad
 
 /// The Whaler API as the app calls it: REST sign-in and GraphQL at `/query` (PROTOCOL.md §1).
 /// Responses are mapped to read-only models.
-struct WhalerAPI: Sendable {
+public struct WhalerAPI: Sendable {
     /// A signed-in user.
-    struct Session: Sendable {
-        let accessToken: String
-        let userId: String
-        let organizationId: String
+    public struct Session: Sendable {
+        public let accessToken: String
+        public let userId: String
+        public let organizationId: String
         /// The organization's users as the sign-in lists them (`response.organization.users`).
-        var organizationUsers: [String] = []
+        public var organizationUsers: [String] = []
     }
 
     /// An account as the board shows it.
-    struct AccountRow: Sendable, Hashable {
-        let id: String
-        let salesforceID: String
-        let name: String
-        let state: String?
+    public struct AccountRow: Sendable, Hashable {
+        public let id: String
+        public let salesforceID: String
+        public let name: String
+        public let state: String?
     }
 
-    let baseURL: String
-    let client: APIClient
+    public let baseURL: String
+    public let client: APIClient
 
-    func login(email: String, password: String) async throws(APIError) -> Session {
+    public init(baseURL: String, client: APIClient) {
+        self.baseURL = baseURL
+        self.client = client
+    }
+
+    public func login(email: String, password: String) async throws(APIError) -> Session {
         let body = APIClient.jsonBody(["email": email, "password": password])
         let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/api/user/login", headers: [("Content-Type", "application/json")], body: body), metric: "login")
         guard let envelope = json as? [String: Any], (envelope["code"] as? Int) == 1000,
@@ -40,13 +45,13 @@ struct WhalerAPI: Sendable {
     }
 
     /// A GraphQL call; GraphQL errors are thrown with their messages.
-    func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(APIError) -> [String: Any] {
+    public func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(APIError) -> [String: Any] {
         try await graphQLResponse(query, variables: variables, token: token)["data"] as? [String: Any] ?? [:]
     }
 
     /// A GraphQL call's whole response (`data` and `extensions`); `whalesimExtensions` asks the
     /// server for whalesim's extensions (header `Whalesim-Protocol: 2`). GraphQL errors are thrown.
-    func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String, whalesimExtensions: Bool = false,
+    public func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String, whalesimExtensions: Bool = false,
                          countErrors: Bool = true) async throws(APIError) -> [String: Any] {
         let body = APIClient.jsonBody(["query": query, "variables": variables])
         var headers = [("Content-Type", "application/json"), ("Authorization", token)]
@@ -73,7 +78,7 @@ struct WhalerAPI: Sendable {
     }
 
     /// `saveAccounts`: upserts by `salesforceID`; returns the saved accounts.
-    func saveAccounts(_ inputs: [[String: Any]], senderID: String, token: String) async throws(APIError) -> [AccountRow] {
+    public func saveAccounts(_ inputs: [[String: Any]], senderID: String, token: String) async throws(APIError) -> [AccountRow] {
         let data = try await graphQL("mutation($input: [NewAccount!]!, $senderID: ID) { saveAccounts(input: $input, senderID: $senderID) { id salesforceID name state } }",
                                      variables: ["input": inputs, "senderID": senderID], token: token)
         return (data["saveAccounts"] as? [[String: Any]] ?? []).compactMap(Self.accountRow)

@@ -83,8 +83,13 @@ final class SocketConnection: Sendable {
         state.withLockedValue { state in
             guard !state.closed else { return }
             state.closed = true
-            let outbound = outbound
-            state.closing = Task { try? await outbound.close(code, reason: reason) }
+            let outbound = outbound, loop = channel.eventLoop
+            state.closing = Task {
+                // Frames sent before (a refusal's `error`) are written by jobs queued on the event
+                // loop; the close goes through the outbound writer, which could overtake them.
+                try? await loop.submit {}.get()
+                try? await outbound.close(code, reason: reason)
+            }
         }
     }
 

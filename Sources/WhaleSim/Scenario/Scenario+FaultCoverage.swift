@@ -25,6 +25,11 @@ extension Scenario {
             if alphabet == .ascii, initialText.unicodeScalars.allSatisfy(\.isASCII) {
                 return "\(name) types only ASCII, where UTF-8 bytes and scalars count the same"
             }
+        case .utf8LengthTransform:
+            if !sharesDocuments { return "\(name) has no document shared by two clients, so no concurrent edits for the server to transform" }
+            if alphabet == .ascii, initialText.unicodeScalars.allSatisfy(\.isASCII) {
+                return "\(name) types only ASCII, where UTF-8 bytes and scalars count the same"
+            }
         case .graphemeLengthUnits:
             if alphabet == .ascii, initialText.count == initialText.unicodeScalars.count {
                 return "\(name) has no grapheme cluster of several scalars (ASCII alphabet)"
