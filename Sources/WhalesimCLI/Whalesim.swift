@@ -24,6 +24,7 @@ struct Whalesim: AsyncParsableCommand {
             ServeCommand.self,
             FakeSalesforceCommand.self,
             BenchCommand.self,
+            LazyFSCommand.self,
             FuzzCommand.self,
         ]
     )
