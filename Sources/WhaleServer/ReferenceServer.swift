@@ -76,7 +76,8 @@ public final class ReferenceServer: Sendable {
         for note in notes { perShard[placement.shardIndex(for: note.resourceId, count: shardCount)].append(note) }
         let collab = CollabServer.Configuration(serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
         router = NoteRouter(shards: try perShard.map { documents in
-            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer)
+            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer,
+                      ackBeforeDurable: configuration.faults.contains(.ackBeforeDurable))
         })
         logger.info("restored notes", metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
     }
@@ -87,7 +88,7 @@ public final class ReferenceServer: Sendable {
         var logger = Logger(label: "whalesim.serve")
         logger.logLevel = configuration.logLevel
         let storage: any ServerStorage
-        do { storage = try SQLiteStorage(path: configuration.database) } catch {
+        do { storage = try SQLiteStorage(path: configuration.database, synchronous: configuration.sqliteSynchronous) } catch {
             throw ServerStartError(message: "cannot open database \(configuration.database): \(error)")
         }
         let server = try ReferenceServer(configuration: configuration, storage: storage, logger: logger)
@@ -301,7 +302,7 @@ extension ReferenceServer {
     /// `saveNote`: the whole content as one op through the note's shard, durable when this returns.
     func saveNote(_ accountId: String, content: String) async throws -> String {
         let (ticket, text, _) = router.shard(for: accountId).replaceText(accountId, with: content)
-        if let ticket { try await committer.waitDurable(ticket) }
+        if let ticket, !configuration.faults.contains(.ackBeforeDurable) { try await committer.waitDurable(ticket) }
         return text
     }
 }

@@ -43,6 +43,10 @@ public struct ServerConfiguration: Sendable {
     /// this long before sending them, to plant a known latency regression. Zero (the default)
     /// leaves delivery untouched.
     public var ackDelay: Duration = .zero
+    /// SQLite's `synchronous` pragma (`serve --sqlite-synchronous`). `full` (the default) makes a
+    /// commit durable before it returns; `off` leaves it to the OS, so a power loss takes
+    /// acknowledged ops with it (what a `power-loss` window must catch).
+    public var sqliteSynchronous: SQLiteSynchronous = .full
 
     public init() {}
 }

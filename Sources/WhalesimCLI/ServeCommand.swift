@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
     var compatibility = false
 
-    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty.")
+    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty, ack-before-durable.")
     var fault: [String] = []
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start).")
@@ -59,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("delay-acks"), help: ArgumentHelp("Test hook: hold every applied op's ack (and its broadcast) this many milliseconds before sending it, to plant a known latency regression (report --compare must catch it). 0 = off.", valueName: "MS"))
     var delayAcks: Double = 0
+
+    @Option(name: .customLong("sqlite-synchronous"), help: ArgumentHelp("SQLite's synchronous level: full (a commit is durable when it returns), normal or off (commits reach the OS, not the disk: a power loss loses acknowledged ops; a power-loss window must catch it).", valueName: "LEVEL"))
+    var sqliteSynchronous = "full"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -106,6 +109,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard delayAcks.isFinite, (0...60_000).contains(delayAcks) else { throw BadInput("--delay-acks must be between 0 and 60000 ms").exit() }
         configuration.ackDelay = .microseconds(Int64((delayAcks * 1000).rounded()))
+        guard let synchronous = SQLiteSynchronous(rawValue: sqliteSynchronous) else {
+            throw BadInput("--sqlite-synchronous is full, normal or off, not \(sqliteSynchronous)").exit()
+        }
+        configuration.sqliteSynchronous = synchronous
         guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
         configuration.logLevel = level
         switch logFormat {

@@ -98,9 +98,9 @@ import Testing
         #expect(run.status == 0)
         let names = run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
         #expect(names.first == "client-tie-priority")
-        #expect(names.count == 11)
+        #expect(names.count == 12)
         #expect(run.stdout.contains("revision-reset-on-empty  server resets a document's revision to 0"))
-        #expect(names.suffix(2) == ["stale-refetch-overwrites", "echo-storm"])
+        #expect(names.suffix(3) == ["stale-refetch-overwrites", "echo-storm", "ack-before-durable"])
     }
 
     @Test func aFaultTheScenarioCannotExerciseIsInconclusive() throws {

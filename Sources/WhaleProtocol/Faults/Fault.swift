@@ -13,6 +13,7 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
     case revisionResetOnEmpty = "revision-reset-on-empty"
     case staleRefetchOverwrites = "stale-refetch-overwrites"
     case echoStorm = "echo-storm"
+    case ackBeforeDurable = "ack-before-durable"
 
     /// One line saying what the fault does.
     public var summary: String {
@@ -28,13 +29,14 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
         case .revisionResetOnEmpty: "server resets a document's revision to 0 when its last client leaves"
         case .staleRefetchOverwrites: "model client applies a refetch answered before a newer update it already has (the original's refetch race)"
         case .echoStorm: "model client re-saves the single record after a refetch, echoing resourceUpdate between clients forever"
+        case .ackBeforeDurable: "server acknowledges an op once its commit is queued, not once it is durable (a power loss loses acknowledged ops)"
         }
     }
 
     /// Whether the mutation sits in the client (otherwise in the server).
     public var isClientSide: Bool {
         switch self {
-        case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty: false
+        case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty, .ackBeforeDurable: false
         default: true
         }
     }

@@ -35,10 +35,14 @@ final class NoteShard: Sendable {
     let sockets = NIOLockedValueBox([ClientID: SocketConnection]())
     private let committer: GroupCommitter
     private let outbox = NIOLockedValueBox(Outbox())
+    /// The `ack-before-durable` catalog fault: sends leave once their commit is queued, not
+    /// once it is durable (the commit itself still runs, synced, a moment later).
+    private let ackBeforeDurable: Bool
 
-    init(server: CollabServer, committer: GroupCommitter) {
+    init(server: CollabServer, committer: GroupCommitter, ackBeforeDurable: Bool = false) {
         self.server = NIOLockedValueBox(server)
         self.committer = committer
+        self.ackBeforeDurable = ackBeforeDurable
     }
 
     /// Where ready items go (the server's `deliver`); set once before the first event.
@@ -70,7 +74,7 @@ final class NoteShard: Sendable {
             }
             let ticket = batch.isEmpty ? nil : committer.enqueue(batch)
             report(ticket)
-            let item = OutboxItem(ticket: ticket, sends: sends, receivedAt: applied > 0 ? receivedAt : nil, opsApplied: applied)
+            let item = OutboxItem(ticket: ackBeforeDurable ? nil : ticket, sends: sends, receivedAt: applied > 0 ? receivedAt : nil, opsApplied: applied)
             outbox.withLockedValue { $0.items.append(item) }
             return true
         }

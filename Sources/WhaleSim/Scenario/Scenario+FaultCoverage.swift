@@ -12,7 +12,7 @@ extension Scenario {
     public func cannotExercise(_ fault: Fault) -> String? {
         let sharesDocuments = clients > documents
         let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0
-        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart } || mix[.reconnect] > 0
+        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart || $0.kind == .powerLoss } || mix[.reconnect] > 0
         let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0
         let noReconnects = "\(name) has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
         switch fault {
@@ -47,6 +47,10 @@ extension Scenario {
             if !checkers.contains(.cursors) { return "\(name) does not run the cursors checker" }
         case .revisionResetOnEmpty:
             if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
+        case .ackBeforeDurable:
+            if !nemeses.contains(where: { $0.kind == .powerLoss }) {
+                return "\(name) has no power-loss nemesis (only a power loss takes what was acknowledged but not yet durable)"
+            }
         case .staleRefetchOverwrites, .echoStorm:
             let mutates = ActionMix.Action.allCases.contains { $0.isModel && mix[$0] > 0 }
             if model == nil || !mutates { return "\(name) has no model workload (no model section, or no mutations in its mix)" }
