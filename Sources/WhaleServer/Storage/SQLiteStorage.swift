@@ -25,7 +25,16 @@ public final class SQLiteStorage: ServerStorage {
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: configuration)
         } else {
-            writer = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB's pool switches its writer to `synchronous = NORMAL` when it sets up WAL, after
+            // prepareDatabase ran: commits were then synced at checkpoints only, and a power loss
+            // (docs/lazyfs.md) lost acknowledged ops. Set the level again on the writer, and check it.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(pragma)") }
+            writer = pool
+        }
+        let level = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        guard level == synchronous.pragmaValue else {
+            throw ServerStartError(message: "SQLite runs with synchronous = \(level), not \(synchronous.rawValue) (\(synchronous.pragmaValue))")
         }
         try Self.migrator.migrate(writer)
         // The file's name is durable only once its directory is synced: SQLite syncs the
@@ -38,6 +47,11 @@ public final class SQLiteStorage: ServerStorage {
     }
 
     deinit { checkpointer?.stop() }
+
+    /// The writer connection's `PRAGMA synchronous` (0 off, 1 normal, 2 full).
+    public func synchronousLevel() throws -> Int {
+        try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
 
     /// fsync of the directory holding `path`.
     static func syncDirectory(of path: String) throws {

@@ -7,4 +7,13 @@ public enum SQLiteSynchronous: String, CaseIterable, Sendable {
     case normal
     /// The WAL is synced at every commit: a commit is durable when it returns.
     case full
+
+    /// What `PRAGMA synchronous` reads back for it.
+    public var pragmaValue: Int {
+        switch self {
+        case .off: 0
+        case .normal: 1
+        case .full: 2
+        }
+    }
 }
