@@ -27,6 +27,12 @@ public struct LiveRunOptions: Sendable {
     /// Test hook: the recorder of note 0 stops taking frames this many ms into the load (a
     /// stalled observer: its run must end `unknown` where nothing fills the gap, never `invalid`).
     public var stallRecorderAtMs: Int?
+    /// For a server whalesim does not start: `CMD kill` at the start of a server-restart or
+    /// power-loss window, `CMD start` at its end (run by /bin/sh; docs/lazyfs.md).
+    public var restartCommand: String?
+    /// For a server whalesim does not start: the control file of the `whalesim lazyfs` mount its
+    /// data directory is on (a power-loss window writes `drop` there between kill and start).
+    public var lazyfsControl: String?
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
         self.scenario = scenario
