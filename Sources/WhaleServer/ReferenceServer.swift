@@ -59,7 +59,8 @@ public final class ReferenceServer: Sendable {
         self.logger = logger
         ackDelay = configuration.ackDelay > .zero ? AckDelayLine(delay: configuration.ackDelay) : nil
         serverId = UUID().uuidString.lowercased()
-        let committer = GroupCommitter(storage: storage)
+        // ack-before-durable: nothing waits for a commit, so it is taken every 50 ms.
+        let committer = GroupCommitter(storage: storage, commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
         self.committer = committer
         let secret = configuration.jwtSecret ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         tokens = AccessTokens(secret: secret)

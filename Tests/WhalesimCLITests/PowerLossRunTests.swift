@@ -56,7 +56,9 @@ import Glibc
         let (run, _) = try runner.live(Self.scenario(name: "live-ack-before-durable", faults: "faults: [ack-before-durable]"), in: dir)
         #expect(run.status == 2, "\(run.all)")
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"), "\(run.stdout)")
-        #expect(run.stdout.contains(" invalid"), "\(run.stdout)")
+        #expect(run.stdout.contains("intention    invalid"), "\(run.stdout)")
+        // The lost acknowledged ops are named, with when they were acknowledged and dropped.
+        #expect(run.stdout.contains("an acknowledged edit was lost"), "\(run.stdout)")
     }
 
     /// The team's-server path: `whalesim serve --sqlite-synchronous off` on a lazyfs mount the
