@@ -10,6 +10,11 @@ import Glibc
 public enum LazyMount {
     /// The FUSE handle being served, for ``stop()`` (one mount per process).
     nonisolated(unsafe) private static var current: OpaquePointer?
+    /// A stop asked for before the loop started (a SIGTERM right after "mounted"): the loop is
+    /// not entered; unmounting under a loop that is only starting left it running for good.
+    nonisolated(unsafe) private static var stopRequested = false
+    nonisolated(unsafe) private static var looping = false
+    nonisolated(unsafe) private static var mountPath: String?
     private static let currentLock = NSLock()
 
     /// Ends ``serve(_:mount:mounted:)`` from any thread (the CLI's SIGTERM/SIGINT handler): the
@@ -19,9 +24,12 @@ public enum LazyMount {
     public static func stop() {
         currentLock.lock()
         defer { currentLock.unlock() }
-        guard let fuse = current else { return }
+        stopRequested = true
+        guard let fuse = current, looping else { return }
         fuse_exit(fuse)
-        fuse_unmount(fuse)
+        // Detach the mount: the kernel ends the connection and every worker's read fails, even
+        // a worker that is only starting (fuse_unmount would also close the device under it).
+        if getuid() == 0, let path = mountPath { _ = umount2(path, Int32(MNT_DETACH)) } else { fuse_unmount(fuse) }
     }
 
     /// Mounts `backing` at `mount` and serves it until ``stop()`` (then unmounts: whatever was
@@ -45,6 +53,7 @@ public enum LazyMount {
         }
         currentLock.lock()
         current = fuse
+        mountPath = mount
         currentLock.unlock()
         defer {
             currentLock.lock()
@@ -53,7 +62,14 @@ public enum LazyMount {
             currentLock.unlock()
         }
         mounted()
-        _ = whalesim_fuse_loop_mt(fuse)
+        currentLock.lock()
+        let stopNow = stopRequested
+        looping = !stopNow
+        currentLock.unlock()
+        if !stopNow { _ = whalesim_fuse_loop_mt(fuse) }
+        currentLock.lock()
+        looping = false
+        currentLock.unlock()
     }
 
     /// Whether this machine can mount FUSE at all (`/dev/fuse` opens read-write).
