@@ -7,6 +7,7 @@
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
+//   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
 // Only the live ring (WhalesimLive, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
 import PackageDescription
 
@@ -138,12 +139,16 @@ let package = Package(
         ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
+        // libfuse3 (Debian libfuse3-dev) for `whalesim lazyfs`, the power-loss filesystem.
+        .systemLibrary(name: "CFuse3", path: "Sources/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        // `whalesim lazyfs`: a FUSE filesystem that keeps unsynced writes in memory and drops them on command.
+        .target(name: "WhaleLazyFS", dependencies: ["CFuse3"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
         .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -154,6 +159,7 @@ let package = Package(
         .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
+        .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
         .testTarget(name: "WhaleRunTests", dependencies: [
             "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",

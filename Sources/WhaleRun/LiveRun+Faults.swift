@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import WhaleProtocol
 import WhaleReports
 import WhaleSim
@@ -54,9 +57,15 @@ extension LiveRun {
         switch fault.what {
         case .nemesis(let n):
             switch n.kind {
+            case .powerLoss:
+                await losePower(fault)
             case .serverRestart:
                 guard let server = embeddedServer else {
-                    note("server-restart at \(fault.start) ms skipped: the server is not embedded")
+                    if let command = options.restartCommand {
+                        await restartTeamServer(fault, command: command, dropControl: nil)
+                    } else {
+                        note("server-restart at \(fault.start) ms skipped: the server is not embedded (give --restart-command)")
+                    }
                     return
                 }
                 context?.recorder.record(.serverCrash)
@@ -87,6 +96,91 @@ extension LiveRun {
         case .network:
             await shapeNetwork(fault, rng: &rng)
         }
+    }
+
+    /// A power-loss window: the server killed (SIGKILL), everything its database had not synced
+    /// dropped, the filesystem mounted again, the server restarted after the window's duration.
+    /// Embedded: the database is on the run's `whalesim lazyfs` mount. A team's server: its
+    /// `--restart-command` and the `--lazyfs-control` file of its data directory's mount.
+    private func losePower(_ fault: ScheduledFault) async {
+        if let server = embeddedServer, let mount = lazyMount {
+            context?.recorder.record(.serverCrash)
+            let window = addWindow(kind: "power-loss", label: "power lost: server killed, unsynced writes dropped", start: clock.nowMs, duration: fault.duration)
+            context?.metrics.outage(true)
+            await server.kill()
+            do { note("power loss at \(fault.start) ms: lazyfs \(try mount.losePower(torn: false))") } catch {
+                markUnavailable("power-loss windows: the lazyfs mount did not come back: \(error)")
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(fault.duration))
+                do { try await server.restart(); self.note("restarted on \(server.baseURL) after a power loss") } catch { self.note("the embedded server did not restart: \(error)") }
+                self.context?.recorder.record(.serverRestart)
+                self.context?.metrics.outage(false)
+                self.endWindow(window)
+                self.measureConvergence(after: "the power loss")
+            }
+        } else if embeddedServer == nil, let command = options.restartCommand, let control = options.lazyfsControl {
+            await restartTeamServer(fault, command: command, dropControl: control)
+        } else {
+            // Marked unavailable before the load (preparePowerLoss); say which window it skipped.
+            note("power-loss at \(fault.start) ms skipped: unavailable")
+        }
+    }
+
+    /// A server-restart or power-loss window on a server whalesim does not start: `CMD kill`,
+    /// `drop` into its lazyfs control file for a power loss, then `CMD start` after the duration.
+    private func restartTeamServer(_ fault: ScheduledFault, command: String, dropControl: String?) async {
+        let kind = dropControl == nil ? "server-restart" : "power-loss"
+        context?.recorder.record(.serverCrash)
+        let window = addWindow(kind: kind, label: dropControl == nil ? "server killed and restarted (--restart-command)" : "power lost (--restart-command, lazyfs drop)",
+                               start: clock.nowMs, duration: fault.duration)
+        context?.metrics.outage(true)
+        if let failure = Self.runRestartCommand(command, phase: "kill") { note(failure) }
+        if let control = dropControl {
+            do { try Data("drop\n".utf8).write(to: URL(fileURLWithPath: control)) } catch {
+                markUnavailable("power-loss windows: cannot write drop to --lazyfs-control \(control): \(error)")
+            }
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(fault.duration))
+            if let failure = Self.runRestartCommand(command, phase: "start") { self.note(failure) }
+            self.context?.recorder.record(.serverRestart)
+            self.context?.metrics.outage(false)
+            self.endWindow(window)
+            self.measureConvergence(after: "the \(kind)")
+        }
+    }
+
+    /// Runs `/bin/sh -c 'COMMAND PHASE'` (WHALESIM_PHASE=PHASE too), waiting up to 60 s for the
+    /// shell only; nil when it exits 0. posix_spawn and waitpid, not Foundation's Process: a
+    /// `start` that leaves the server running in the background keeps Process's exit pipe open,
+    /// and Process would wait for the server.
+    static func runRestartCommand(_ command: String, phase: String) -> String? {
+        var environment = ProcessInfo.processInfo.environment
+        environment["WHALESIM_PHASE"] = phase
+        let words: [String] = ["/bin/sh", "-c", "\(command) \(phase)"]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
+        guard spawned == 0 else { return "--restart-command \(phase) could not start: \(String(cString: strerror(spawned)))" }
+        let deadline = ContinuousClock.now + .seconds(60)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                return "--restart-command \(phase) did not finish within 60 s"
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
+        return exited && code == 0 ? nil : "--restart-command \(phase) \(exited ? "exited \(code)" : "was killed by signal \(status & 0x7f)")"
     }
 
     /// Opens and closes the scenario's windowed catalog faults (the simulator's schedule, ticks as

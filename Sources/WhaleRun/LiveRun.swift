@@ -24,6 +24,10 @@ public final class LiveRun: @unchecked Sendable {
     public let metrics: LiveMetrics
     let output: @Sendable (String) -> Void
     private var server: EmbeddedServer?
+    /// The embedded server's database directory on `whalesim lazyfs`, for power-loss windows.
+    private(set) var lazyMount: LazyFSMount?
+    /// Fault windows this run cannot carry out, and why (the run is then inconclusive).
+    let unavailable = NIOLockedValueBox<[String]>([])
     private var salesforceServer: FakeSalesforceServer?
     private var executor: (any HTTPExecutor)?
     private(set) var recorders: [DocumentRecorder] = []
@@ -80,6 +84,45 @@ public final class LiveRun: @unchecked Sendable {
 
     var interrupted: String? { interruption.withLockedValue { $0 } }
 
+    /// Notes a fault window the run cannot carry out: the run ends inconclusive, never a pass.
+    func markUnavailable(_ why: String) {
+        let first = unavailable.withLockedValue { u -> Bool in
+            defer { if !u.contains(why) { u.append(why) } }
+            return !u.contains(why)
+        }
+        if first { note(why); output("unavailable: \(why)") }
+    }
+
+    /// Where the embedded server's database goes: on a `whalesim lazyfs` mount when the scenario
+    /// has power-loss windows (else the plain work directory). A power loss that cannot be had
+    /// (no FUSE, an in-process server, a team's server without --restart-command and
+    /// --lazyfs-control) is marked unavailable here, before the load.
+    private func preparePowerLoss(workDirectory: URL) -> URL {
+        guard scenario.nemeses.contains(where: { $0.kind == .powerLoss }) else { return workDirectory }
+        switch spec.server {
+        case .embedded:
+            guard let executable = options.serverExecutable else {
+                markUnavailable("power-loss windows: the embedded server runs in this process; a power loss needs it in a child process on whalesim lazyfs")
+                return workDirectory
+            }
+            do {
+                let mount = try LazyFSMount(executable: executable, backing: workDirectory.appendingPathComponent("durable"),
+                                            mount: workDirectory.appendingPathComponent("lazyfs"))
+                lazyMount = mount
+                note("the embedded server's database is on whalesim lazyfs at \(mount.mount.path) (backing \(mount.backing.path))")
+                return mount.mount
+            } catch {
+                markUnavailable("power-loss windows: \(error)")
+                return workDirectory
+            }
+        case .url(let u):
+            if options.restartCommand == nil || options.lazyfsControl == nil {
+                markUnavailable("power-loss windows: the server at \(u) is not embedded; give --restart-command and --lazyfs-control (its data directory on whalesim lazyfs, docs/lazyfs.md)")
+            }
+            return workDirectory
+        }
+    }
+
     /// Runs the scenario to the end; throws only when the run could not start (targets down, bad fixtures).
     /// Whatever happens, its child server is stopped and its temporary directory removed.
     public func run() async throws -> LiveRunResult {
@@ -104,6 +147,9 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     private func run(in workDirectory: URL) async throws -> LiveRunResult {
+        let databaseDirectory = preparePowerLoss(workDirectory: workDirectory)
+        // Unmounted before the directory goes (the caller removes it), the server stopped before that.
+        defer { lazyMount?.unmount() }
         // Whole-run faults are on from the start; windowed ones are switched by `runFaultSwitches`.
         let windowed = Set(scenario.faultWindows.filter { !$0.isWholeRun }.map(\.name))
         let faults = FaultSet(scenario.faults.filter { !windowed.contains($0) }.compactMap(Fault.init(rawValue:)))
@@ -114,7 +160,7 @@ public final class LiveRun: @unchecked Sendable {
         let serverURL: String
         switch spec.server {
         case .embedded:
-            let s = try await EmbeddedServer.start(directory: workDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable)
+            let s = try await EmbeddedServer.start(directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable)
             server = s
             serverURL = s.baseURL
         case .url(let u):
@@ -260,6 +306,7 @@ public final class LiveRun: @unchecked Sendable {
         await salesforceServer?.stop()
 
         var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs, quiet: quiet)
+        result.unavailable = unavailable.withLockedValue { $0 }
         result.epochStartMs = epochStartMs
         result.baseRevisions = recorder.baselines.map(\.revision)
         result.bucketHistograms = metrics.bucketHistograms(endMs: endMs)

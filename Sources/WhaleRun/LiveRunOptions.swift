@@ -30,6 +30,12 @@ public struct LiveRunOptions: Sendable {
     /// Test hook: every event loop of the runner is blocked this many ms out of every 250 ms of
     /// the load (a generator starved of CPU: its latency thresholds must end `unknown`).
     public var starveRunnerMs: Int?
+    /// For a server whalesim does not start: `CMD kill` at the start of a server-restart or
+    /// power-loss window, `CMD start` at its end (run by /bin/sh; docs/lazyfs.md).
+    public var restartCommand: String?
+    /// For a server whalesim does not start: the control file of the `whalesim lazyfs` mount its
+    /// data directory is on (a power-loss window writes `drop` there between kill and start).
+    public var lazyfsControl: String?
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
         self.scenario = scenario

@@ -39,8 +39,12 @@ public struct LiveRunResult: Sendable {
     public var salesforce: SalesforceFigures?
     /// The `{steady}` scope's window on the run clock.
     public var steadyWindow: Range<Int>?
+    /// Fault windows the run could not carry out, and why (a power loss without FUSE): the run
+    /// proved nothing about them, so it is inconclusive (exit 3) unless something failed.
+    public var unavailable: [String] = []
 
-    /// 2 if a checker is invalid; 1 if a latency or error threshold is breached; 3 if a checker
+    /// 2 if a checker is invalid; 1 if a latency or error threshold is breached; 3 if a fault
+    /// window was unavailable, if a checker
     /// threshold is breached or a checker is unknown and no `!= invalid` threshold accepts it
     /// (as `simulate`); 0 otherwise.
     ///
@@ -52,6 +56,7 @@ public struct LiveRunResult: Sendable {
         if verdict == .invalid { return 2 }
         if metricThresholds.contains(where: { !$0.met && $0.unknown == nil }) { return 1 }
         if metricThresholds.contains(where: { $0.unknown != nil }) { return 3 }
+        if !unavailable.isEmpty { return 3 }
         if thresholds.contains(where: { !$0.1 }) { return 3 }
         let accepted = Set(scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
         if results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) { return 3 }

@@ -59,7 +59,8 @@ public final class ReferenceServer: Sendable {
         self.logger = logger
         ackDelay = configuration.ackDelay > .zero ? AckDelayLine(delay: configuration.ackDelay) : nil
         serverId = UUID().uuidString.lowercased()
-        let committer = GroupCommitter(storage: storage)
+        // ack-before-durable: nothing waits for a commit, so it is taken every 50 ms.
+        let committer = GroupCommitter(storage: storage, commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
         self.committer = committer
         let secret = configuration.jwtSecret ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         tokens = AccessTokens(secret: secret)
@@ -77,7 +78,8 @@ public final class ReferenceServer: Sendable {
         let collab = CollabServer.Configuration(serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
         router = NoteRouter(shards: try perShard.map { documents in
             NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer,
-                      plantedBug: configuration.plantedBug)
+                      plantedBug: configuration.plantedBug,
+                      ackBeforeDurable: configuration.faults.contains(.ackBeforeDurable))
         })
         logger.info("restored notes", metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
     }
@@ -88,7 +90,7 @@ public final class ReferenceServer: Sendable {
         var logger = Logger(label: "whalesim.serve")
         logger.logLevel = configuration.logLevel
         let storage: any ServerStorage
-        do { storage = try SQLiteStorage(path: configuration.database) } catch {
+        do { storage = try SQLiteStorage(path: configuration.database, synchronous: configuration.sqliteSynchronous) } catch {
             throw ServerStartError(message: "cannot open database \(configuration.database): \(error)")
         }
         let server = try ReferenceServer(configuration: configuration, storage: storage, logger: logger)
@@ -302,7 +304,7 @@ extension ReferenceServer {
     /// `saveNote`: the whole content as one op through the note's shard, durable when this returns.
     func saveNote(_ accountId: String, content: String) async throws -> String {
         let (ticket, text, _) = router.shard(for: accountId).replaceText(accountId, with: content)
-        if let ticket { try await committer.waitDurable(ticket) }
+        if let ticket, !configuration.faults.contains(.ackBeforeDurable) { try await committer.waitDurable(ticket) }
         return text
     }
 }

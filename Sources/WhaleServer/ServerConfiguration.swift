@@ -46,6 +46,10 @@ public struct ServerConfiguration: Sendable {
     /// Test hook (`whalesim serve --plant NAME`): a server bug that loses, skips or misorders
     /// ops, planted so the live checkers can be shown to catch it. Nil (the default): none.
     public var plantedBug: PlantedBug?
+    /// SQLite's `synchronous` pragma (`serve --sqlite-synchronous`). `full` (the default) makes a
+    /// commit durable before it returns; `off` leaves it to the OS, so a power loss takes
+    /// acknowledged ops with it (what a `power-loss` window must catch).
+    public var sqliteSynchronous: SQLiteSynchronous = .full
 
     public init() {}
 }

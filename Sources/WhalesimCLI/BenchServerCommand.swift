@@ -38,6 +38,8 @@ struct BenchServerCommand: AsyncParsableCommand {
     var password = "whale-ann-1"
     @Flag(name: .customLong("skip-threads"), help: "Skip the one-CPU vs two-CPU comparison.")
     var skipThreads = false
+    @Flag(help: "Also measure acks/s with the SQLite database on a whalesim lazyfs mount (needs FUSE): the power-loss filesystem's overhead.")
+    var lazyfs = false
 
     func run() async throws {
         guard clients >= 1, idleSockets >= 1, runs >= 1 else { throw BadInput("--clients, --idle-sockets and --runs must be at least 1").exit() }
@@ -54,20 +56,39 @@ struct BenchServerCommand: AsyncParsableCommand {
         print("whalesim bench server: \(clients) clients, \(noteClients)-client note, \(idleSockets) idle sockets, \(seconds) s phases, \(runs) runs")
 
         // 1. Echo round trips: raw vs reference (:memory: and SQLite).
-        var rawEcho: [Double] = [], memoryAcks: [Double] = [], sqliteAcks: [Double] = []
+        var rawEcho: [Double] = [], memoryAcks: [Double] = [], sqliteAcks: [Double] = [], lazyAcks: [Double] = []
+        var lazyMount: LazyFSMount?
+        if lazyfs {
+            do {
+                lazyMount = try LazyFSMount(executable: ChildServer.selfExecutable, backing: directory.appendingPathComponent("lazy-backing"),
+                                            mount: directory.appendingPathComponent("lazy-mount"))
+            } catch {
+                printError("whalesim bench server: --lazyfs: \(error)")
+                throw ExitStatus.inconclusive
+            }
+        }
+        defer { lazyMount?.unmount() }
         for run in 1...max(runs, 1) {
             let raw = try ChildServer(["bench", "raw-server", "--mode", "echo"])
             rawEcho.append(try await SocketLoad.rawEcho(url: raw.socketURL, clients: clients, seconds: seconds))
             raw.stop()
             memoryAcks.append(try await acks(serveArguments + ["--database", ":memory:"]))
             sqliteAcks.append(try await acks(serveArguments + ["--database", directory.appendingPathComponent("run\(run).sqlite").path]))
-            print("  run \(run): raw echo \(Int(rawEcho.last!)) rt/s; acks :memory: \(Int(memoryAcks.last!))/s; acks SQLite \(Int(sqliteAcks.last!))/s")
+            if let lazyMount {
+                lazyAcks.append(try await acks(serveArguments + ["--database", lazyMount.mount.appendingPathComponent("run\(run).sqlite").path]))
+            }
+            print("  run \(run): raw echo \(Int(rawEcho.last!)) rt/s; acks :memory: \(Int(memoryAcks.last!))/s; acks SQLite \(Int(sqliteAcks.last!))/s"
+                  + (lazyAcks.isEmpty ? "" : "; acks SQLite on lazyfs \(Int(lazyAcks.last!))/s"))
         }
         let echo = median(rawEcho), inMemory = median(memoryAcks), durable = median(sqliteAcks)
         print("docChange→ack, \(clients) clients (median of \(runs)):")
         print("  raw echo               \(Int(echo)) round trips/s")
         print("  serve, SQLite (FULL)   \(Int(durable)) acks/s = \(ratio(durable, echo))× raw echo (target ≥ 0.5)")
         print("  serve, :memory:        \(Int(inMemory)) acks/s = \(ratio(inMemory, echo))× raw echo; durability costs \(percent(1 - durable / inMemory))")
+        if !lazyAcks.isEmpty {
+            let onLazy = median(lazyAcks)
+            print("  serve, SQLite on lazyfs \(Int(onLazy)) acks/s = \(ratio(onLazy, durable))× SQLite on the plain disk; lazyfs costs \(percent(1 - onLazy / durable))")
+        }
 
         // 2. Broadcast in one note.
         var rawFanout: [Double] = [], serverFanout: [Double] = [], withCursors: [Double] = []

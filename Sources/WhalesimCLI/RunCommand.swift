@@ -56,6 +56,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("repeat"), help: ArgumentHelp("Run N seeds (seed...seed+N-1) one after another and summarise them; not with --shard.", valueName: "N"))
     var repeatCount: Int?
 
+    @Option(name: .customLong("restart-command"), help: ArgumentHelp("For a --server whalesim does not start: run by /bin/sh as 'COMMAND kill' when a server-restart or power-loss window opens and 'COMMAND start' when it closes (docs/lazyfs.md).", valueName: "COMMAND"))
+    var restartCommand: String?
+
+    @Option(name: .customLong("lazyfs-control"), help: ArgumentHelp("For a --server whalesim does not start: the .lazyfs-control file of the whalesim lazyfs mount its data directory is on; a power-loss window writes drop there between kill and start.", valueName: "FILE"))
+    var lazyfsControl: String?
+
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
@@ -191,6 +197,14 @@ struct RunCommand: AsyncParsableCommand {
             else if UInt64.max - UInt64(repeatCount - 1) < (seed ?? s.seed) { problems.append("--repeat \(repeatCount): the seeds would pass 2^64-1") }
             if shard != nil { problems.append("--repeat and --shard cannot be combined: a repeat runs whole runs (run the shards of each seed and merge them instead)") }
         }
+        if restartCommand != nil || lazyfsControl != nil, case .embedded = live.server {
+            problems.append("--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)")
+        }
+        if let restartCommand, restartCommand.trimmingCharacters(in: .whitespaces).isEmpty { problems.append("--restart-command is empty") }
+        if let restartCommand { overrides += ["--restart-command", "'" + restartCommand.replacingOccurrences(of: "'", with: "'\\''") + "'"] }
+        if let lazyfsControl {
+            if lazyfsControl.hasSuffix(".lazyfs-control") { overrides += ["--lazyfs-control", lazyfsControl] } else { problems.append("--lazyfs-control \(lazyfsControl): expected the .lazyfs-control file at the root of a whalesim lazyfs mount") }
+        }
         if case .url = live.salesforce, salesforceUser == nil { problems.append("a Salesforce URL needs --salesforce-user username:password+token") }
         var shardValue: (Int, Int)?
         if let shard {
@@ -213,6 +227,8 @@ struct RunCommand: AsyncParsableCommand {
         options.overrides = overrides
         options.salesforceUser = salesforceUser
         options.serverExecutable = ChildServer.selfExecutable
+        options.restartCommand = restartCommand
+        options.lazyfsControl = lazyfsControl
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options
     }

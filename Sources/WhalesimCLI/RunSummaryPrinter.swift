@@ -20,6 +20,7 @@ enum RunSummaryPrinter {
             let outcome = m.unknown.map { "UNKNOWN: \($0)" } ?? (m.met ? "met" : "BREACHED")
             Swift.print("  threshold \(m.threshold): \(outcome) (measured \(LiveRunRecord.format(m)))")
         }
+        for u in r.unavailable { Swift.print("  unavailable: \(u)") }
         for n in r.notes.prefix(20) { Swift.print("  note: \(n)") }
         Swift.print("replay: \(record.replayCommand)")
     }
@@ -31,7 +32,7 @@ enum RunSummaryPrinter {
         case 1: "threshold breached (exit 1)"
         case 2: "correctness violated (exit 2)"
         default:
-            if r.metricThresholds.contains(where: { $0.unknown != nil }) { "inconclusive (exit 3): the load generator was saturated, so its latencies cannot be judged" } else { "inconclusive (exit 3)" }
+            if !r.unavailable.isEmpty { "inconclusive (exit 3): \(r.unavailable.joined(separator: "; "))" } else if r.metricThresholds.contains(where: { $0.unknown != nil }) { "inconclusive (exit 3): the load generator was saturated, so its latencies cannot be judged" } else { "inconclusive (exit 3)" }
         }
     }
 }

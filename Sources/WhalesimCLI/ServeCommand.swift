@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
     var compatibility = false
 
-    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty, utf8-length-transform.")
+    @Option(name: .long, help: "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty, utf8-length-transform, ack-before-durable.")
     var fault: [String] = []
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 key for access tokens (default: $WHALESIM_JWT_SECRET, else random per start); visible to `ps`, prefer the variable or --jwt-secret-file.")
@@ -73,6 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("plant"), help: ArgumentHelp("Test hook: plant a server bug that loses, skips or misorders ops (\(PlantedBug.allCases.map(\.rawValue).joined(separator: ", "))), to show the live checkers catch it.", valueName: "BUG"))
     var plant: String?
+    @Option(name: .customLong("sqlite-synchronous"), help: ArgumentHelp("SQLite's synchronous level: full (a commit is durable when it returns), normal or off (commits reach the OS, not the disk: a power loss loses acknowledged ops; a power-loss window must catch it).", valueName: "LEVEL"))
+    var sqliteSynchronous = "full"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -134,6 +136,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.plantedBug = bug
         }
+        guard let synchronous = SQLiteSynchronous(rawValue: sqliteSynchronous) else {
+            throw BadInput("--sqlite-synchronous is full, normal or off, not \(sqliteSynchronous)").exit()
+        }
+        configuration.sqliteSynchronous = synchronous
         guard let level = Logger.Level(rawValue: logLevel) else { throw BadInput("unknown --log-level \(logLevel)").exit() }
         configuration.logLevel = level
         switch logFormat {

@@ -25,6 +25,7 @@ struct Whalesim: AsyncParsableCommand {
             ServeCommand.self,
             FakeSalesforceCommand.self,
             BenchCommand.self,
+            LazyFSCommand.self,
             FuzzCommand.self,
             ConformCommand.self,
         ]

@@ -48,7 +48,10 @@ import WhalesimTesting
         #expect(results.contains { $0.verdict == .pass } && results.contains { if case .notApplicable = $0.verdict { return true }; return false })
     }
 
-    static let serverFaults = Fault.allCases.filter { !$0.isClientSide }
+    /// Every server-side fault but `ack-before-durable`, which only a power loss shows (its commit
+    /// follows the ack by up to 50 ms and a kill leaves the page cache): the suite kills, it does not
+    /// pull the plug; `PowerLossRunTests` and the simulator's `power-loss` scenario catch it.
+    static let serverFaults = Fault.allCases.filter { !$0.isClientSide && $0 != .ackBeforeDurable }
 
     @Test(arguments: serverFaults)
     func eachServerSideFaultFailsACaseThatNamesIt(_ fault: Fault) async throws {

@@ -35,6 +35,18 @@ import WhalesimTesting
         #expect(try reopened.loadRefreshTokens(now: 150).isEmpty, "expired refresh tokens are not loaded")
     }
 
+    /// The writer really runs at the level asked for. GRDB's pool switches its writer to NORMAL
+    /// when it sets up WAL; under NORMAL a commit is not synced, and a power loss (issue 24,
+    /// docs/lazyfs.md) lost acknowledged ops of the reference server.
+    @Test func theWriterRunsAtTheSynchronousLevelAskedFor() throws {
+        let directory = try ExternalProcess.temporaryDirectory("storage-sync")
+        for level in SQLiteSynchronous.allCases {
+            let storage = try SQLiteStorage(path: directory.appendingPathComponent("\(level).sqlite").path, synchronous: level)
+            #expect(try storage.synchronousLevel() == level.pragmaValue, "\(level)")
+        }
+        #expect(try SQLiteStorage(path: directory.appendingPathComponent("default.sqlite").path).synchronousLevel() == 2)
+    }
+
     @Test func groupCommitSharesTransactions() async throws {
         let storage = try SQLiteStorage.inMemory()
         let committer = GroupCommitter(storage: storage)

@@ -37,6 +37,9 @@ import WhaleProtocol
         // The server refuses an op transformed over a concurrent non-ASCII insert; its author
         // resynchronizes and the edit is gone.
         Case(fault: .utf8LengthTransform, scenario: "unicode", caughtBy: [.intention, .convergence, .liveness], maxClients: 3, maxOps: 10),
+        // Acknowledged but not durable: a power loss takes it, the restarted server is behind
+        // its clients' acknowledged revisions.
+        Case(fault: .ackBeforeDurable, scenario: "power-loss", caughtBy: [.intention, .revisions, .convergence], maxClients: 3, maxOps: 10),
     ]
 
     @Test func everyCatalogFaultHasACase() {
@@ -60,13 +63,16 @@ import WhaleProtocol
         #expect(smoke.cannotExercise(.utf8LengthUnits) == "convergence-smoke types only ASCII, where UTF-8 bytes and scalars count the same")
         #expect(smoke.cannotExercise(.serverDropsSlowClient) != nil)
         #expect(smoke.cannotExercise(.clientTiePriority) == nil)
+        #expect(smoke.cannotExercise(.ackBeforeDurable) == "convergence-smoke has no power-loss nemesis (only a power loss takes what was acknowledged but not yet durable)")
+        #expect(try BuiltinScenarios.load("server-restart").cannotExercise(.ackBeforeDurable) != nil)
+        #expect(FaultCatalog.scenarios(exercising: .ackBeforeDurable) == ["power-loss"])
         var single = smoke
         single.clients = 1
         #expect(single.cannotExercise(.clientTiePriority) == "convergence-smoke has no document shared by two clients, so no concurrent inserts")
         var original = try BuiltinScenarios.load("flaky-network")
         original.protocolVersion = 1
         #expect(original.cannotExercise(.remoteCursorWrongRule) == "flaky-network speaks the original protocol, which has no remote cursors")
-        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, sales-team, same-position-storm, scripted-resend, server-restart, unicode)") == true,
+        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, power-loss, sales-team, same-position-storm, scripted-resend, server-restart, unicode)") == true,
                 "\(FaultCatalog.listing.first ?? "")")
     }
 

@@ -98,7 +98,7 @@ import Testing
         #expect(problems("name: t\nnemeses: [{kind: disconnect, duration: 5}]") == ["nemeses[0]: needs `every` (mean ticks between strikes) or `at` (a list of ticks)"])
         #expect(problems("name: t\nnemeses: [{kind: disconnect, every: 5, at: [1], duration: 5}]") == ["nemeses[0]: give `every` or `at`, not both"])
         #expect(problems("name: t\nnemeses: [{kind: partition, every: 5, duration: 5, factor: 3}]") == ["nemeses[0].factor: only a slow-client nemesis has a factor"])
-        #expect(problems("name: t\nnemeses: [{kind: flood, every: 5, duration: 1}]") == [#"nemeses[0].kind: expected one of disconnect, partition, server-restart, slow-client, got "flood""#])
+        #expect(problems("name: t\nnemeses: [{kind: flood, every: 5, duration: 1}]") == [#"nemeses[0].kind: expected one of disconnect, partition, server-restart, slow-client, power-loss, got "flood""#])
         #expect(problems("name: t\nthresholds: [\"convergence = ok\"]").first?.hasPrefix(#"thresholds[0]: expected "<checker> == valid""#) == true)
         #expect(problems("name: t\ncheckers: [liveness]\nthresholds: [\"convergence == valid\"]") == ["thresholds[0]: checker convergence is not in checkers"])
     }

@@ -3,7 +3,7 @@ import Testing
 import WhalesimTesting
 
 /// The setup split (issue 20): running whalesim (`scripts/whalesim`, `scripts/setup`) needs the
-/// Swift toolchain and three libraries, nothing the tests use. Proved with a PATH that holds
+/// Swift toolchain and four libraries (libcurl, json-c, SQLite, libfuse3 with its fuse3 mount helper), nothing the tests use. Proved with a PATH that holds
 /// only the few programs the scripts call (bash, dirname, dpkg...) and a stand-in `swift` that
 /// logs what it is asked and points at the whalesim these tests were built with (a release
 /// build inside a test would take minutes): no python3, pip, chromium, curl, xmllint or apt-get
@@ -63,7 +63,7 @@ import WhalesimTesting
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.isEmpty && output.stderr.isEmpty, "quiet when all is there: \(output.stdout)\(output.stderr)")
         let asked = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(asked == ["dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s libsqlite3-dev"])
+        #expect(asked == ["dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s libsqlite3-dev", "dpkg -s libfuse3-dev", "dpkg -s fuse3"])
 
         let bad = try await run("scripts/setup", ["--browser"], path: bin)
         #expect(bad.status == 64 && bad.stderr.contains("usage: scripts/setup [--tests]"), "\(bad.stderr)")

@@ -109,9 +109,9 @@ import Testing
         #expect(run.status == 0)
         let names = run.stdout.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
         #expect(names.first == "client-tie-priority")
-        #expect(names.count == 12)
+        #expect(names.count == 13)
         #expect(run.stdout.contains("revision-reset-on-empty  server resets a document's revision to 0"))
-        #expect(names.suffix(2) == ["echo-storm", "utf8-length-transform"])
+        #expect(names.suffix(3) == ["echo-storm", "utf8-length-transform", "ack-before-durable"])
         #expect(run.stdout.contains("utf8-length-transform  server's transform counts insert lengths in UTF-8 bytes"))
     }
 
@@ -122,7 +122,7 @@ import Testing
         #expect(run.status == 3, "\(run.stdout)")
         #expect(run.stdout.contains("inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"))
         let list = try whalesim(["simulate", "--list-faults"])
-        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, sales-team, scripted-resend, server-restart)"))
+        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, power-loss, sales-team, scripted-resend, server-restart)"))
     }
 
     @Test func badInputExits64WithEveryProblem() throws {

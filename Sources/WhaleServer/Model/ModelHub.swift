@@ -13,6 +13,8 @@ final class ModelHub: Sendable {
     private let machine: NIOLockedValueBox<ModelServer>
     private let committer: GroupCommitter
     private let requestCounter = NIOLockedValueBox(0)
+    /// The `ack-before-durable` catalog fault: answer without waiting for the commit.
+    private let ackBeforeDurable: Bool
     let initialNoteTexts: [String: String]
     let logger: Logger
     /// Set once the server exists (the hub is built first; the server delivers its sends).
@@ -21,6 +23,7 @@ final class ModelHub: Sendable {
     init(storage: any ServerStorage, committer: GroupCommitter, configuration: ServerConfiguration, serverId: String, logger: Logger) throws {
         self.committer = committer
         self.logger = logger
+        ackBeforeDurable = configuration.faults.contains(.ackBeforeDurable)
         let stored = try storage.loadRecords()
         let seed = try configuration.fixtures.map { try ModelSeed.load(from: $0) }
         // Notes start empty (created on first read, as the original's are).
@@ -121,7 +124,8 @@ final class ModelHub: Sendable {
             }
             return (batch.isEmpty ? nil : committer.enqueue(batch), sends, reply, persisted)
         }
-        if let ticket { try await committer.waitDurable(ticket) }
+        // The `ack-before-durable` fault answers as soon as the commit is queued.
+        if let ticket, !ackBeforeDurable { try await committer.waitDurable(ticket) }
         if !sends.isEmpty { deliver.withLockedValue { $0 }?(sends) }
         guard let reply else { throw GraphQLResolverError(message: "the model gave no answer") }
         let applied = try reply.mapError { GraphQLResolverError(message: $0.description) }.get()

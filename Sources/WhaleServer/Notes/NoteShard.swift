@@ -37,11 +37,15 @@ final class NoteShard: Sendable {
     private let outbox = NIOLockedValueBox(Outbox())
     /// The `--plant` test hook's state; nil (the default) leaves the actions as they are.
     private let planted: NIOLockedValueBox<PlantedBugState>?
+    /// The `ack-before-durable` catalog fault: sends leave once their commit is queued, not
+    /// once it is durable (the commit itself still runs, synced, a moment later).
+    private let ackBeforeDurable: Bool
 
-    init(server: CollabServer, committer: GroupCommitter, plantedBug: PlantedBug? = nil) {
+    init(server: CollabServer, committer: GroupCommitter, plantedBug: PlantedBug? = nil, ackBeforeDurable: Bool = false) {
         self.server = NIOLockedValueBox(server)
         self.committer = committer
         planted = plantedBug.map { NIOLockedValueBox(PlantedBugState(bug: $0)) }
+        self.ackBeforeDurable = ackBeforeDurable
     }
 
     /// Where ready items go (the server's `deliver`); set once before the first event.
@@ -74,7 +78,7 @@ final class NoteShard: Sendable {
             planted?.withLockedValue { $0.plant(entries: &batch.noteEntries, sends: &sends, applied: applied) }
             let ticket = batch.isEmpty ? nil : committer.enqueue(batch)
             report(ticket)
-            let item = OutboxItem(ticket: ticket, sends: sends, receivedAt: applied.isEmpty ? nil : receivedAt, opsApplied: applied.count)
+            let item = OutboxItem(ticket: ackBeforeDurable ? nil : ticket, sends: sends, receivedAt: applied.isEmpty ? nil : receivedAt, opsApplied: applied.count)
             outbox.withLockedValue { $0.items.append(item) }
             return true
         }

@@ -31,8 +31,14 @@ public final class GroupCommitter: Sendable {
     private let state = NIOLockedValueBox(State())
     private let wakeup = NSCondition()
 
-    public init(storage: any ServerStorage) {
+    /// With `commitInterval` > 0 the writer waits that long before taking what is pending: the
+    /// `ack-before-durable` fault's server, where nothing waits for a commit, commits on a timer
+    /// as such servers do (a journal commit interval), which is its window of loss.
+    private let commitInterval: TimeInterval
+
+    public init(storage: any ServerStorage, commitInterval: Duration = .zero) {
         self.storage = storage
+        self.commitInterval = Double(commitInterval.components.seconds) + Double(commitInterval.components.attoseconds) / 1e18
         let thread = Thread { [self] in self.run() }
         thread.name = "whalesim-group-commit"
         thread.start()
@@ -118,7 +124,18 @@ public final class GroupCommitter: Sendable {
                 wakeup.wait()
             }
             wakeup.unlock()
-            guard let (batch, ticket) = taken else { continue }
+            guard var (batch, ticket) = taken else { continue }
+            if commitInterval > 0 {
+                Thread.sleep(forTimeInterval: commitInterval)
+                // Everything that arrived meanwhile goes into the same commit.
+                state.withLockedValue { state in
+                    if !state.pending.isEmpty {
+                        batch.append(state.pending)
+                        state.pending = StorageBatch()
+                        ticket = state.lastEnqueued
+                    }
+                }
+            }
             var result: Result<Void, any Error> = .success(())
             do { try storage.write(batch) } catch { result = .failure(error) }
             let (listeners, outcome) = state.withLockedValue { state -> ([@Sendable (Result<Void, any Error>) -> Void], Result<Void, any Error>?) in

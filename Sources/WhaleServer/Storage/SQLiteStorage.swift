@@ -11,11 +11,13 @@ public final class SQLiteStorage: ServerStorage {
     private let checkpointer: WALCheckpointer?
     public let path: String
 
-    /// Opens (creating if needed) and migrates the database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating if needed) and migrates the database at `path`, with `synchronous` (FULL
+    /// unless a test asks for less).
+    public init(path: String, synchronous: SQLiteSynchronous = .full) throws {
         var configuration = Configuration()
+        let pragma = synchronous.rawValue.uppercased()
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(pragma)")
             // Checkpoints run beside the writer, not inside its commits (WALCheckpointer).
             if path != ":memory:" { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         }
@@ -23,15 +25,42 @@ public final class SQLiteStorage: ServerStorage {
         if path == ":memory:" {
             writer = try DatabaseQueue(configuration: configuration)
         } else {
-            writer = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB's pool switches its writer to `synchronous = NORMAL` when it sets up WAL, after
+            // prepareDatabase ran: commits were then synced at checkpoints only, and a power loss
+            // (docs/lazyfs.md) lost acknowledged ops. Set the level again on the writer, and check it.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(pragma)") }
+            writer = pool
+        }
+        let level = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        guard level == synchronous.pragmaValue else {
+            throw ServerStartError(message: "SQLite runs with synchronous = \(level), not \(synchronous.rawValue) (\(synchronous.pragmaValue))")
         }
         try Self.migrator.migrate(writer)
+        // The file's name is durable only once its directory is synced: SQLite syncs the
+        // directory after creating a journal or WAL, never after creating the database itself,
+        // and a power loss would otherwise take the whole new database with it.
+        if path != ":memory:", synchronous != .off { try Self.syncDirectory(of: path) }
         // Started once the file exists in WAL mode and is migrated; it opens its connection on
         // its first turn, so it never holds a lock while the writer opens the file.
-        checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path)
+        checkpointer = path == ":memory:" ? nil : WALCheckpointer(path: path, synchronous: synchronous)
     }
 
     deinit { checkpointer?.stop() }
+
+    /// The writer connection's `PRAGMA synchronous` (0 off, 1 normal, 2 full).
+    public func synchronousLevel() throws -> Int {
+        try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    /// fsync of the directory holding `path`.
+    static func syncDirectory(of path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let fd = open(directory, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { throw ServerStartError(message: "cannot open \(directory) to sync it: errno \(errno)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ServerStartError(message: "cannot sync \(directory): errno \(errno)") }
+    }
 
     /// A database that lives only as long as this object.
     public static func inMemory() throws -> SQLiteStorage { try SQLiteStorage(path: ":memory:") }

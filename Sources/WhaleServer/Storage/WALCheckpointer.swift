@@ -10,11 +10,15 @@ import GRDB
 final class WALCheckpointer: Sendable {
     private let path: String
     private let interval: TimeInterval
+    /// The writer's level: at FULL or NORMAL a checkpoint syncs the log and the database; at OFF
+    /// it must not, or `--sqlite-synchronous off` would be durable every interval after all.
+    private let synchronous: SQLiteSynchronous
     private let stopped = NSCondition()
     private nonisolated(unsafe) var isStopped = false
 
-    init(path: String, interval: TimeInterval = 0.5) {
+    init(path: String, interval: TimeInterval = 0.5, synchronous: SQLiteSynchronous = .full) {
         self.path = path
+        self.synchronous = synchronous
         self.interval = interval
         let thread = Thread { [self] in self.run() }
         thread.name = "whalesim-wal-checkpoint"
@@ -34,6 +38,8 @@ final class WALCheckpointer: Sendable {
         configuration.label = "whalesim-wal-checkpoint"
         // Never make the writer wait for this connection: it waits for locks, not the writer.
         configuration.busyMode = .timeout(1)
+        let pragma = synchronous.rawValue.uppercased()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(pragma)") }
         var connection: DatabaseQueue?
         while true {
             stopped.lock()

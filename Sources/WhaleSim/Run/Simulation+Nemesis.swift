@@ -34,6 +34,9 @@ extension Simulation {
             queue.schedule(.endPartition(index: partitions.count - 1), at: clock.now + spec.duration)
         case .serverRestart:
             crashServer(restartAfter: spec.duration)
+        case .powerLoss:
+            losePower()
+            crashServer(restartAfter: spec.duration)
         case .slowClient:
             let c = nemesisRandom.int(in: 0...(clients - 1))
             network.setSlowFactor(c, spec.factor)

@@ -18,6 +18,7 @@ extension Simulation {
             case .persist(let entry):
                 guard let d = documentNumber(entry.resourceId) else { continue }
                 persisted[d].append(entry)
+                write(entry, document: d)
                 if entry.op == nil, entry.revision != serverRevisions[d] {
                     record(.serverRevision(document: d, from: serverRevisions[d], to: entry.revision, cause: "history reset"))
                     serverRevisions[d] = entry.revision

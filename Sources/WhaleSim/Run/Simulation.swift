@@ -38,7 +38,12 @@ public struct Simulation {
     var nemesisRandom: SimRandom
     var probeRandom: SimRandom
     var server: CollabServer?
+    /// What the server wrote (a crash restarts from it: the OS still has it).
     var persisted: [PersistedDocument]
+    /// What a power loss keeps: ``persisted`` less ``unsynced`` (Simulation+Storage).
+    var durable: [PersistedDocument]
+    /// Entries written but not yet durable, in write order, each with the tick its sync ends.
+    var unsynced: [(document: Int, entry: PersistEntry, syncAt: Int)] = []
     /// The server revision per document as the history has seen it.
     var serverRevisions: [Int]
     var history: History
@@ -101,6 +106,7 @@ public struct Simulation {
         probeRandom = root.derive(3_000_003)
         server = CollabServer(configuration: serverConfiguration)
         persisted = resourceIds.map { PersistedDocument(resourceId: $0, initialText: scenario.initialText) }
+        durable = persisted
         serverRevisions = Array(repeating: 0, count: scenario.documents)
         history = History(
             clientNames: clientIds.map(\.rawValue), clientDocuments: documents, documentNames: resourceIds,

@@ -171,6 +171,42 @@ extension BuiltinScenarios {
               - errors.rate < 5%
 
             """#),
+        ("power-loss", #"""
+            # The server's machine loses power now and then: the server crashes, and whatever its storage had
+            # written but not yet made durable is lost with it; it restarts from what is durable. A server that
+            # acknowledges only durable ops loses nothing acknowledged; one that acknowledges earlier
+            # (ack-before-durable) loses acknowledged edits, which a server-restart (kill -9) never shows.
+            name: power-loss
+            description: the server loses power (unsynced writes lost) and restarts while clients edit
+            mode: simulate
+            seed: 1
+            clients: {count: 3, documents: 1, protocol: 2}
+            text: {alphabet: ascii, initial: "Renewal risks:\n"}
+            ops: 300
+            ticks: {safety: 200000, liveness-budget: 30000}
+            network:
+              delay: {distribution: uniform, min: 1, max: 30}
+              queue-bound: 64
+            think-time: {distribution: exponential, mean: 20, max: 400}
+            mix:
+              typing-burst: 40
+              paste: 8
+              delete: 15
+              select: 8
+              same-position-insert: 10
+              cursor-move: 10
+              idle: 9
+            nemeses:
+              - {kind: power-loss, every: 1000, duration: 100}
+            checkers: [convergence, intention, cursors, revisions, liveness]
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - cursors == valid
+              - revisions == valid
+              - liveness == valid
+
+            """#),
         ("sales-team", #"""
             # A sales team at work: most clients watch the kanban board and move, track, untrack and assign
             # accounts; a few on each account page move contacts and create, complete, reassign and delete

@@ -4,6 +4,7 @@
 /// nemeses:
 ///   - {kind: disconnect, every: 400, duration: 60}      # mean interval (exponential draws)
 ///   - {kind: server-restart, at: [3000], duration: 50}  # fixed ticks
+///   - {kind: power-loss, at: [6000], duration: 50}      # a crash that also loses what was never synced
 ///   - {kind: slow-client, every: 900, duration: 400, factor: 30}
 /// ```
 public struct NemesisSpec: Hashable, Sendable {
@@ -16,6 +17,10 @@ public struct NemesisSpec: Hashable, Sendable {
         case serverRestart = "server-restart"
         /// One client's incoming link gets `factor` times slower for `duration` (backpressure).
         case slowClient = "slow-client"
+        /// The server's machine loses power: the server crashes as in `server-restart`, and what
+        /// its storage had written but not yet made durable is lost too; it restarts after
+        /// `duration`. Live, the embedded server's database runs on `whalesim lazyfs`.
+        case powerLoss = "power-loss"
     }
 
     public var kind: Kind

@@ -14,7 +14,7 @@ extension Scenario {
         let scriptInserts = script?.steps.contains { if case .edit(_, _, let text) = $0.action { !text.isEmpty } else { false } } ?? false
         let scriptDisconnects = script?.steps.contains { if case .disconnect = $0.action { true } else { false } } ?? false
         let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0 || scriptInserts
-        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart } || mix[.reconnect] > 0 || scriptDisconnects
+        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart || $0.kind == .powerLoss } || mix[.reconnect] > 0 || scriptDisconnects
         let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0 || scriptDisconnects
         let noReconnects = "\(name) has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
         switch fault {
@@ -55,6 +55,10 @@ extension Scenario {
             if !checkers.contains(.cursors) { return "\(name) does not run the cursors checker" }
         case .revisionResetOnEmpty:
             if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
+        case .ackBeforeDurable:
+            if !nemeses.contains(where: { $0.kind == .powerLoss }) {
+                return "\(name) has no power-loss nemesis (only a power loss takes what was acknowledged but not yet durable)"
+            }
         case .staleRefetchOverwrites, .echoStorm:
             let mutates = ActionMix.Action.allCases.contains { $0.isModel && mix[$0] > 0 }
             if model == nil || !mutates { return "\(name) has no model workload (no model section, or no mutations in its mix)" }
