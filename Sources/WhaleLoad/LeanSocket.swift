@@ -299,9 +299,18 @@ public final class LeanSocket: @unchecked Sendable {
 
     /// Sends a close frame (1000) and waits for the socket to end.
     public func close() async {
-        let channel = state.withLockedValue { $0.channel }
+        let (channel, open) = state.withLockedValue { ($0.channel, $0.open) }
         guard let channel, channel.isActive else {
             finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "closed"))
+            return
+        }
+        guard open else {
+            // Still upgrading (a server that has not answered the upgrade): a close frame would
+            // reach the HTTP encoder, which traps on it (NIOAny: "found WebSocketFrame"), as it
+            // did when a power loss left a team server refusing upgrades. Just hang up.
+            state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "closed before the upgrade") } }
+            channel.close(promise: nil)
+            await waitEnded()
             return
         }
         var data = channel.allocator.buffer(capacity: 2)
