@@ -5,41 +5,16 @@ import Testing
 /// first violation, `whalesim reproduce RUN_DIR` for any run record, as subprocesses of the built
 /// `.build/debug/whalesim`.
 @Suite(.serialized) struct ReproduceCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var all: String { stdout + stderr }
-    }
-
-    func whalesim(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
-
-    func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-reproduce-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
+    /// The same subprocess helpers as `run`'s tests (the built `.build/debug/whalesim`).
+    let cli = RunCommandTests()
+    static let root = RunCommandTests.root
 
     /// The live run of `server-applies-resend-twice` (the server applies a resent op again):
     /// the run fails (exit 2), cuts its first violation into a reproducer that fails the same
     /// checker in simulation, shrinks it to a handful of clients and ops, and links it from the
     /// report; the shrunk file fails the same way under `whalesim simulate`, every time.
     @Test func aLiveResendTwiceFailureBecomesAShrunkReproducer() throws {
-        let dir = try scratch()
+        let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("scenario.yml")
         try """
@@ -60,7 +35,7 @@ import Testing
             checkers: [convergence, intention, revisions, liveness]
             """.write(to: file, atomically: true, encoding: .utf8)
         let reports = dir.appendingPathComponent("Reports")
-        let run = try whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
+        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
         #expect(run.status == 2, "\(run.all)")
         #expect(run.stdout.contains("reproducing the first violation in the simulator"))
         #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
@@ -75,14 +50,14 @@ import Testing
         #expect(report.contains("Simulator reproducer") && report.contains("href=\"reproducer-shrunk.yml\""))
         // The shrunk file fails the same checker in simulation, the same way twice.
         let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml").path
-        let first = try whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path])
-        let second = try whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path, "--seed", "5"])
+        let first = try cli.whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path])
+        let second = try cli.whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path, "--seed", "5"])
         #expect(first.status == 2 && second.status == 2, "\(first.all)")
         #expect(first.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"))
-        let hash = { (r: Run) in r.stdout.split(separator: "\n").first { $0.contains("history ") }.map { String($0.split(separator: " ").last!) } }
+        let hash = { (r: RunCommandTests.Run) in r.stdout.split(separator: "\n").first { $0.contains("history ") }.map { String($0.split(separator: " ").last!) } }
         #expect(hash(first) != nil && hash(first) == hash(second), "a scripted run does not depend on its seed")
         // And `whalesim reproduce` on the same record says the same again.
-        let again = try whalesim(["reproduce", runDir.path, "--shrink-seconds", "10"])
+        let again = try cli.whalesim(["reproduce", runDir.path, "--shrink-seconds", "10"])
         #expect(again.status == 0, "\(again.all)")
         #expect(again.stdout.contains("replay live:      whalesim run \(file.path) --seed 7"))
         #expect(again.stdout.contains("replay shrunk:    whalesim simulate \(shrunkFile)"))
@@ -92,11 +67,11 @@ import Testing
     /// revision-reset-on-empty: the reset depends on when a join reached the server) is said to
     /// be not reproduced, with why, and exits 3.
     @Test func aViolationThatDoesNotReproduceExits3WithTheReason() throws {
-        let dir = try scratch()
+        let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let sim = try whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "revision-reset-on-empty", "--no-shrink", "--report-dir", dir.path])
+        let sim = try cli.whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "revision-reset-on-empty", "--no-shrink", "--report-dir", dir.path])
         #expect(sim.status == 2)
-        let out = try whalesim(["reproduce", dir.appendingPathComponent("latest").path])
+        let out = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path])
         #expect(out.status == 3, "\(out.all)")
         #expect(out.stdout.contains("not reproduced"))
         #expect(out.stdout.contains("when each client's join reached the server is not in the record"))
@@ -104,21 +79,21 @@ import Testing
     }
 
     @Test func badInputsGetClearErrors() throws {
-        let dir = try scratch()
+        let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let missing = try whalesim(["reproduce", dir.appendingPathComponent("nope").path])
+        let missing = try cli.whalesim(["reproduce", dir.appendingPathComponent("nope").path])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("cannot read") && missing.stderr.contains("run.json"))
-        let seconds = try whalesim(["reproduce", dir.path, "--shrink-seconds", "0"])
+        let seconds = try cli.whalesim(["reproduce", dir.path, "--shrink-seconds", "0"])
         #expect(seconds.status == 64)
         #expect(seconds.stderr.contains("--shrink-seconds 0.0: expected a number of seconds above 0"))
-        let valid = try whalesim(["simulate", "convergence-smoke", "--report-dir", dir.path])
+        let valid = try cli.whalesim(["simulate", "convergence-smoke", "--report-dir", dir.path])
         #expect(valid.status == 0)
-        let nothing = try whalesim(["reproduce", dir.appendingPathComponent("latest").path])
+        let nothing = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path])
         #expect(nothing.status == 64)
         #expect(nothing.stderr.contains("the run has no violation (verdict valid): nothing to reproduce"))
-        _ = try whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "server-applies-resend-twice", "--no-shrink", "--report-dir", dir.path])
-        let note = try whalesim(["reproduce", dir.appendingPathComponent("latest").path, "--note", "nope"])
+        _ = try cli.whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "server-applies-resend-twice", "--no-shrink", "--report-dir", dir.path])
+        let note = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path, "--note", "nope"])
         #expect(note.status == 64)
         #expect(note.stderr.contains("--note nope: no such note (notes: note-00, note-01)"))
     }
