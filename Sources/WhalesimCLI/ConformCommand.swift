@@ -66,8 +66,8 @@ struct ConformCommand: AsyncParsableCommand {
     @Flag(help: "Embedded server only: serve the original protocol only (serve --compatibility); implies --protocol 1.")
     var compatibility = false
 
-    @Option(help: "The directory holding Fixtures/ (the embedded server's seed).")
-    var fixtures = "Fixtures"
+    @Option(help: "The fixtures directory (whaler/seed.json) for the embedded server; default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")
+    var fixtures: String?
 
     @Flag(name: .customLong("list"), help: "List the case ids and what each checks, then exit.")
     var list = false
@@ -81,6 +81,7 @@ struct ConformCommand: AsyncParsableCommand {
             for c in ConformSuite.matching(only) { print("\(c.id)\t\(c.checks)") }
             return
         }
+        defer { BuiltinFixtures.cleanUp() }
         let plan: Plan
         do { plan = try makePlan() } catch let e as BadInput { throw e.exit() }
 
@@ -94,7 +95,7 @@ struct ConformCommand: AsyncParsableCommand {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-conform-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             do {
-                let started = try await EmbeddedTarget.start(directory: directory, fixtures: URL(fileURLWithPath: fixtures).appendingPathComponent("whaler/seed.json"),
+                let started = try await EmbeddedTarget.start(directory: directory, fixtures: plan.seed,
                                                              faults: plan.faults, compatibility: compatibility, executable: ChildServer.selfExecutable)
                 embedded = started
                 target = started.target
@@ -135,6 +136,8 @@ struct ConformCommand: AsyncParsableCommand {
         var expected: Set<String>
         var faults: FaultSet
         var logins: [ConformTarget.Login]
+        /// The embedded server's seed (found as `run` finds it, so a copied binary works anywhere).
+        var seed: URL
     }
 
     func makePlan() throws -> Plan {
@@ -177,11 +180,19 @@ struct ConformCommand: AsyncParsableCommand {
         if !(100_000...1_000_000_000).contains(slowReaderBytes) { problems.append("--slow-reader-bytes must be between 100000 and 1000000000") }
         if maxMessageBytes < 64 { problems.append("--max-message-bytes must be at least 64") }
         if !(100...120_000).contains(timeoutMs) { problems.append("--timeout-ms must be between 100 and 120000") }
-        if server == nil, !FileManager.default.fileExists(atPath: URL(fileURLWithPath: fixtures).appendingPathComponent("whaler/seed.json").path) {
-            problems.append("--fixtures \(fixtures): no whaler/seed.json there (run from the project directory, pass --fixtures, or give --server)")
+        var seed = URL(fileURLWithPath: "Fixtures/whaler/seed.json")
+        if server == nil {
+            do {
+                seed = try BuiltinFixtures.directory(given: fixtures, holding: "whaler/seed.json").url.appendingPathComponent("whaler/seed.json")
+            } catch {
+                problems.append("cannot write the built-in fixtures to a temporary directory: \(error)")
+            }
+            if let fixtures, !FileManager.default.fileExists(atPath: seed.path) {
+                problems.append("--fixtures \(fixtures): no whaler/seed.json there")
+            }
         }
         if !problems.isEmpty { throw BadInput(problems.joined(separator: "\n")) }
-        return Plan(version: version, cases: cases, expected: expected, faults: faults, logins: logins)
+        return Plan(version: version, cases: cases, expected: expected, faults: faults, logins: logins, seed: seed)
     }
 
     /// `--out`, or a fresh `Reports/conform/<time>/` with `Reports/conform/latest` pointing at it.

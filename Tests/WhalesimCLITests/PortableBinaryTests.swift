@@ -48,6 +48,19 @@ import WhalesimTesting
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// `conform` starts its own reference server from the same fixtures lookup as `run` (it
+    /// refused to run outside the project before: "no whaler/seed.json there").
+    @Test(.timeLimit(.minutes(3))) func aCopiedBinaryRunsTheConformanceSuiteFromAnotherDirectory() throws {
+        let (binary, cwd) = try copiedBinary()
+        let conform = try run(binary, ["conform", "--only", "ot.concurrent-insert-same-position", "--out", cwd.appendingPathComponent("conform").path], in: cwd)
+        #expect(conform.status == 0, "\(conform.out)")
+        #expect(conform.out.contains("pass  ot.concurrent-insert-same-position"), "\(conform.out)")
+        let empty = try ExternalProcess.temporaryDirectory("empty-conform-fixtures")
+        let refused = try run(binary, ["conform", "--fixtures", empty.path], in: cwd)
+        #expect(refused.status == 64, "\(refused.out)")
+        #expect(refused.out.contains("--fixtures \(empty.path): no whaler/seed.json there"), "\(refused.out)")
+    }
+
     @Test func aGivenFixturesDirectoryOverridesTheBuiltInOnes() throws {
         let (binary, cwd) = try copiedBinary()
         let empty = try ExternalProcess.temporaryDirectory("empty-fixtures")
