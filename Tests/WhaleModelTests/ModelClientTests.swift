@@ -141,6 +141,66 @@ import WhaleProtocol
         #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
     }
 
+    /// The race the seed-16 and seed-55 fixes left (2026-11-25): an update made between the page's
+    /// fetch and the server's pool join, and no update on that pool after it. Only the server's
+    /// `poolJoined` marker (protocol 2: the pool's `seq` when the socket joined) reveals it; in
+    /// either order of marker and answer the page fetches again and shows the update.
+    @Test(arguments: [false, true])
+    func aMissedUpdateWithNothingAfterItIsFoundByThePoolJoinMarker(_ answerFirst: Bool) throws {
+        var board = try Board(version: .v2)
+        _ = board.a.handle(.disconnected)
+        let refetch = board.a.handle(.joined)
+        guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
+        let answer = try board.server.answer(query, board.a.caller)        // read at N
+        _ = board.server.handle(.leavePool("ca"))                         // not in the pool yet
+        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        let joined = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
+        let marker = try #require(joined.sends.first { $0.0 == "ca" }?.1)
+        guard case .poolJoined(let pool, let seq) = marker.message else { Issue.record("no marker: \(joined)"); return }
+        #expect(pool == "org-acme" && seq == answer.seq + 1)
+        var reaction: [ModelClient.Action]
+        if answerFirst {
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+            reaction = board.a.handle(.received(marker))
+        } else {
+            #expect(board.a.handle(.received(marker)) == [])
+            reaction = board.a.handle(.answered(requestId: id, .success(answer)))
+        }
+        guard case .query(_, .board)? = reaction.first else { Issue.record("the missed update went unnoticed: \(reaction)"); return }
+        board.a.answerAll(reaction, board.server)
+        #expect(board.a.view == (try truth(board.server, board.a)))
+        #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
+    }
+
+    /// The marker of a join with nothing missed refetches nothing, in either order; the original
+    /// protocol gets no marker; a marker for another pool or before the page's join is ignored.
+    @Test(arguments: [false, true])
+    func aPoolJoinMarkerWithNothingMissedChangesNothing(_ answerFirst: Bool) throws {
+        var board = try Board(version: .v2)
+        _ = board.a.handle(.disconnected)
+        _ = board.server.handle(.leavePool("ca"))
+        let joined = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
+        let marker = try #require(joined.sends.first { $0.0 == "ca" }?.1)
+        #expect(board.a.handle(.received(marker)) == [], "not joined yet: ignored")
+        let refetch = board.a.handle(.joined)
+        guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
+        let answer = try board.server.answer(query, board.a.caller)
+        if answerFirst {
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+            #expect(board.a.handle(.received(marker)) == [])
+        } else {
+            #expect(board.a.handle(.received(marker)) == [])
+            #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
+        }
+        let elsewhere = ServerEnvelope(senderId: "s", messageId: "j:x", message: .poolJoined(poolId: "org-other", seq: 999))
+        #expect(board.a.handle(.received(elsewhere)) == [])
+        #expect(board.a.view == (try truth(board.server, board.a)))
+        var original = try Board(version: .original)
+        let join = original.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .original))
+        #expect(join.isEmpty, "the original protocol has no marker: \(join)")
+        _ = original.a.handle(.joined)
+    }
+
     /// Without a missed update nothing is fetched again, in either order.
     @Test(arguments: [false, true])
     func noGapNoRefetchAfterAJoin(_ answerFirst: Bool) throws {

@@ -41,10 +41,14 @@ import WhaleProtocol
     /// in client id order (the sender's too; protocol 2 carries the record and the seq), then the reply.
     @Test func aMoveIsPersistedThenBroadcastThenAnswered() throws {
         var model = try Fixture.server()
-        #expect(model.handle(.joinPool("c3", poolId: "org-acme", caller: Fixture.bo, protocolVersion: .v2)) == [])
-        #expect(model.handle(.joinPool("c1", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2)) == [])
+        // A protocol-2 join is told where its pool stands (`poolJoined`, seq 0 before any update); the original's is not.
+        func marker(_ c: ClientID, _ pool: String) -> [ModelServer.Action] {
+            [.send(c, ServerEnvelope(senderId: "srv", messageId: "j:\(c.rawValue)", message: .poolJoined(poolId: pool, seq: 0)))]
+        }
+        #expect(model.handle(.joinPool("c3", poolId: "org-acme", caller: Fixture.bo, protocolVersion: .v2)) == marker("c3", "org-acme"))
+        #expect(model.handle(.joinPool("c1", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2)) == marker("c1", "org-acme"))
         #expect(model.handle(.joinPool("c2", poolId: "org-acme", caller: nil, protocolVersion: .original)) == [])
-        #expect(model.handle(.joinPool("c9", poolId: "acc-acme-1", caller: Fixture.ann, protocolVersion: .v2)) == [])
+        #expect(model.handle(.joinPool("c9", poolId: "acc-acme-1", caller: Fixture.ann, protocolVersion: .v2)) == marker("c9", "acc-acme-1"))
 
         let actions = model.handle(.mutate(requestId: "r1", caller: Fixture.ann, senderID: "c1", model.move("acc-acme-1", to: .worked)))
         var moved = model.state.accounts["acc-acme-1"]!
@@ -107,6 +111,13 @@ import WhaleProtocol
         #expect(save(deleted).map(\.seq) == [3])
         #expect(try model.tasks(associatedTo: "acc-acme-1", Fixture.bo).map(\.id).contains("t-a") == false)
         #expect(model.state.tasks["t-a"]?.isDeleted == true)
+        // A socket joining now is told the pool's seq, so its page can tell whether a fetch covers it.
+        let join = model.handle(.joinPool("c5", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+        #expect(join == [.send("c5", ServerEnvelope(senderId: "srv", messageId: "j:c5", message: .poolJoined(poolId: "acc-acme-1", seq: 3)))])
+        // A refused join (another organization's pool) gets its error and no marker.
+        let refused = model.handle(.joinPool("c6", poolId: "acc-globex-1", caller: Fixture.bo, protocolVersion: .v2))
+        #expect(refused.count == 1)
+        if case .send(_, let e)? = refused.first, case .poolJoined = e.message { Issue.record("a refused join got a marker") }
     }
 
     /// Nothing crosses organizations: a Globex caller gets `notFound` for every Acme id, exactly

@@ -40,6 +40,8 @@ import WhaleOT
             .error(ProtocolError(.badRevision, "revision 9 is not in 0...4", inReplyTo: "c1:9")),
             .cursorUpdate(RemoteCursor(resourceId: "a", userId: "u2", clientId: "c2", rev: 4, selection: Selection(anchor: 1, head: 3))),
             .presenceLeft(resourceId: "a", userId: "u2", clientId: "c2"),
+            .poolJoined(poolId: "org1", seq: 0),
+            .poolJoined(poolId: "acc1", seq: 151),
         ]
         for message in messages {
             let envelope = ServerEnvelope(senderId: "srv", messageId: "m", message: message)
@@ -82,6 +84,25 @@ import WhaleOT
         #expect(try WireCodec.decodeServer(Array(WireCodec.encode(v2).utf8)) == v2)
         let partial = #"{"senderId":"srv","messageId":"m3","type":"resourceUpdate","data":{"resourceId":"t1","senderId":"c1","seq":3}}"#
         #expect(throws: ProtocolError.self) { try WireCodec.decodeServer(Array(partial.utf8)) }
+    }
+
+    /// Protocol 2's pool-join marker: its bytes, and what a malformed one gets.
+    @Test func poolJoinedBytesAndBadOnes() throws {
+        let marker = ServerEnvelope(senderId: "srv", messageId: "j:c1", message: .poolJoined(poolId: "org1", seq: 7))
+        #expect(WireCodec.encode(marker) == #"{"senderId":"srv","messageId":"j:c1","type":"poolJoined","data":{"poolId":"org1","seq":7}}"#)
+        for (bad, says) in [
+            (#"{"senderId":"srv","messageId":"j","type":"poolJoined","data":{"seq":7}}"#, "missing data.poolId"),
+            (#"{"senderId":"srv","messageId":"j","type":"poolJoined","data":{"poolId":"o","seq":-1}}"#, "data.seq must be 0 or more"),
+            (#"{"senderId":"srv","messageId":"j","type":"poolJoined","data":{"poolId":"o","seq":"7"}}"#, "data.seq must be an integer"),
+            (#"{"senderId":"srv","messageId":"j","type":"poolJoined","data":{"poolId":"o","seq":7,"x":1}}"#, "unexpected member data.x"),
+        ] {
+            do {
+                _ = try WireCodec.decodeServer(Array(bad.utf8))
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.code == .malformedMessage && error.message.contains(says), "\(bad): \(error)")
+            }
+        }
     }
 
     /// What each bad input gets: the error code the server answers with, and a message naming the problem.

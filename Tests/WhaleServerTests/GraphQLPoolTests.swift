@@ -61,6 +61,44 @@ import WhaleProtocol
         await harness.stop()
     }
 
+    /// Protocol 2: the first frame a socket gets is `poolJoined` with its pool's `seq` at the
+    /// join (0 before any update, then the last update's), so a page can tell whether its fetch
+    /// covers everything before its socket was in the pool. The original protocol gets none.
+    @Test func aProtocol2SocketIsToldWhereItsPoolStoodWhenItJoined() async throws {
+        let harness = try await ServerHarness.start()
+        let ada = try await harness.login(ServerHarness.ada)
+        let accounts = try await harness.graphQL("{ accounts { id salesforceID name state } }", token: ada.token)
+        let account = try #require((accounts.data?["accounts"] as? [[String: Any]])?.first)
+        let id = try #require(account["id"] as? String)
+        func firstMessage(_ socket: TestSocket) async -> ServerEnvelope? {
+            guard case .message(let envelope)? = await socket.next(timeout: .seconds(20)) else { return nil }
+            return envelope
+        }
+        let before = TestSocket(url: harness.socketURL + "?protocol=2", headers: ["ObjectId": ada.organizationId, "Authorization": ada.token])
+        let first = try #require(await firstMessage(before))
+        guard case .poolJoined(let pool, let seq0) = first.message else { Issue.record("first frame \(first)"); return }
+        #expect(pool == ada.organizationId)
+        let move = try await harness.graphQL(
+            "mutation Move($senderID: ID, $input: [NewAccount!]!) { saveAccounts(senderID: $senderID, input: $input) { id state } }",
+            variables: ["senderID": "ada-mac-1", "input": [["id": id, "salesforceID": account["salesforceID"] ?? NSNull(), "name": account["name"]!, "state": "Worked"]]],
+            token: ada.token)
+        #expect(move.errors.isEmpty, "\(move.errors)")
+        // The update that move made reaches the socket that was in the pool, with the next seq.
+        let update = try #require(await update(before, for: id))
+        guard case .resourceUpdate(_, _, let carried?) = update.message else { Issue.record("\(update)"); return }
+        #expect(carried.seq == seq0 + 1)
+        let after = TestSocket(url: harness.socketURL + "?protocol=2", headers: ["ObjectId": ada.organizationId, "Authorization": ada.token])
+        let marker = try #require(await firstMessage(after))
+        #expect(marker.message == .poolJoined(poolId: ada.organizationId, seq: carried.seq))
+        // The original protocol: no marker; a join's answer is the first frame.
+        let original = TestSocket(url: harness.socketURL, headers: ["ObjectId": ada.organizationId])
+        original.send(#"{"messageId":"ready","type":"resourceConnection","data":{"resourceId":"\#(id)"}}"#)
+        let answer = try #require(await firstMessage(original))
+        guard case .resourceConnectionConf = answer.message else { Issue.record("the original protocol got \(answer) first"); return }
+        before.close(); after.close(); original.close()
+        await harness.stop()
+    }
+
     @Test func tasksGoToTheAccountPoolAndSoftDelete() async throws {
         let harness = try await ServerHarness.start()
         let ada = try await harness.login(ServerHarness.ada)

@@ -31,6 +31,15 @@ extension ModelClient {
             } else if absorbRemote(record, seq: update.seq, &actions) {
                 echo(record.key, &actions)
             }
+        case .poolJoined(let pool, let seq):
+            guard speaksV2, isJoined, pool == poolId else { return }
+            // Every update past `seq` reaches this socket. A fetch answered (or an update seen)
+            // below `seq` leaves the updates up to `seq` unseen: they were made before the server
+            // put this socket in the pool. Either order of this marker and the answer is caught:
+            // the answer checks `firstSocketSeq` (see `onAnswer`).
+            if let known = socketSeq, seq > known { refetch(trigger: nil, &actions) }
+            socketSeq = max(socketSeq ?? seq, seq)
+            if firstSocketSeq == nil { firstSocketSeq = seq + 1 }
         case .error(let error):
             actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
         default:

@@ -102,6 +102,13 @@ public struct ModelServer: Sendable {
         var list = pools[poolId] ?? []
         list.insert(client, at: list.firstIndex { $0 > client } ?? list.count)
         pools[poolId] = list
+        // Protocol 2 tells the socket where its pool stood when it joined, so a page can tell
+        // whether its fetch covers everything before the join (``ServerMessage/poolJoined``).
+        // Its message id is not drawn from the counter, so other messages keep theirs.
+        if version == .v2 {
+            let marker = ServerMessage.poolJoined(poolId: poolId, seq: poolSeq(poolId))
+            actions.append(.send(client, ServerEnvelope(senderId: configuration.serverId, messageId: "j:" + client.rawValue, message: marker)))
+        }
     }
 
     mutating func leave(_ client: ClientID) {

@@ -28,8 +28,8 @@ extension ClientSession {
             onRemoteCursor(cursor, &actions)
         case .presenceLeft(_, _, let who):
             remoteCursors.removeAll { $0.clientId == who }
-        case .resourceUpdate:
-            break // model updates concern the kanban, not the note
+        case .resourceUpdate, .poolJoined:
+            break // model updates and pool membership concern the kanban, not the note
         case .error(let error):
             let refusedPending = error.inReplyTo != nil && error.inReplyTo == outstanding?.opId
             if refusedPending, error.code == .badOperation {

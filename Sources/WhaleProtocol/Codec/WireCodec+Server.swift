@@ -67,6 +67,10 @@ extension WireCodec {
             message = .cursorUpdate(cursor)
         case "presenceLeft":
             message = .presenceLeft(resourceId: try data.string("resourceId"), userId: try data.string("userId"), clientId: ClientID(try data.string("clientId")))
+        case "poolJoined":
+            let poolId = try data.string("poolId"), seq = try data.int("seq")
+            guard seq >= 0 else { throw ProtocolError(.malformedMessage, "data.seq must be 0 or more, got \(seq)") }
+            message = .poolJoined(poolId: poolId, seq: seq)
         default:
             throw ProtocolError(.unknownType, "unknown message type \"\(type)\"", inReplyTo: messageId)
         }
@@ -113,6 +117,8 @@ extension WireCodec {
             ]
         case .presenceLeft(let resourceId, let userId, let clientId):
             data = [("resourceId", .string(resourceId)), ("userId", .string(userId)), ("clientId", .string(clientId.rawValue))]
+        case .poolJoined(let poolId, let seq):
+            data = [("poolId", .string(poolId)), ("seq", .int(seq))]
         }
         return WireJSON.object([
             ("senderId", .string(envelope.senderId)),

@@ -70,6 +70,12 @@ public enum ServerMessage: Hashable, Sendable {
     case error(ProtocolError)
     case cursorUpdate(RemoteCursor)
     case presenceLeft(resourceId: String, userId: String, clientId: ClientID)
+    /// Protocol 2: this socket is now in `poolId`'s pool, whose last update had `seq` (0 before
+    /// the first). Every update with a higher `seq` reaches this socket; a page whose fetch was
+    /// answered below `seq` missed the updates in between and fetches again. The server joins a
+    /// socket to its pool a moment after the client sees the upgrade done, so without this
+    /// marker an update made in that moment would reach neither the page's fetch nor its socket.
+    case poolJoined(poolId: String, seq: Int)
 
     /// The wire `type` string.
     public var typeName: String {
@@ -80,6 +86,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .error: "error"
         case .cursorUpdate: "cursorUpdate"
         case .presenceLeft: "presenceLeft"
+        case .poolJoined: "poolJoined"
         }
     }
 }

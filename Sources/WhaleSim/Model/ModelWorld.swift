@@ -45,6 +45,8 @@ struct ModelWorld {
     /// Past this many messages in the run, model traffic is dropped (an echo storm must end).
     let messageCap: Int
     var capped = false
+    /// A pool join's marker, held until the client has taken its `.joined` (client index → envelope).
+    var heldMarker: [Int: ServerEnvelope] = [:]
     var nextTask = 1
 
     init(scenario: Scenario, spec: ModelSpec, clientIds: [ClientID], userIds: [String], version: ProtocolVersion, faults: FaultSet, random: SimRandom) {
@@ -130,7 +132,7 @@ extension ServerEnvelope {
     /// A pool update or a pool refusal: the model client's, not the note session's.
     public var isForTheModel: Bool {
         switch message {
-        case .resourceUpdate: true
+        case .resourceUpdate, .poolJoined: true
         case .error: messageId == "e:join"
         default: false
         }

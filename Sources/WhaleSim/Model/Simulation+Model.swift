@@ -10,6 +10,10 @@ extension Simulation {
         let client = model!.clients[c]
         modelServerHandle(.joinPool(clientIds[c], poolId: client.poolId, caller: model!.callers[c], protocolVersion: version), from: c)
         modelClientHandle(c, .joined)
+        // The simulated pool join is immediate, so its protocol-2 marker (``ServerMessage/poolJoined``)
+        // is the first thing on the fresh socket: handed over at once, with no delay drawn, so
+        // the network's random stream and every history stay as they were without it.
+        if let marker = model!.heldMarker.removeValue(forKey: c) { modelClientHandle(c, .received(marker)) }
     }
 
     mutating func modelDisconnect(_ c: Int) {
@@ -40,6 +44,10 @@ extension Simulation {
                     if case .record(let record) = change { written.append(record.line) }
                 }
             case .send(let client, let envelope):
+                if case .poolJoined = envelope.message, let to = index(of: client) {
+                    model!.heldMarker[to] = envelope  // delivered by `modelConnect`, after `.joined`
+                    continue
+                }
                 guard let to = index(of: client), modelWithinCap() else { continue }
                 if let delivery = network.send(client: to, down: envelope, now: clock.now) {
                     queue.schedule(.deliver(delivery), at: delivery.time)
