@@ -37,6 +37,9 @@ enum LiveJudge {
         var lagBoundMs = LiveSpec().lagBoundMs
         /// Stretches left out of every threshold, scoped or not (``excludingSaturation()``).
         var saturatedOut: [Range<Int>] = []
+        /// Seconds in which other processes took the machine's CPU (``MachineLoad``): the server
+        /// may have been starved while the runner was not, so a breach there is not the server's.
+        var contended: [FaultWindow] = []
 
         /// Whether bucket `b` lies in `scope` (whole seconds only: a bucket that touches an
         /// excluded window or the edge of the steady window is left out).
@@ -65,14 +68,21 @@ enum LiveJudge {
             return h
         }
 
-        /// The same figures without the seconds the generator was saturated in, and the second
-        /// after each (an op sent late is acknowledged late); nil when it never was.
-        func excludingSaturation() -> (figures: Figures, seconds: Int)? {
-            let windows = LiveJudge.saturatedWindows(self)
-            guard !windows.isEmpty else { return nil }
+        /// The same figures without the seconds the generator was saturated in or the machine
+        /// contended, and the second after each (an op sent late is acknowledged late), with what
+        /// was left out in words; nil when neither happened.
+        func excludingSaturation() -> (figures: Figures, why: String)? {
+            let saturated = LiveJudge.saturatedWindows(self)
+            guard !saturated.isEmpty || !contended.isEmpty else { return nil }
             var f = self
-            f.saturatedOut = windows.map { $0.start..<($0.end + bucketMs) }
-            return (f, windows.reduce(0) { $0 + ($1.end - $1.start) } / bucketMs)
+            f.saturatedOut = (saturated + contended).map { $0.start..<($0.end + bucketMs) }
+            func seconds(_ w: [FaultWindow]) -> Int { w.reduce(0) { $0 + ($1.end - $1.start) } / bucketMs }
+            var why: [String] = []
+            if !saturated.isEmpty { why.append("whose load generator was saturated for \(seconds(saturated)) s (runner_lag p99 past \(lagBoundMs)ms)") }
+            if !contended.isEmpty {
+                why.append("whose machine was busy with other processes for \(seconds(contended)) s (they used ≥ \(MachineLoad.foreignBoundCores) of a core while ≥ \(Int(MachineLoad.busyBound * 100))% of all cores were busy)")
+            }
+            return (f, why.joined(separator: " and "))
         }
     }
 
@@ -96,14 +106,14 @@ enum LiveJudge {
     /// not (its p99 there past the bound); without them (and the second after each) the
     /// threshold is met, or nothing is left to judge. Nil: the breach stands without them too.
     static func breachOnlyWhileSaturated(_ t: MetricThreshold, _ actual: Double, _ f: Figures) -> String? {
-        guard t.isLatency, t.stat != "count", t.metric != "runner_lag", let (g, seconds) = f.excludingSaturation() else { return nil }
+        guard t.isLatency, t.stat != "count", t.metric != "runner_lag", let (g, why) = f.excludingSaturation() else { return nil }
         let measured = show(actual, metric: t.metric, stat: t.stat)
-        let lead = "breached (\(measured)) in a run whose load generator was saturated for \(seconds) s (runner_lag p99 past \(f.lagBoundMs)ms)"
+        let lead = "breached (\(measured)) in a run \(why)"
         guard let without = figure(t, g), (g.histogram(t.metric, t.scope)?.count ?? 0) > 0 else {
-            return lead + ", and nothing was measured outside those seconds: this latency may be the runner's own"
+            return lead + ", and nothing was measured outside those seconds: this latency may be the runner's or the machine's, not the server's"
         }
         guard t.isMet(by: without) else { return nil }
-        return lead + "; without those seconds it is \(show(without, metric: t.metric, stat: t.stat)), within the threshold: the breach may be the runner's own"
+        return lead + "; without those seconds it is \(show(without, metric: t.metric, stat: t.stat)), within the threshold: the breach may be the runner's or the machine's, not the server's"
     }
 
     static func metricThresholds(_ scenario: Scenario, _ f: Figures) -> [LiveRunResult.MetricOutcome] {
@@ -136,7 +146,7 @@ extension LiveJudge {
     /// The windows scoped thresholds leave out: every fault window but one client's disconnect
     /// (its ops that crossed the drop are `op_ack_resent` already), each with its recovery margin.
     static func excludedWindows(_ windows: [FaultWindow]) -> [Range<Int>] {
-        windows.filter { $0.kind != "disconnect" && $0.kind != "saturated" }.map { $0.start..<max($0.start + 1, $0.end + recoveryMarginMs) }
+        windows.filter { $0.kind != "disconnect" && $0.kind != "saturated" && $0.kind != "contended" }.map { $0.start..<max($0.start + 1, $0.end + recoveryMarginMs) }
     }
 
     /// The seconds in which the runner's lag p99 was past its bound, as report windows (merged

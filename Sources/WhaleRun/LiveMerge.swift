@@ -111,6 +111,8 @@ public enum LiveMerge {
         if let first = shards.first, let w = first.record.steadyWindow, w.count == 2 { figures.steady = (w[0] + offset(first))..<(w[1] + offset(first)) }
         figures.lagBoundMs = shards.first?.record.lagBoundMs ?? figures.lagBoundMs
         figures.excluded = LiveJudge.excludedWindows(series.faultWindows)
+        // Each shard's machine was contended on its own; any shard's contended second is left out.
+        figures.contended = series.faultWindows.filter { $0.kind == "contended" }
         let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
         let verdict = Checkers.merged(results)
         var result = LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict,

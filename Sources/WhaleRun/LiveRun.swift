@@ -22,6 +22,8 @@ public final class LiveRun: @unchecked Sendable {
     /// The wall-clock instant the run's clock started (shards are lined up by it).
     let epochStartMs = Int64((Date().timeIntervalSince1970 * 1000).rounded())
     public let metrics: LiveMetrics
+    /// How busy the machine was, and how much of it other processes took (``MachineLoad``).
+    public let machine = MachineLoad()
     let output: @Sendable (String) -> Void
     private var server: EmbeddedServer?
     /// The embedded server's database directory on `whalesim lazyfs`, for power-loss windows.
@@ -234,6 +236,8 @@ public final class LiveRun: @unchecked Sendable {
         loadStartMs = loadStart
         let lagProbe = RunnerLagProbe(metrics: metrics)
         defer { lagProbe.stop() }
+        let machineProbe = MachineLoadProbe(load: machine, clock: clock)
+        defer { machineProbe.stop() }
         let starver = options.starveRunnerMs.map { RunnerStarver(blockMs: $0) }
         defer { starver?.stop() }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
@@ -689,15 +693,23 @@ public final class LiveRun: @unchecked Sendable {
         var figures = LiveJudge.Figures(totals: totals, buckets: metrics.bucketsByMetric, errors: metrics.errorCount, attempts: metrics.attempts, lagBoundMs: spec.lagBoundMs)
         figures.steady = steadyWindow
         figures.excluded = LiveJudge.excludedWindows(faultWindows)
+        let contended = machine.contendedWindows()
+        figures.contended = contended
         let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
         let saturated = LiveJudge.saturatedWindows(figures)
         if !saturated.isEmpty {
             let seconds = saturated.map { ($0.end - $0.start) / 1000 }.reduce(0, +)
             note("the load generator was saturated (runner_lag p99 past \(spec.lagBoundMs) ms) for \(seconds) s in \(saturated.count) stretch\(saturated.count == 1 ? "" : "es"), shaded in the report")
         }
+        if !contended.isEmpty {
+            let seconds = contended.map { ($0.end - $0.start) / 1000 }.reduce(0, +)
+            note("the machine was busy with other processes for \(seconds) s in \(contended.count) stretch\(contended.count == 1 ? "" : "es") (they used ≥ \(MachineLoad.foreignBoundCores) of a core while ≥ \(Int(MachineLoad.busyBound * 100))% of all cores were busy), shaded in the report")
+        }
+        var series = metrics.series(endMs: endMs, faultWindows: faultWindows + saturated + contended)
+        series.machine = machine.series(buckets: series.bucketStarts.count)
         return LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict, thresholds: thresholds,
                              metricThresholds: metricOutcomes, histograms: totals,
-                             series: metrics.series(endMs: endMs, faultWindows: faultWindows + saturated),
+                             series: series,
                              errors: metrics.errorCount, attempts: metrics.attempts, clientsStarted: users.withLockedValue { $0.count },
                              aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 },
                              interrupted: interrupted)

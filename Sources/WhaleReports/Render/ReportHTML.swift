@@ -134,7 +134,9 @@ public struct ReportHTML {
         let clients = LineChart(title: "connected clients", yLabel: "clients", series: series, lines: [
             .init(name: "connected", values: series.connected.map(Double.init)),
         ])
-        out += clients.render() + "\n" + clients.legend() + "\n<h3>Errors by kind</h3>\n"
+        out += clients.render() + "\n" + clients.legend() + "\n"
+        if let m = series.machine { out += machineCharts(m) }
+        out += "<h3>Errors by kind</h3>\n"
         if series.errors.isEmpty {
             out += "<p class=\"note\">no errors in this run</p>\n"
         } else {
@@ -155,6 +157,24 @@ public struct ReportHTML {
             if series.faultWindows.count > limits.tableRows { out += "<p class=\"note\">\(series.faultWindows.count - limits.tableRows) more fault windows not listed</p>\n" }
         }
         return out + "</section>\n"
+    }
+
+    /// The runner's machine: CPU busy and CPU other processes took, in cores, and CPU pressure;
+    /// `contended` seconds are shaded (the judge leaves them out of a breached latency threshold).
+    func machineCharts(_ m: MachineSeries) -> String {
+        var out = "<h3>The runner's machine (\(m.cores) cores)</h3>\n<p class=\"note\">A second is contended (shaded) when other processes used at least \(figure(m.foreignBound)) of a core while at least \(Int(m.busyBound * 100))% of all cores were busy: the server may have been starved then, so a latency breached only in those seconds is not blamed on it.</p>\n"
+        let cpu = LineChart(title: "machine CPU", yLabel: "cores", series: series, lines: [
+            .init(name: "busy", values: m.busy.map { $0.map { $0 * Double(m.cores) } }),
+            .init(name: "other processes", values: m.foreign),
+        ])
+        out += cpu.render() + "\n" + cpu.legend() + "\n"
+        if m.pressure.contains(where: { $0 != nil }) {
+            let pressure = LineChart(title: "CPU pressure", yLabel: "% of time a task waited for a CPU", series: series, lines: [
+                .init(name: "some", values: m.pressure.map { $0.map { $0 * 100 } }),
+            ])
+            out += pressure.render() + "\n" + pressure.legend() + "\n"
+        }
+        return out
     }
 
     func salesforceSection() -> String {

@@ -16,9 +16,12 @@ public struct RunSeries: Codable, Sendable, Equatable {
     public var connected: [Int]
     public var errors: [String: [Int]]
     public var faultWindows: [FaultWindow]
+    /// How busy the runner's machine was (live runs on Linux; absent otherwise).
+    public var machine: MachineSeries?
 
     public init(unit: String, bucketWidth: Int, bucketStarts: [Int], latency: [String: LatencySeries] = [:],
-                counters: [String: [Int]] = [:], connected: [Int] = [], errors: [String: [Int]] = [:], faultWindows: [FaultWindow] = []) {
+                counters: [String: [Int]] = [:], connected: [Int] = [], errors: [String: [Int]] = [:], faultWindows: [FaultWindow] = [],
+                machine: MachineSeries? = nil) {
         self.unit = unit
         self.bucketWidth = bucketWidth
         self.bucketStarts = bucketStarts
@@ -27,6 +30,7 @@ public struct RunSeries: Codable, Sendable, Equatable {
         self.connected = connected
         self.errors = errors
         self.faultWindows = faultWindows
+        self.machine = machine
     }
 
     /// The end of the last bucket.
@@ -90,5 +94,27 @@ public struct FaultWindow: Codable, Sendable, Equatable {
         self.label = label
         self.start = start
         self.end = end
+    }
+}
+
+/// The runner's machine, one value per bucket (nil: not sampled in that bucket): the share of all
+/// cores busy, the CPU other processes used (in cores), and the share of time some runnable task
+/// waited for a CPU (Linux PSI, when the kernel has it). A bucket is `contended` (a fault window
+/// of that kind) when `foreign` reached `foreignBound` and `busy` reached `busyBound`.
+public struct MachineSeries: Codable, Sendable, Equatable {
+    public var cores: Int
+    public var foreignBound: Double
+    public var busyBound: Double
+    public var busy: [Double?]
+    public var foreign: [Double?]
+    public var pressure: [Double?]
+
+    public init(cores: Int, foreignBound: Double, busyBound: Double, busy: [Double?], foreign: [Double?], pressure: [Double?]) {
+        self.cores = cores
+        self.foreignBound = foreignBound
+        self.busyBound = busyBound
+        self.busy = busy
+        self.foreign = foreign
+        self.pressure = pressure
     }
 }
