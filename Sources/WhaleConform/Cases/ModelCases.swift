@@ -102,6 +102,30 @@ enum ModelCases {
                 try c.expect(leaked == nil, "the contact's resourceUpdate leaked to \(socket.name)'s pool")
             }
         },
+        ConformCase("model.pool-joined-seq",
+                    "A protocol-2 socket in a pool is told the pool's seq when it joins (poolJoined), the next update carries the seq after it, and a socket joining later is told that one: a page can tell whether its fetch covers what was made before its socket was in the pool.",
+                    requires: [.protocol2]) { c async throws(ConformFailure) in
+            let account = try await c.freshAccount()
+            func marker(_ socket: ConformSocket) async throws(ConformFailure) -> Int {
+                let found = await socket.take { if case .poolJoined(let pool, _) = $0.message { return pool == account }; return false }
+                guard case .poolJoined(_, let seq)? = found?.message else {
+                    throw ConformFailure("\(socket.name) joined pool \(account) but got no poolJoined {poolId: \(account), seq} within \(c.target.timeout); \(socket.recent())")
+                }
+                return seq
+            }
+            let first = try await c.socket(.colleague, pool: account, name: "first")
+            let before = try await marker(first)
+            try c.expect(before == 0, "a fresh account's pool has had no update, so poolJoined must say seq 0; it says \(before)")
+            let contact = try await c.saveContact(on: account, sender: "conform-joined")
+            let update = await first.take { if case .resourceUpdate(let id, _, _) = $0.message { return id == contact }; return false }
+            guard case .resourceUpdate(_, _, let carried?)? = update?.message else {
+                throw ConformFailure("the contact save must send \(first.name) a resourceUpdate carrying its record and seq; got \(String(describing: update)); \(first.recent())")
+            }
+            try c.expect(carried.seq == before + 1, "the first update after a join at seq \(before) must carry seq \(before + 1); it carries \(carried.seq)")
+            let later = try await c.socket(.member, pool: account, name: "later")
+            let after = try await marker(later)
+            try c.expect(after == carried.seq, "a socket joining after the update at seq \(carried.seq) must be told seq \(carried.seq); it is told \(after)")
+        },
     ]
 
     static func now() -> String {
