@@ -149,6 +149,9 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     private func run(in workDirectory: URL) async throws -> LiveRunResult {
+        // From the first second: the setup's sign-ins and the quiescence are seconds like the others.
+        let machineProbe = MachineLoadProbe(load: machine, clock: clock)
+        defer { machineProbe.stop() }
         let databaseDirectory = preparePowerLoss(workDirectory: workDirectory)
         // Unmounted before the directory goes (the caller removes it), the server stopped before that.
         defer { lazyMount?.unmount() }
@@ -236,8 +239,6 @@ public final class LiveRun: @unchecked Sendable {
         loadStartMs = loadStart
         let lagProbe = RunnerLagProbe(metrics: metrics)
         defer { lagProbe.stop() }
-        let machineProbe = MachineLoadProbe(load: machine, clock: clock)
-        defer { machineProbe.stop() }
         let starver = options.starveRunnerMs.map { RunnerStarver(blockMs: $0) }
         defer { starver?.stop() }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
@@ -309,6 +310,7 @@ public final class LiveRun: @unchecked Sendable {
         await server?.stop()
         await salesforceServer?.stop()
 
+        machineProbe.stop()  // its last, partial second counts too
         var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs, quiet: quiet)
         result.unavailable = unavailable.withLockedValue { $0 }
         result.epochStartMs = epochStartMs

@@ -78,26 +78,34 @@ public final class MachineLoad: Sendable {
     }
 }
 
-/// Samples ``MachineLoad`` once a second on a thread of its own (not an event loop: it must
-/// run, late or not, when the loops are busy; rates are taken over the time that really passed).
+/// Samples ``MachineLoad`` at every second boundary of the run clock, so a sample covers exactly
+/// the bucket its latencies fall in, on a thread of its own (not an event loop: it must run, late
+/// or not, when the loops are busy; rates are taken over the time that really passed). `stop()`
+/// takes a last sample for the partial second, and may be called more than once.
 final class MachineLoadProbe: Sendable {
     private let stopped = NIOLockedValueBox(false)
     private let done = DispatchSemaphore(value: 0)
+    private let finished = NIOLockedValueBox(false)
 
-    init(load: MachineLoad, clock: RunClock, periodMs: Int = 1000) {
+    init(load: MachineLoad, clock: RunClock, bucketMs: Int = LiveMetrics.bucketMs) {
         let stopped = stopped, done = done
         let thread = Thread {
             defer { done.signal() }
             var last = ProcSample.take()
             var lastMs = clock.nowMs
-            while !stopped.withLockedValue({ $0 }) {
-                // Sleep in small steps so stop() returns quickly.
-                let wake = lastMs + periodMs
-                while clock.nowMs < wake, !stopped.withLockedValue({ $0 }) { usleep(20_000) }
+            while true {
+                // Until the next bucket boundary, in small steps so stop() returns quickly.
+                let boundary = (lastMs / bucketMs + 1) * bucketMs
+                var stopping = false
+                while clock.nowMs < boundary {
+                    if stopped.withLockedValue({ $0 }) { stopping = true; break }
+                    usleep(10_000)
+                }
                 let now = ProcSample.take(), nowMs = clock.nowMs
                 if let a = last, let b = now, let second = ProcSample.figures(from: a, to: b, cores: load.cores) {
-                    load.record(bucket: (lastMs + nowMs) / 2 / LiveMetrics.bucketMs, second)
+                    load.record(bucket: lastMs / bucketMs, second)
                 }
+                if stopping { return }
                 last = now
                 lastMs = nowMs
             }
@@ -108,7 +116,8 @@ final class MachineLoadProbe: Sendable {
 
     func stop() {
         stopped.withLockedValue { $0 = true }
-        done.wait()
+        let first = finished.withLockedValue { f -> Bool in defer { f = true }; return !f }
+        if first { done.wait() }
     }
 }
 
