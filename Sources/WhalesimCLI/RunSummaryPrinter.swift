@@ -32,7 +32,21 @@ enum RunSummaryPrinter {
         case 1: "threshold breached (exit 1)"
         case 2: "correctness violated (exit 2)"
         default:
-            if !r.unavailable.isEmpty { "inconclusive (exit 3): \(r.unavailable.joined(separator: "; "))" } else if r.metricThresholds.contains(where: { $0.unknown != nil }) { "inconclusive (exit 3): the load generator was saturated, so its latencies cannot be judged" } else { "inconclusive (exit 3)" }
+            if !r.unavailable.isEmpty { "inconclusive (exit 3): \(r.unavailable.joined(separator: "; "))" } else if let why = Self.unjudgedLatency(r) { "inconclusive (exit 3): \(why)" } else { "inconclusive (exit 3)" }
         }
+    }
+
+    /// Why latency thresholds went unjudged, in a few words: whose delay they may hold.
+    static func unjudgedLatency(_ r: LiveRunResult) -> String? {
+        let reasons = r.metricThresholds.compactMap(\.unknown)
+        guard !reasons.isEmpty else { return nil }
+        let runner = reasons.contains { $0.contains("load generator was saturated") }
+        let machine = reasons.contains { $0.contains("busy with other processes") }
+        let whose = switch (runner, machine) {
+        case (true, true): "the load generator was saturated and its machine busy with other processes"
+        case (false, true): "the machine was busy with other processes (the server may have been starved of CPU)"
+        default: "the load generator was saturated"
+        }
+        return "\(whose), so those latencies cannot be judged"
     }
 }
