@@ -147,7 +147,8 @@ struct RunCommand: AsyncParsableCommand {
             // Which directory, relative to the repeat directory (a sibling under the scenario's).
             let relative = outcome.directory.map { "../" + ($0 as NSString).lastPathComponent }
             let entry = RepeatSummary.Run(seed: options.seed, directory: relative, verdict: outcome.verdict, exitCode: outcome.exitCode,
-                                          opAckP99Ms: outcome.opAckP99Ms, wallSeconds: outcome.wallSeconds, error: outcome.error)
+                                          opAckP99Ms: outcome.opAckP99Ms, wallSeconds: outcome.wallSeconds, error: outcome.error,
+                                          reason: outcome.verdictLine)
             runs.append(entry)
             print(RepeatSummary.line(entry, index: i, of: count) + (outcome.directory.map { " → \($0)" } ?? ""))
         }

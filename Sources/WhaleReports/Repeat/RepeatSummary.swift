@@ -32,8 +32,12 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
         public var wallSeconds: Double
         /// Why the run could not start, if it could not.
         public var error: String?
+        /// Why a run that did not pass ended as it did, in a line (its `verdict:` line:
+        /// "inconclusive (exit 3): the machine was busy with other processes ..."); nil when it passed.
+        public var reason: String?
 
-        public init(seed: UInt64, directory: String?, verdict: String, exitCode: Int32, opAckP99Ms: Double?, wallSeconds: Double, error: String? = nil) {
+        public init(seed: UInt64, directory: String?, verdict: String, exitCode: Int32, opAckP99Ms: Double?, wallSeconds: Double, error: String? = nil,
+                    reason: String? = nil) {
             self.seed = seed
             self.directory = directory
             self.verdict = verdict
@@ -42,6 +46,7 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
             self.opAckP99Ms = opAckP99Ms
             self.wallSeconds = wallSeconds
             self.error = error
+            self.reason = exitCode == 0 ? nil : reason
         }
     }
 
@@ -120,6 +125,7 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     public static func line(_ r: Run, index: Int, of total: Int) -> String {
         let outcome = r.exitCode == 0 ? "pass" : "\(r.failure ?? "failed")"
         return "run \(index + 1)/\(total) seed \(r.seed): \(r.verdict), exit \(r.exitCode) (\(outcome)), op_ack p99 \(ms(r.opAckP99Ms)), \(String(format: "%.1f", r.wallSeconds)) s"
+            + (r.reason.map { ": \($0)" } ?? "")
     }
 
     /// The table `run --repeat` prints at the end.
@@ -209,7 +215,7 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
         for r in runs {
             let link = r.directory.map { "<a href=\"\(WhaleReports.html($0))/report.html\">\(WhaleReports.html(($0 as NSString).lastPathComponent))</a>" } ?? WhaleReports.html(r.error ?? "no run directory")
             let cls = r.exitCode == 0 ? "valid" : r.exitCode == 2 ? "invalid" : "unknown"
-            out += "<tr><td class=\"num\">\(r.seed)</td><td>\(WhaleReports.html(r.verdict))</td><td class=\"num \(cls)\">\(r.exitCode)</td><td>\(WhaleReports.html(r.failure ?? "–"))</td>"
+            out += "<tr><td class=\"num\">\(r.seed)</td><td>\(WhaleReports.html(r.verdict))</td><td class=\"num \(cls)\">\(r.exitCode)</td><td>\(WhaleReports.html(r.failure ?? "–"))\(r.reason.map { "<br><small>\(WhaleReports.html($0))</small>" } ?? "")</td>"
             out += "<td class=\"num\">\(Self.ms(r.opAckP99Ms))</td><td class=\"num\">\(String(format: "%.1f s", r.wallSeconds))</td><td>\(link)</td></tr>\n"
         }
         out += "</table>\n<h2>Failures</h2>\n<ul>\n"
