@@ -174,7 +174,11 @@ import Testing
         #expect(RepeatSummary.worstExitCode([0, 0]) == 0)
         let runs = [RepeatSummary.Run(seed: 4, directory: "../a-seed4", verdict: "valid", exitCode: 0, opAckP99Ms: 12.5, wallSeconds: 9),
                     RepeatSummary.Run(seed: 5, directory: "../a-seed5", verdict: "valid", exitCode: 1, opAckP99Ms: 80, wallSeconds: 9),
-                    RepeatSummary.Run(seed: 6, directory: nil, verdict: "unknown", exitCode: 3, opAckP99Ms: nil, wallSeconds: 1, error: "could not start")]
+                    RepeatSummary.Run(seed: 6, directory: nil, verdict: "unknown", exitCode: 3, opAckP99Ms: nil, wallSeconds: 1, error: "could not start",
+                                      reason: "inconclusive (exit 3): the machine was busy with other processes")]
+        // A run that passed has no reason, whatever was passed in.
+        #expect(RepeatSummary.Run(seed: 7, directory: nil, verdict: "valid", exitCode: 0, opAckP99Ms: 1, wallSeconds: 1, reason: "x").reason == nil)
+        #expect(RepeatSummary.line(runs[2], index: 2, of: 3).hasSuffix(": inconclusive (exit 3): the machine was busy with other processes"))
         let s = RepeatSummary(scenario: "tiny", firstSeed: 4, runs: runs)
         #expect(s.exitCode == 1)
         #expect(s.failures == ["threshold": [5], "inconclusive": [6]])
@@ -188,6 +192,7 @@ import Testing
         #expect(try RepeatSummary.load(dir.path) == s)
         #expect(s.runDirectories(in: dir.path) == [dir.path + "/../a-seed4", dir.path + "/../a-seed5"])
         #expect(try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains("href=\"../a-seed4/report.html\""))
+        #expect(try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains("the machine was busy with other processes"))
         // A run directory's summary.json is not a repeat summary.
         let run = try Support.copyOfRun(try FileManager.default.contentsOfDirectory(atPath: Support.fixtures.appendingPathComponent("runs").path).sorted()[0])
         #expect(try RepeatSummary.load(run.path) == nil)
