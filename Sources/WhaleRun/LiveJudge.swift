@@ -40,6 +40,8 @@ enum LiveJudge {
         /// Seconds in which other processes took the machine's CPU (``MachineLoad``): the server
         /// may have been starved while the runner was not, so a breach there is not the server's.
         var contended: [FaultWindow] = []
+        /// What made a second contended, in words (``MachineLoad/contentionRule``).
+        var contentionRule = MachineLoad().contentionRule
 
         /// Whether bucket `b` lies in `scope` (whole seconds only: a bucket that touches an
         /// excluded window or the edge of the steady window is left out).
@@ -80,7 +82,7 @@ enum LiveJudge {
             var why: [String] = []
             if !saturated.isEmpty { why.append("whose load generator was saturated for \(seconds(saturated)) s (runner_lag p99 past \(lagBoundMs)ms)") }
             if !contended.isEmpty {
-                why.append("whose machine was busy with other processes for \(seconds(contended)) s (they used ≥ \(MachineLoad.foreignBoundCores) of a core while ≥ \(Int(MachineLoad.busyBound * 100))% of all cores were busy)")
+                why.append("whose machine was busy with other processes for \(seconds(contended)) s (\(contentionRule))")
             }
             return (f, why.joined(separator: " and "))
         }

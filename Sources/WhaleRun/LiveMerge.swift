@@ -113,6 +113,9 @@ public enum LiveMerge {
         figures.excluded = LiveJudge.excludedWindows(series.faultWindows)
         // Each shard's machine was contended on its own; any shard's contended second is left out.
         figures.contended = series.faultWindows.filter { $0.kind == "contended" }
+        if let bound = shards.compactMap({ $0.record.series.machine?.foreignBound }).first {
+            figures.contentionRule = MachineLoad(foreignBound: bound).contentionRule
+        }
         let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
         let verdict = Checkers.merged(results)
         var result = LiveRunResult(scenario: scenario, history: history, results: results, verdict: verdict,

@@ -23,7 +23,7 @@ public final class LiveRun: @unchecked Sendable {
     let epochStartMs = Int64((Date().timeIntervalSince1970 * 1000).rounded())
     public let metrics: LiveMetrics
     /// How busy the machine was, and how much of it other processes took (``MachineLoad``).
-    public let machine = MachineLoad()
+    public let machine: MachineLoad
     let output: @Sendable (String) -> Void
     private var server: EmbeddedServer?
     /// The embedded server's database directory on `whalesim lazyfs`, for power-loss windows.
@@ -68,6 +68,7 @@ public final class LiveRun: @unchecked Sendable {
         scenario = options.scenario
         spec = options.scenario.live ?? LiveSpec()
         metrics = LiveMetrics(clock: clock)
+        machine = MachineLoad(foreignBound: spec.foreignCPUBoundCores)
         self.output = output
     }
 
@@ -697,6 +698,7 @@ public final class LiveRun: @unchecked Sendable {
         figures.excluded = LiveJudge.excludedWindows(faultWindows)
         let contended = machine.contendedWindows()
         figures.contended = contended
+        figures.contentionRule = machine.contentionRule
         let metricOutcomes = LiveJudge.metricThresholds(scenario, figures)
         let saturated = LiveJudge.saturatedWindows(figures)
         if !saturated.isEmpty {
@@ -705,7 +707,7 @@ public final class LiveRun: @unchecked Sendable {
         }
         if !contended.isEmpty {
             let seconds = contended.map { ($0.end - $0.start) / 1000 }.reduce(0, +)
-            note("the machine was busy with other processes for \(seconds) s in \(contended.count) stretch\(contended.count == 1 ? "" : "es") (they used ≥ \(MachineLoad.foreignBoundCores) of a core while ≥ \(Int(MachineLoad.busyBound * 100))% of all cores were busy), shaded in the report")
+            note("the machine was busy with other processes for \(seconds) s in \(contended.count) stretch\(contended.count == 1 ? "" : "es") (\(machine.contentionRule)), shaded in the report")
         }
         var series = metrics.series(endMs: endMs, faultWindows: faultWindows + saturated + contended)
         series.machine = machine.series(buckets: series.bucketStarts.count)

@@ -27,16 +27,20 @@ public final class MachineLoad: Sendable {
         public var pressure: Double?
     }
 
-    /// Other processes' CPU, in cores, from which a busy second counts as contended.
-    public static let foreignBoundCores = 0.25
+    /// Other processes' CPU, in cores, from which a busy second counts as contended, unless the
+    /// scenario says otherwise (`live.foreign-cpu-bound`).
+    public static let defaultForeignBoundCores = 0.25
     /// The share of all cores busy from which the machine had no CPU to spare.
     public static let busyBound = 0.85
 
     public let cores: Int
+    /// This run's bound on other processes' CPU (cores); nil: no second is contended.
+    public let foreignBound: Double?
     private let seconds = NIOLockedValueBox([Int: Second]())
 
-    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount, foreignBound: Double? = defaultForeignBoundCores) {
         self.cores = max(1, cores)
+        self.foreignBound = foreignBound
     }
 
     func record(bucket: Int, _ second: Second) {
@@ -47,23 +51,26 @@ public final class MachineLoad: Sendable {
     public var bySecond: [Int: Second] { seconds.withLockedValue { $0 } }
 
     /// Whether `s` was contended.
-    public static func isContended(_ s: Second) -> Bool {
-        s.foreign >= foreignBoundCores && s.busy >= busyBound
+    public func isContended(_ s: Second) -> Bool {
+        guard let foreignBound else { return false }
+        return s.foreign >= foreignBound && s.busy >= Self.busyBound
+    }
+
+    /// What a contended second is, in words.
+    public var contentionRule: String {
+        guard let foreignBound else { return "contention not judged (foreign-cpu-bound: off)" }
+        return "other processes used ≥ \(foreignBound) of a core while ≥ \(Int(Self.busyBound * 100))% of all cores were busy"
     }
 
     /// The contended seconds as report windows (adjacent seconds merged), kind `contended`.
     public func contendedWindows(bucketMs: Int = LiveMetrics.bucketMs) -> [FaultWindow] {
-        Self.contendedWindows(bySecond, bucketMs: bucketMs)
-    }
-
-    static func contendedWindows(_ seconds: [Int: Second], bucketMs: Int) -> [FaultWindow] {
         var out: [FaultWindow] = []
-        for (b, s) in seconds.sorted(by: { $0.key < $1.key }) where isContended(s) {
+        for (b, s) in bySecond.sorted(by: { $0.key < $1.key }) where isContended(s) {
             let start = b * bucketMs, end = start + bucketMs
             if let last = out.last, last.end == start {
                 out[out.count - 1].end = end
             } else {
-                out.append(FaultWindow(kind: "contended", label: "machine busy with other processes (≥ \(foreignBoundCores) of a core, ≥ \(Int(busyBound * 100))% of all cores busy)", start: start, end: end))
+                out.append(FaultWindow(kind: "contended", label: "machine busy with other processes (\(contentionRule))", start: start, end: end))
             }
         }
         return out
@@ -72,7 +79,7 @@ public final class MachineLoad: Sendable {
     /// The per-second figures as `run.json`'s `series.machine`, one value per bucket (nil: not sampled).
     public func series(buckets n: Int) -> MachineSeries {
         let s = bySecond
-        return MachineSeries(cores: cores, foreignBound: Self.foreignBoundCores, busyBound: Self.busyBound,
+        return MachineSeries(cores: cores, foreignBound: foreignBound, busyBound: Self.busyBound,
                              busy: (0..<n).map { s[$0]?.busy }, foreign: (0..<n).map { s[$0]?.foreign },
                              pressure: (0..<n).map { s[$0]?.pressure })
     }

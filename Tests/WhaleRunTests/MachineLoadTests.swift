@@ -39,16 +39,19 @@ import WhaleReports
         #expect(abs(s.busy - 0.9) < 0.01)
         #expect(abs(s.foreign - 1.2) < 0.02)
         #expect(abs((s.pressure ?? 0) - 0.4) < 0.001)
-        #expect(MachineLoad.isContended(s))
+        #expect(MachineLoad(cores: 2).isContended(s))
         // Ours more than the machine's busy time (rounding between readings): never negative.
         var c = b
         c.ours = 100 + UInt64(3 * ticks)
         #expect(ProcSample.figures(from: a, to: c, cores: 2)?.foreign == 0)
         #expect(ProcSample.figures(from: a, to: a, cores: 2) == nil, "no time passed")
         // Busy but all ours, or others busy on an idle machine: not contended.
-        #expect(!MachineLoad.isContended(.init(busy: 1.0, foreign: 0.1, pressure: 0.9)))
-        #expect(!MachineLoad.isContended(.init(busy: 0.5, foreign: 1.0, pressure: 0.1)))
+        #expect(!MachineLoad(cores: 2).isContended(.init(busy: 1.0, foreign: 0.1, pressure: 0.9)))
+        #expect(!MachineLoad(cores: 2).isContended(.init(busy: 0.5, foreign: 1.0, pressure: 0.1)))
 
+        // A scenario may turn the rule off (a dedicated machine): nothing is contended then.
+        #expect(!MachineLoad(cores: 2, foreignBound: nil).isContended(s))
+        #expect(MachineLoad(cores: 2, foreignBound: 1.5).isContended(s) == false, "1.2 cores of others, under a bound of 1.5")
         let load = MachineLoad(cores: 2)
         for (b, busy) in [(0, 0.5), (1, 0.95), (2, 0.99), (3, 0.4), (4, 0.9)] {
             load.record(bucket: b, .init(busy: busy, foreign: busy > 0.8 ? 1.0 : 0.0, pressure: nil))

@@ -13,6 +13,22 @@ import Testing
         }
     }
 
+    /// `live.foreign-cpu-bound`: cores other programs may take before a second is contended
+    /// (0.25 by default), `off` for a dedicated machine; anything else is refused, saying what.
+    @Test func theForeignCPUBoundDecodesAndBadOnesAreRefused() throws {
+        func live(_ line: String) throws -> LiveSpec? {
+            try Scenario.decode(yaml: "name: t\nmode: live\nlive:\n  duration: 2s\n\(line)", source: "test.yml").live
+        }
+        #expect(try live("")?.foreignCPUBoundCores == 0.25)
+        #expect(try live("  foreign-cpu-bound: 0.5")?.foreignCPUBoundCores == 0.5)
+        #expect(try live("  foreign-cpu-bound: 2")?.foreignCPUBoundCores == 2)
+        #expect(try live("  foreign-cpu-bound: off")?.foreignCPUBoundCores == nil)
+        let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
+        #expect(problems(base + "  foreign-cpu-bound: on") == ["live.foreign-cpu-bound: expected a number of cores (e.g. 0.25) or off, got true"])
+        #expect(problems(base + "  foreign-cpu-bound: 0") == ["live.foreign-cpu-bound: 0 is out of range 0.01...4096.0"])
+        #expect(problems(base + "  foreign-cpu-bound: lots").first?.hasPrefix("live.foreign-cpu-bound: expected a number") == true)
+    }
+
     @Test func aFullScenarioDecodes() throws {
         let s = try Scenario.decode(yaml: """
             name: t

@@ -113,6 +113,7 @@ import Testing
               think-time: {distribution: exponential, mean: 200, max: 800}
               import: {pages: 0}
               quiescence: 5s
+              foreign-cpu-bound: off
             checkers: [convergence, intention]
             thresholds: [convergence == valid, "op_ack.p99 < 1us"]
             """.write(to: file, atomically: true, encoding: .utf8)

@@ -162,7 +162,12 @@ public struct ReportHTML {
     /// The runner's machine: CPU busy and CPU other processes took, in cores, and CPU pressure;
     /// `contended` seconds are shaded (the judge leaves them out of a breached latency threshold).
     func machineCharts(_ m: MachineSeries) -> String {
-        var out = "<h3>The runner's machine (\(m.cores) cores)</h3>\n<p class=\"note\">A second is contended (shaded) when other processes used at least \(figure(m.foreignBound)) of a core while at least \(Int(m.busyBound * 100))% of all cores were busy: the server may have been starved then, so a latency breached only in those seconds is not blamed on it.</p>\n"
+        var out = "<h3>The runner's machine (\(m.cores) cores)</h3>\n"
+        if let bound = m.foreignBound {
+            out += "<p class=\"note\">A second is contended (shaded) when other processes used at least \(figure(bound)) of a core while at least \(Int(m.busyBound * 100))% of all cores were busy: the server may have been starved then, so a latency breached only in those seconds is not blamed on it.</p>\n"
+        } else {
+            out += "<p class=\"note\">This run judged every latency breach as the server's, however busy the machine was (foreign-cpu-bound: off).</p>\n"
+        }
         let cpu = LineChart(title: "machine CPU", yLabel: "cores", series: series, lines: [
             .init(name: "busy", values: m.busy.map { $0.map { $0 * Double(m.cores) } }),
             .init(name: "other processes", values: m.foreign),

@@ -103,13 +103,14 @@ public struct FaultWindow: Codable, Sendable, Equatable {
 /// of that kind) when `foreign` reached `foreignBound` and `busy` reached `busyBound`.
 public struct MachineSeries: Codable, Sendable, Equatable {
     public var cores: Int
-    public var foreignBound: Double
+    /// Nil: the run did not judge contention (`foreign-cpu-bound: off`).
+    public var foreignBound: Double?
     public var busyBound: Double
     public var busy: [Double?]
     public var foreign: [Double?]
     public var pressure: [Double?]
 
-    public init(cores: Int, foreignBound: Double, busyBound: Double, busy: [Double?], foreign: [Double?], pressure: [Double?]) {
+    public init(cores: Int, foreignBound: Double?, busyBound: Double, busy: [Double?], foreign: [Double?], pressure: [Double?]) {
         self.cores = cores
         self.foreignBound = foreignBound
         self.busyBound = busyBound

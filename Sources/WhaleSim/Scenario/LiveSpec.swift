@@ -52,6 +52,11 @@ public struct LiveSpec: Hashable, Sendable {
     /// The load generator's own scheduling lag (`runner_lag` p99 over a threshold's window) past
     /// which its latency figures are not the server's: latency thresholds are then `unknown`.
     public var lagBoundMs = 50
+    /// Cores' worth of CPU other programs may take on the runner's machine before a second
+    /// counts as contended (with the machine at least 85% busy): a latency threshold breached
+    /// only in contended seconds is `unknown`, since the server may have been starved. Nil
+    /// (`foreign-cpu-bound: off`): every breach is judged as the server's, for a dedicated machine.
+    public var foreignCPUBoundCores: Double? = 0.25
 
     public init() {}
 }

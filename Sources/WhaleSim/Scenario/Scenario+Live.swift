@@ -52,7 +52,7 @@ extension NodeReader {
 }
 
 extension Scenario {
-    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail", "lag-bound"]
+    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail", "lag-bound", "foreign-cpu-bound"]
 
     /// The `live:` section (see ``LiveSpec``), every problem reported with the rest.
     static func decodeLive(_ node: Node, reader r: inout NodeReader) -> LiveSpec? {
@@ -93,6 +93,16 @@ extension Scenario {
         if let x = m["quiescence"], let v = r.duration(x, "live.quiescence", range: 100...3_600_000) { spec.quiescenceMs = v }
         if let x = m["abort-on-fail"], let v = r.bool(x, "live.abort-on-fail") { spec.abortOnFail = v }
         if let x = m["lag-bound"], let v = r.duration(x, "live.lag-bound", range: 1...60_000) { spec.lagBoundMs = v }
+        if let x = m["foreign-cpu-bound"] {
+            // `off` (YAML reads it as false): no second is contended; otherwise a number of cores.
+            if case .scalar = x, x.tag.description == Tag.Name.bool.rawValue {
+                if r.bool(x, "live.foreign-cpu-bound") == false { spec.foreignCPUBoundCores = nil } else {
+                    r.problem("live.foreign-cpu-bound", "expected a number of cores (e.g. 0.25) or off, got true")
+                }
+            } else if let v = r.number(x, "live.foreign-cpu-bound", range: 0.01...4096) {
+                spec.foreignCPUBoundCores = v
+            }
+        }
         return spec
     }
 
