@@ -26,8 +26,11 @@ struct ReportCommand: AsyncParsableCommand {
             only if judged: maxima never are, and a percentile p needs 50 x 100/(100-p) samples in every \
             run (100 for p50, 500 for p90, 5000 for p99); it regressed when it grew past --max-regression, \
             past --floor and past the histograms' 0.1 % precision. Thresholds are matched by their \
-            expression, not the measured value. Exit codes: 0 rendered / no regression, 1 B regressed \
-            (a judged latency figure, a verdict or a threshold got worse), 64 a missing or corrupt record.
+            expression, not the measured value. A live run measured on a busy machine (its load generator \
+            saturated, or other processes taking its CPU, for more than a tenth of the run) has its slower \
+            figures shown, not judged. Exit codes: 0 rendered / no regression, 1 B regressed \
+            (a judged latency figure, a verdict or a threshold got worse), 3 inconclusive (latency grew \
+            only where a run was measured on a busy machine), 64 a missing or corrupt record.
             """
     )
 
@@ -76,6 +79,7 @@ struct ReportCommand: AsyncParsableCommand {
             try comparison.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("compare.json")))
             print("compare: \((dir as NSString).appendingPathComponent("compare.html"))")
             if comparison.regressed { throw ExitStatus.thresholdBreached }
+            if !comparison.unjudged.isEmpty { throw ExitStatus.inconclusive }
         } catch let error as BadInput {
             throw error.exit()
         } catch let error as ReportError {

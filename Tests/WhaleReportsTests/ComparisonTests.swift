@@ -47,6 +47,40 @@ import Testing
         #expect(!RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 4)), maxRegression: 0).regressed)
     }
 
+    /// A live run measured on a busy machine (its generator saturated, or other processes taking
+    /// its CPU, for more than a tenth of the run) does not make its build a regression: slower
+    /// figures are shown, not judged, and the comparison is inconclusive (exit 3). A worse
+    /// verdict still regresses; a quiet machine's slowdown still regresses.
+    @Test func slowerOnABusyMachineIsInconclusiveNotARegression() throws {
+        let a = try live(["op_ack": (6_000, 1, 3, 10, 50)])
+        var b = try live(["op_ack": (6_000, 1, 3, 40, 90)])
+        b.runSeconds = 60
+        b.contendedSeconds = 2  // under a tenth: judged
+        #expect(RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules()).regressed)
+        b.contendedSeconds = 30
+        let busy = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
+        #expect(!busy.regressed)
+        #expect(busy.unjudged == ["B: its machine was busy with other processes 30 of 60 s"])
+        #expect(try row(busy, "op_ack", "p99").note.hasPrefix("would regress; not judged"))
+        #expect(busy.table().contains("inconclusive: latency grew, but B: its machine was busy"))
+        #expect(busy.html().contains("inconclusive"))
+        // A saturated generator on A's side counts the same.
+        var aSaturated = a
+        aSaturated.runSeconds = 60
+        aSaturated.saturatedSeconds = 20
+        b.contendedSeconds = 0
+        let saturated = RunComparison(a: side("A", [aSaturated]), b: side("B", [b]), rules: ComparisonRules())
+        #expect(!saturated.regressed && saturated.unjudged == ["A: its load generator was saturated 20 of 60 s"])
+        // No growth: nothing to excuse, no inconclusive.
+        b.contendedSeconds = 30
+        #expect(RunComparison(a: side("A", [a]), b: side("B", [a]), rules: ComparisonRules()).unjudged.isEmpty)
+        // A worse verdict is the build's whatever the machine did.
+        var invalid = try live(["op_ack": (6_000, 1, 3, 40, 90)], verdict: "invalid")
+        invalid.runSeconds = 60
+        invalid.contendedSeconds = 30
+        #expect(RunComparison(a: side("A", [a]), b: side("B", [invalid]), rules: ComparisonRules()).regressed)
+    }
+
     @Test func aWorseVerdictOrBreachedThresholdRegresses() throws {
         let c = RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 40, verdict: "invalid", met: false)), maxRegression: 0.1)
         #expect(c.regressed)

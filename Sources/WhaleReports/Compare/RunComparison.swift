@@ -61,6 +61,11 @@ public struct RunComparison: Codable, Sendable, Equatable {
     public var verdicts: [VerdictRow]
     public var counts: [CountRow]
     public var regressed: Bool
+    /// Latency growth the comparison would have called a regression, left unjudged because a run on
+    /// either side was measured on a busy machine (its generator saturated, or other processes
+    /// taking its CPU, for more than a tenth of the run): what it says instead. Empty otherwise.
+    /// With no regression, a non-empty list makes the comparison inconclusive (exit 3).
+    public var unjudged: [String] = []
 
     public static let stats = ["p50", "p90", "p99", "max"]
 
@@ -78,6 +83,17 @@ public struct RunComparison: Codable, Sendable, Equatable {
         maxRegression = rules.maxRegression
         self.rules = rules
         latency = Self.latencyRows(sideA.runs, sideB.runs, rules: rules)
+        // A slower figure from a run on a busy machine may be the machine's: shown, not judged.
+        let busy = sideA.runs.enumerated().compactMap { i, r in r.busyMachine().map { "A\(sideA.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
+            + sideB.runs.enumerated().compactMap { i, r in r.busyMachine().map { "B\(sideB.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
+        if !busy.isEmpty {
+            for i in latency.indices where latency[i].regressed {
+                latency[i].regressed = false
+                latency[i].judged = false
+                latency[i].note = "would regress; not judged: a run was measured on a busy machine"
+            }
+            if latency.contains(where: { $0.note.hasPrefix("would regress") }) { unjudged = busy }
+        }
         verdicts = Self.verdictRows(sideA.runs, sideB.runs)
         let names = Set(sideA.runs.flatMap(\.counts.keys)).union(sideB.runs.flatMap(\.counts.keys)).sorted()
         counts = names.map { name in
@@ -229,7 +245,8 @@ public struct RunComparison: Codable, Sendable, Equatable {
 
     var summaryLine: String {
         let limit = String(format: "%.1f", maxRegression * 100)
-        return (regressed ? "B regressed against A" : "no regression") + " (max regression \(limit) %, floor \(Self.figure2(rules.floor)))"
+        let outcome = regressed ? "B regressed against A" : !unjudged.isEmpty ? "inconclusive: latency grew, but " + unjudged.joined(separator: "; ") : "no regression"
+        return outcome + " (max regression \(limit) %, floor \(Self.figure2(rules.floor)))"
     }
 
     func status(_ r: LatencyRow) -> String {
@@ -277,7 +294,8 @@ public struct RunComparison: Codable, Sendable, Equatable {
         let words = sideWords
         var out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\"><title>whalesim: compare</title><style>\(ReportStyle.css)</style></head><body>\n"
         out += "<h1>Run comparison</h1>\n<p>A: <code>\(WhaleReports.html(a))</code>\(aRuns > 1 ? " (\(aRuns) runs)" : "")<br>B: <code>\(WhaleReports.html(b))</code>\(bRuns > 1 ? " (\(bRuns) runs)" : "")</p>\n"
-        out += "<p class=\"verdict\"><span class=\"badge \(regressed ? "invalid" : "valid")\">\(regressed ? "regressed" : "no regression")</span> \(WhaleReports.html(summaryLine))</p>\n"
+        let badge = regressed ? ("invalid", "regressed") : !unjudged.isEmpty ? ("unknown", "inconclusive") : ("valid", "no regression")
+        out += "<p class=\"verdict\"><span class=\"badge \(badge.0)\">\(badge.1)</span> \(WhaleReports.html(summaryLine))</p>\n"
         out += "<p>\(WhaleReports.html(rules.description))</p>\n"
         out += "<h2>Latency</h2>\n<table><tr><th>metric</th><th>stat</th><th>unit</th><th class=\"num\">\(words.a)</th><th class=\"num\">\(words.b)</th><th class=\"num\">change</th><th class=\"num\">samples</th><th>judgement</th></tr>\n"
         for r in latency {

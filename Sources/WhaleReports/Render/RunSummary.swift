@@ -36,6 +36,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var whalesimVersion: String
     /// The signal that interrupted a live run; absent when it ran its course.
     public var interrupted: String?
+    /// Live runs: seconds the load generator was saturated (`saturated` windows) and seconds the
+    /// machine was taken by other processes (`contended`), against the run's seconds. A comparison
+    /// does not blame on a build what a busy machine did. Absent for simulated runs.
+    public var saturatedSeconds: Int?
+    public var contendedSeconds: Int?
+    public var runSeconds: Int?
 
     public init(run: RunDirectory, series: RunSeries) {
         let r = run.record
@@ -53,6 +59,24 @@ public struct RunSummary: Codable, Sendable, Equatable {
         historyHash = r.historyHash
         whalesimVersion = r.whalesimVersion
         interrupted = r.interrupted
+        if series.unit == "ms" {
+            func seconds(_ kind: String) -> Int {
+                series.faultWindows.filter { $0.kind == kind }.reduce(0) { $0 + max(0, $1.end - $1.start) } / 1000
+            }
+            saturatedSeconds = seconds("saturated")
+            contendedSeconds = seconds("contended")
+            runSeconds = series.end / 1000
+        }
+    }
+
+    /// Why this run's latencies are not a fair measure of its build, if they are not: the
+    /// generator saturated or the machine contended for more than `share` of the run.
+    public func busyMachine(share: Double = 0.1) -> String? {
+        guard let total = runSeconds, total > 0 else { return nil }
+        var parts: [String] = []
+        if let s = saturatedSeconds, Double(s) > share * Double(total) { parts.append("its load generator was saturated \(s) of \(total) s") }
+        if let c = contendedSeconds, Double(c) > share * Double(total) { parts.append("its machine was busy with other processes \(c) of \(total) s") }
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
     }
 
     /// Pretty, sorted-key JSON (deterministic).
