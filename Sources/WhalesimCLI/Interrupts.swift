@@ -10,10 +10,7 @@ import Glibc
 /// directory (``RunCleanup``) and exits at once with 128 + the signal's number (130 for SIGINT,
 /// 143 for SIGTERM), as a shell reports a process killed by that signal.
 ///
-/// A plain signal handler writes the signal's number to a pipe that a thread of its own reads.
-/// The handler is in place when `install` returns: a Dispatch signal source is armed later, on
-/// Dispatch's own thread, and a signal that came in between (a parent signalling as soon as it
-/// read our URL) was lost.
+/// The handlers are in place when `install` returns (``SignalPipe``).
 ///
 /// ```swift
 /// Interrupts.install { signal in run.interrupt(signal) }
@@ -36,14 +33,6 @@ enum Interrupts {
     }
 }
 
-/// The write end of the signal pipe, read by the handler (async-signal-safe: one `write`).
-nonisolated(unsafe) private var signalPipe: Int32 = -1
-
-private func writeSignalNumber(_ number: Int32) {
-    var byte = UInt8(truncatingIfNeeded: number)
-    _ = write(signalPipe, &byte, 1)
-}
-
 private final class InterruptState: @unchecked Sendable {
     private let lock = NSLock()
     private var installed = false
@@ -52,31 +41,13 @@ private final class InterruptState: @unchecked Sendable {
     private var announce = true
 
     func install(announce: Bool, first: @escaping @Sendable (String) -> Void) {
-        lock.withLock {
+        let already = lock.withLock { () -> Bool in
             self.first = first
             self.announce = announce
-            guard !installed else { return }
-            installed = true
-            var fds: [Int32] = [-1, -1]
-            guard pipe(&fds) == 0 else { return }
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            signalPipe = fds[1]
-            let reader = Thread { [fds] in
-                var byte: UInt8 = 0
-                while true {
-                    let n = read(fds[0], &byte, 1)
-                    if n == 1 { self.received(Int32(byte)) } else if n < 0, errno == EINTR { continue } else { return }
-                }
-            }
-            reader.start()
-            for number in [SIGINT, SIGTERM] {
-                var action = sigaction()
-                action.__sigaction_handler.sa_handler = writeSignalNumber
-                sigemptyset(&action.sa_mask)
-                action.sa_flags = SA_RESTART
-                sigaction(number, &action, nil)
-            }
+            defer { installed = true }
+            return installed
         }
+        if !already { SignalPipe.install([SIGINT, SIGTERM]) { self.received($0) } }
     }
 
     private func received(_ number: Int32) {

@@ -47,14 +47,10 @@ struct LazyFSCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data("lazyfs: \(report)\n".utf8))
         }
         // SIGUSR1: drop, for a harness that would rather signal than write the control file.
-        // SIGTERM, SIGINT, SIGHUP: unmount and exit.
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGUSR1, SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { if number == SIGUSR1 { fs.drop(torn: false) } else { LazyMount.stop() } }
-            source.resume()
-            sources.append(source)
+        // SIGTERM, SIGINT, SIGHUP: unmount and exit. In place before "mounted" is printed: a
+        // harness that stops us as soon as it reads that line must not be lost (SignalPipe).
+        SignalPipe.install([SIGUSR1, SIGTERM, SIGINT, SIGHUP]) { number in
+            if number == SIGUSR1 { fs.drop(torn: false) } else { LazyMount.stop() }
         }
         do {
             try LazyMount.serve(fs, mount: mountPath) {
@@ -64,7 +60,6 @@ struct LazyFSCommand: ParsableCommand {
             printError("whalesim lazyfs: \(error)")
             throw ExitStatus.inconclusive
         }
-        for source in sources { source.cancel() }
         FileHandle.standardOutput.write(Data("lazyfs: unmounted \(mountPath)\n".utf8))
     }
 }
