@@ -64,6 +64,7 @@ public final class EmbeddedServer: Sendable {
         if c.compatibility { arguments.append("--compatibility") }
         if c.maxMessageBytes != ServerConfiguration().maxMessageBytes { arguments += ["--max-message-bytes", "\(c.maxMessageBytes)"] }
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
+        if c.sqliteSynchronous != .full { arguments += ["--sqlite-synchronous", c.sqliteSynchronous.rawValue] }
         var environment: [String: String] = [:]
         if let key = c.jwtSecret { environment[jwtSecretVariable] = key.map { String(format: "%02x", $0) }.joined() }
         return .child(try ChildServer(arguments, executable: executable, environment: environment, timeout: .seconds(30)))

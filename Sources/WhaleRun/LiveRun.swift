@@ -166,11 +166,15 @@ public final class LiveRun: @unchecked Sendable {
         let serverURL: String
         switch spec.server {
         case .embedded:
-            let s = try await EmbeddedServer.start(directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable)
+            let level = SQLiteSynchronous(rawValue: scenario.storageSync.rawValue) ?? .full
+            let s = try await EmbeddedServer.start(directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable) { c in
+                c.sqliteSynchronous = level
+            }
             server = s
             serverURL = s.baseURL
         case .url(let u):
             if !serverFaults.isEmpty { note("server-side faults \(serverFaults.map(\.rawValue)) apply to the embedded server only: the target at \(u) runs as it is") }
+            if scenario.storageSync != .full { note("storage.synchronous \(scenario.storageSync.rawValue) applies to the embedded server only: the target at \(u) syncs as it is configured") }
             serverURL = u
         }
         let executor = HTTPExecutors.make(.preferred, caFile: nil, maxConnections: 1024)

@@ -56,6 +56,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Override the bound on a link's queue past which the client counts as slow.")
     var queueBound: Int?
 
+    @Option(name: .customLong("sqlite-synchronous"), help: ArgumentHelp("The simulated server's storage sync level, as `serve --sqlite-synchronous`: full, normal or off (what a power-loss nemesis takes).", valueName: "LEVEL"))
+    var sqliteSynchronous: String?
+
     @Option(name: .customLong("without-nemesis"), help: "Drop the scenario's nemeses of this kind (repeatable).")
     var withoutNemeses: [String] = []
 
@@ -111,6 +114,11 @@ struct SimulateCommand: AsyncParsableCommand {
         for name in faults {
             if let fault = Fault(rawValue: name) { overrides.faults.append(fault) } else {
                 problems.append("--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
+            }
+        }
+        if let sqliteSynchronous {
+            if let level = StorageSync(rawValue: sqliteSynchronous) { overrides.storageSync = level } else {
+                problems.append("--sqlite-synchronous \(sqliteSynchronous): expected one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
         for name in withoutNemeses {

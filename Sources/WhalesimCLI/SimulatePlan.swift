@@ -38,6 +38,7 @@ struct SimulationPlan: Sendable {
         let nemeses = s.nemeses.map { $0.kind.rawValue }
         print("  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faultWindows.isEmpty ? "none" : s.faultWindows.map(\.description).joined(separator: ", "))")
         print("  checkers: \(s.checkers.map(\.rawValue).joined(separator: ", "))")
+        if s.storageSync != .full { print("  storage: synchronous \(s.storageSync.rawValue) (what a power loss takes: StorageSync)") }
         for (fault, reason) in unexercisedFaults { print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)") }
     }
 

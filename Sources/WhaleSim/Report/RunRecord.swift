@@ -30,6 +30,8 @@ public struct RunRecord: Codable, Sendable {
         public var faults: [String]
         public var checkers: [String]
         public var overrides: [String]
+        /// The storage's sync level (``StorageSync``) when it is not `full`; absent at `full`.
+        public var storageSynchronous: String?
     }
 
     public struct ThresholdOutcome: Codable, Sendable {
@@ -83,7 +85,8 @@ public struct RunRecord: Codable, Sendable {
             alphabet: s.alphabet.rawValue, delay: s.delay.description, thinkTime: s.thinkTime.description,
             queueBound: s.queueBound, safetyTicks: s.safetyTicks, livenessBudget: s.livenessBudget,
             nemeses: s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" },
-            faults: s.faultWindows.map(\.description), checkers: s.checkers.map(\.rawValue), overrides: overrides.arguments)
+            faults: s.faultWindows.map(\.description), checkers: s.checkers.map(\.rawValue), overrides: overrides.arguments,
+            storageSynchronous: s.storageSync == .full ? nil : s.storageSync.rawValue)
         verdict = result.verdict
         verdicts = result.results
         thresholds = s.thresholds.map { t in

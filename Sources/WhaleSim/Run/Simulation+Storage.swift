@@ -1,24 +1,31 @@
 import WhaleProtocol
 
 /// The server's storage as a power loss sees it: what was written and what is durable. The
-/// reference server acknowledges an op only once its commit is durable, so with no fault a
-/// write is durable at once (the wait is not modelled). Under `ack-before-durable` the ack leaves
-/// as the write is queued and the sync ends `storageSyncTicks` later; a sync makes everything
-/// written before it durable (one log file). A `server-restart` (kill -9) keeps what was written
-/// (the OS has it); a `power-loss` keeps only what is durable.
+/// reference server acknowledges an op only once its commit is durable, so with no fault and
+/// `storage.synchronous: full` a write is durable at once (the wait is not modelled). Under
+/// `ack-before-durable` the ack leaves as the write is queued and the sync ends `storageSyncTicks`
+/// later; at `normal` the log is synced at the next checkpoint and at `off` only by the operating
+/// system's writeback (``StorageSync``). A sync makes everything written before it durable (one log
+/// file). A `server-restart` (kill -9) keeps what was written (the OS has it); a `power-loss` keeps
+/// only what is durable.
 extension Simulation {
-    /// How long a commit's fsync takes, in ticks, when nothing waits for it.
-    static let storageSyncTicks = 20
+    /// How long after its write an entry is durable under `ack-before-durable`, in ticks: the
+    /// reference server's commit interval with that fault (50 ms), so a reproducer cut from a live
+    /// power loss loses at least the ops the live one lost.
+    static let storageSyncTicks = 50
 
     /// One persisted entry of document `d` reaches the storage.
     mutating func write(_ entry: PersistEntry, document d: Int) {
         settleStorage()
         let early = server?.faults.contains(.ackBeforeDurable) ?? false
-        if !early, unsynced.isEmpty {
+        let level = scenario.storageSync.durableAt(writtenAt: clock.now)
+        if !early, level == nil, unsynced.isEmpty {
             durable[d].append(entry)
             return
         }
-        unsynced.append((d, entry, clock.now + (early ? Self.storageSyncTicks : 0)))
+        // The later of the two: an early ack does not make a level that never syncs sync sooner.
+        let syncAt = max(level ?? clock.now, early ? clock.now + Self.storageSyncTicks : clock.now)
+        unsynced.append((d, entry, syncAt))
         settleStorage()
     }
 

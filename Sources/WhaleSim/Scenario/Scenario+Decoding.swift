@@ -4,6 +4,7 @@ extension Scenario {
     static let topLevelKeys = [
         "name", "description", "mode", "seed", "clients", "text", "ops", "ticks", "network",
         "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model", "live", "script",
+        "storage",
     ]
 
     /// Decodes a scenario strictly: unknown keys, wrong types and out-of-range values are all
@@ -74,6 +75,9 @@ extension Scenario {
             if let x = m["board"], let v = r.int(x, "model.board", range: 0...10_000) { spec.boardClients = v }
             if let x = m["accounts"], let v = r.int(x, "model.accounts", range: 1...1_000) { spec.accounts = v }
             s.model = spec
+        }
+        if let n = top["storage"], let m = r.mapping(n, "storage", allowed: ["synchronous"]) {
+            if let x = m["synchronous"], let v = r.choice(x, "storage.synchronous", StorageSync.self, choices: StorageSync.allCases) { s.storageSync = v }
         }
         if let n = top["live"] { s.live = decodeLive(n, reader: &r) }
         if let n = top["script"] {

@@ -15,6 +15,7 @@
 /// model: {board: 5, accounts: 2}   # optional: the Whaler model workloads
 /// nemeses:
 ///   - {kind: disconnect, every: 400, duration: 60}
+/// storage: {synchronous: full}     # full (default), normal or off: what a power-loss nemesis takes
 /// faults:                          # catalog faults (whalesim simulate --list-faults)
 ///   - client-tie-priority          # a plain name: on for the whole run
 ///   - {name: server-applies-resend-twice, at: [2000, 9000], duration: 3000}  # on at each tick for 3000
@@ -86,6 +87,9 @@ public struct Scenario: Hashable, Sendable {
     /// A schedule the simulator follows instead of the seeded workload and nemeses (``ScriptSpec``,
     /// docs/scripted-scenarios.md); nil: the workload is drawn from the seed.
     public var script: ScriptSpec?
+    /// When the server's storage makes writes durable (`storage: {synchronous: full|normal|off}`):
+    /// what a `power-loss` takes (``StorageSync``). Live, the embedded server runs SQLite at this level.
+    public var storageSync: StorageSync = .full
 
     public init(name: String) { self.name = name }
 }

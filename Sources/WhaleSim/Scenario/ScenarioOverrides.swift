@@ -1,7 +1,7 @@
 import WhaleProtocol
 
 /// Command-line changes to a scenario: what `--clients`, `--ops`, `--documents`, `--delay-max`,
-/// `--queue-bound`, `--without-nemesis`, `--fault` and, for a scenario with a `model` section,
+/// `--queue-bound`, `--without-nemesis`, `--fault`, `--sqlite-synchronous` and, for a scenario with a `model` section,
 /// `--board`, `--accounts` and `--model-only` say. The shrinker produces these too, and ``arguments``
 /// spells them back for the one-line replay command. They never touch fault windows: those live
 /// in the scenario (its file), which the replay command names.
@@ -13,6 +13,8 @@ public struct ScenarioOverrides: Hashable, Sendable {
     public var queueBound: Int?
     public var withoutNemeses: [NemesisSpec.Kind] = []
     public var faults: [Fault] = []
+    /// The server storage's sync level (`--sqlite-synchronous`, ``StorageSync``).
+    public var storageSync: StorageSync?
     /// How many of the first clients are on the board (`model.board`); the others are on account pages.
     public var boardClients: Int?
     /// How many accounts the account pages are spread over (`model.accounts`).
@@ -23,7 +25,8 @@ public struct ScenarioOverrides: Hashable, Sendable {
 
     public init(clients: Int? = nil, documents: Int? = nil, ops: Int? = nil, delayMax: Int? = nil, queueBound: Int? = nil,
                 withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = [],
-                boardClients: Int? = nil, accounts: Int? = nil, modelOnly: Bool = false) {
+                boardClients: Int? = nil, accounts: Int? = nil, modelOnly: Bool = false, storageSync: StorageSync? = nil) {
+        self.storageSync = storageSync
         self.boardClients = boardClients
         self.accounts = accounts
         self.modelOnly = modelOnly
@@ -45,6 +48,7 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let ops { s.ops = ops }
         if let delayMax { s.delay = s.delay.capped(at: delayMax) }
         if let queueBound { s.queueBound = queueBound }
+        if let storageSync { s.storageSync = storageSync }
         s.nemeses.removeAll { withoutNemeses.contains($0.kind) }
         // A script keeps the steps of the clients left and its first `--ops` edits.
         if let script = s.script {
@@ -77,6 +81,7 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let queueBound { args += ["--queue-bound", "\(queueBound)"] }
         for kind in NemesisSpec.Kind.allCases where withoutNemeses.contains(kind) { args += ["--without-nemesis", kind.rawValue] }
         for fault in Fault.allCases where faults.contains(fault) { args += ["--fault", fault.rawValue] }
+        if let storageSync { args += ["--sqlite-synchronous", storageSync.rawValue] }
         if let boardClients { args += ["--board", "\(boardClients)"] }
         if let accounts { args += ["--accounts", "\(accounts)"] }
         if modelOnly { args.append("--model-only") }
