@@ -104,6 +104,8 @@ extension LiveRun {
     /// `--restart-command` and the `--lazyfs-control` file of its data directory's mount.
     private func losePower(_ fault: ScheduledFault) async {
         if let server = embeddedServer, let mount = lazyMount {
+            // The note tells a reproducer cut from this record that the crash is a power loss.
+            context?.recorder.record(.note("power loss"))
             context?.recorder.record(.serverCrash)
             let window = addWindow(kind: "power-loss", label: "power lost: server killed, unsynced writes dropped", start: clock.nowMs, duration: fault.duration)
             context?.metrics.outage(true)
@@ -131,6 +133,7 @@ extension LiveRun {
     /// `drop` into its lazyfs control file for a power loss, then `CMD start` after the duration.
     private func restartTeamServer(_ fault: ScheduledFault, command: String, dropControl: String?) async {
         let kind = dropControl == nil ? "server-restart" : "power-loss"
+        if dropControl != nil { context?.recorder.record(.note("power loss")) }
         context?.recorder.record(.serverCrash)
         let window = addWindow(kind: kind, label: dropControl == nil ? "server killed and restarted (--restart-command)" : "power lost (--restart-command, lazyfs drop)",
                                start: clock.nowMs, duration: fault.duration)

@@ -63,7 +63,7 @@ import WhaleProtocol
         #expect(smoke.cannotExercise(.utf8LengthUnits) == "convergence-smoke types only ASCII, where UTF-8 bytes and scalars count the same")
         #expect(smoke.cannotExercise(.serverDropsSlowClient) != nil)
         #expect(smoke.cannotExercise(.clientTiePriority) == nil)
-        #expect(smoke.cannotExercise(.ackBeforeDurable) == "convergence-smoke has no power-loss nemesis (only a power loss takes what was acknowledged but not yet durable)")
+        #expect(smoke.cannotExercise(.ackBeforeDurable) == "convergence-smoke has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)")
         #expect(try BuiltinScenarios.load("server-restart").cannotExercise(.ackBeforeDurable) != nil)
         #expect(FaultCatalog.scenarios(exercising: .ackBeforeDurable) == ["power-loss"])
         var single = smoke

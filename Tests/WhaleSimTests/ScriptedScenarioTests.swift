@@ -183,6 +183,54 @@ import WhaleProtocol
         #expect(r.results.first { $0.checker == .revisions }?.verdict == .invalid, "\(r.results)")
     }
 
+    /// `server-crash`, `power-loss` and `server-start` are the server's steps (no client): a power
+    /// loss under `ack-before-durable` loses the op acknowledged just before it, a plain crash does not,
+    /// and a crash with no `server-start` leaves the server down until the heal.
+    @Test func serverStepsCrashLosePowerAndStart() throws {
+        func run(_ crash: String, faults: String = "faults: [ack-before-durable]") throws -> SimulationResult {
+            let s = try scenario("""
+                    - {at: 0, client: 0, do: connect}
+                    - {at: 10, client: 0, do: edit, position: 0, insert: "a"}
+                    - {at: 12, client: 0, do: arrive}
+                    - {at: 14, client: 0, do: receive, revision: 1}
+                    - {at: 20, do: \(crash)}
+                    - {at: 30, do: server-start}
+                    - {at: 40, client: 0, do: connect}
+                """, extra: faults)
+            #expect(s.script?.steps[4].client == ScriptSpec.Step.server)
+            #expect(s.script?.activeClients == [0])
+            return Simulation.run(s, seed: 1)
+        }
+        let lost = try run("power-loss")
+        #expect(lost.results.first { $0.checker == .intention }?.verdict == .invalid, "\(lost.results)")
+        #expect(lost.results.first { $0.checker == .intention }?.evidence.contains { $0.contains("an acknowledged edit was lost") } == true)
+        #expect(lost.counts.serverRestarts == 1)
+        // kill -9 keeps what was written; and at synchronous = FULL there is nothing to lose.
+        #expect(try run("server-crash").verdict == .valid)
+        #expect(try run("power-loss", faults: "").verdict == .valid)
+
+        let p = problems(Self.header + """
+
+            script:
+              steps:
+                - {at: 1, client: 0, do: power-loss}
+                - {at: 2, do: server-start, cause: x}
+            """)
+        #expect(p.contains("script.steps[0].client: a server step (server-crash, power-loss, server-start) names no client"), "\(p)")
+        #expect(p.contains("script.steps[1].cause: not used by `do: server-start`"), "\(p)")
+
+        // Written back without a client, read back the same; cutting clients keeps server steps.
+        let s = try scenario("""
+                - {at: 0, client: 1, do: connect}
+                - {at: 5, do: server-crash}
+                - {at: 6, do: server-start}
+            """)
+        #expect(try Scenario.decode(yaml: s.scriptedYAML(), source: "back") == s)
+        #expect(s.scriptedYAML().contains("- {at: 5, do: server-crash}"))
+        #expect(s.script?.keepingClients([1]).steps.map(\.client) == [0, ScriptSpec.Step.server, ScriptSpec.Step.server])
+        #expect(Scenario.stepLine(s.script!.steps[1], clients: 2) == "t=5 server server-crash")
+    }
+
     @Test func overridesCutTheScript() throws {
         let s = try scenario("""
                 - {at: 0, client: 0, do: connect}

@@ -59,6 +59,21 @@ import Glibc
         #expect(run.stdout.contains("intention    invalid"), "\(run.stdout)")
         // The lost acknowledged ops are named, with when they were acknowledged and dropped.
         #expect(run.stdout.contains("an acknowledged edit was lost"), "\(run.stdout)")
+        // The run's reproducer replays the power loss in the simulator (a `power-loss` step where the
+        // record noted one): the same checker fails with the same kind of evidence, shrunk small.
+        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
+        let runDir = dir.appendingPathComponent("Reports/latest").resolvingSymlinksInPath()
+        let reproducer = try String(contentsOf: runDir.appendingPathComponent("reproducer.yml"), encoding: .utf8)
+        #expect(reproducer.contains("do: power-loss}") && reproducer.contains("do: server-start}"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))) as? [String: Any])
+        // A lost acknowledged op is named by intention; the revisions the server then hands out
+        // again carry other ops, which clients that had them find (convergence: diverged).
+        #expect(summary["status"] as? String == "reproduced", "\(summary)")
+        #expect(["intention", "convergence", "revisions"].contains(summary["checker"] as? String ?? ""), "\(summary)")
+        let shrunk = try #require(summary["shrunk"] as? [String: Any])
+        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let shrunkFile = try String(contentsOf: runDir.appendingPathComponent("reproducer-shrunk.yml"), encoding: .utf8)
+        #expect(shrunkFile.contains("do: power-loss}"), "a power loss is what loses the op: \(shrunkFile)")
     }
 
     /// The team's-server path: `whalesim serve --sqlite-synchronous off` on a lazyfs mount the

@@ -63,6 +63,43 @@ import Testing
         #expect(again.stdout.contains("replay shrunk:    whalesim simulate \(shrunkFile)"))
     }
 
+    /// The live run of `utf8-length-transform` (the server's transform counts a concurrent insert
+    /// in UTF-8 bytes, so it refuses or misplaces non-ASCII edits typed at the same time): exit 2,
+    /// and its reproducer fails the same checker in simulation, shrunk to a handful.
+    @Test func aLiveUTF8TransformFailureBecomesAShrunkReproducer() throws {
+        let dir = try cli.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("scenario.yml")
+        try """
+            name: live-utf8-transform-repro
+            mode: live
+            seed: 7
+            text: {alphabet: unicode, initial: "Café notes ✓\\n"}
+            clients: {count: 6, documents: 1, protocol: 2}
+            mix: {typing-burst: 40, paste: 10, same-position-insert: 20, delete: 5}
+            faults: [utf8-length-transform]
+            live:
+              duration: 4s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 100, max: 600}
+              keystroke: {distribution: uniform, min: 5, max: 20}
+              import: {pages: 0}
+              quiescence: 2s
+            checkers: [convergence, intention, revisions, liveness]
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
+        let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))) as? [String: Any])
+        #expect(summary["status"] as? String == "reproduced", "\(summary)")
+        let shrunk = try #require(summary["shrunk"] as? [String: Any])
+        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let again = try cli.whalesim(["simulate", runDir.appendingPathComponent("reproducer-shrunk.yml").path, "--no-shrink", "--report-dir", reports.path])
+        #expect(again.status == 2, "\(again.all)")
+    }
+
     /// A violation whose cause the record does not hold (flaky-network seed 1 with
     /// revision-reset-on-empty: the reset depends on when a join reached the server) is said to
     /// be not reproduced, with why, and exits 3.

@@ -6,6 +6,11 @@
 /// moved (a `receive` at each `clientRevision`: an acknowledgement the live client never got is
 /// never delivered before its socket breaks), and explicit selections are replayed.
 ///
+/// A server crash and restart happen when they did live (`server-crash`, or `power-loss` where the
+/// record notes a power loss before the crash, then `server-start`): the simulated server keeps
+/// what its storage model makes durable, which for a power loss under `ack-before-durable` is
+/// what was acknowledged more than the commit interval before the crash.
+///
 /// A resend the live server acknowledged again without applying it (or refused) still has to
 /// reach the simulated server, or the client would wait for its acknowledgement forever: it
 /// arrives right after it was sent, unless its socket broke before any answer (then it was lost).
@@ -39,6 +44,8 @@ public enum ReproducerBuilder {
         var skippedApplies = 0
         var firstBaseLength: Int?
         var lastRevision = Array(repeating: 0, count: clients.count)
+        /// A `power loss` note (the live runner's and the simulator's) says the next crash is one.
+        var powerLossNoted = false
 
         for (i, line) in lines.enumerated() {
             if let name = line.clients.first, line.type != "serverApply", clientIndex(name) < 0 { continue }
@@ -72,6 +79,13 @@ public enum ReproducerBuilder {
                 if revision != lastRevision[c] { put(t, i, c, .receive(revision: revision)) }
                 lastRevision[c] = revision
                 seen.append((i, t, revision))
+            case .serverCrash:
+                put(t, i, ScriptSpec.Step.server, .serverCrash(powerLoss: powerLossNoted))
+                powerLossNoted = false
+            case .serverRestart:
+                put(t, i, ScriptSpec.Step.server, .serverStart)
+            case .note(let text) where text.hasPrefix("power loss"):
+                powerLossNoted = true
             case .note(let text):
                 // The simulator notes the backpressure it reports to the server (`c03 backpressure on`).
                 let words = text.split(separator: " ").map(String.init)

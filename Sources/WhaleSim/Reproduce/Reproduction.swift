@@ -81,7 +81,7 @@ public struct Reproduction: Sendable {
     static func whyNot(lines: [NamedHistoryLine], note: LiveRecordSummary.Note) -> [String] {
         var reasons: [String] = []
         if lines.contains(where: { $0.type == "serverCrash" || $0.type == "serverRestart" }) {
-            reasons.append("the server restarted during the run: what it kept depended on its storage (what it had persisted when it died), which a script does not replay")
+            reasons.append("the server restarted during the run: the script replays the crash (and a power loss), but which writes the live storage had made durable when it died is not in the record")
         }
         if lines.contains(where: { $0.type == "observation" && $0.document == note.name }) {
             reasons.append("the record of \(note.name) has gaps or conflicts (observation events): the live server's history is not fully known")

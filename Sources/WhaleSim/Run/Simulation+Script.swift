@@ -41,7 +41,19 @@ extension Simulation {
         guard let script = scenario.script, n < script.steps.count else { return }
         let step = script.steps[n]
         let c = step.client
-        guard c < sessions.count else { return }
+        switch step.action {
+        case .serverCrash(let powerLoss):
+            guard server != nil else { record(.note("script: \(step.action.word) skipped (the server is down)")); return }
+            if powerLoss { losePower() }
+            crashServer(restartAfter: nil)
+            return
+        case .serverStart:
+            guard server == nil else { record(.note("script: server-start skipped (the server is up)")); return }
+            restartServer(reconnectClients: false)
+            return
+        default: break
+        }
+        guard c >= 0, c < sessions.count else { return }
         // A step is a client action: the liveness checker's message-loop bound counts them.
         counts.actions += 1
         defer { pumpAllHeld() }
@@ -91,6 +103,7 @@ extension Simulation {
             record(.note("partition cuts off \(clientIds[c])"))
         case .partition(false):
             endPartition([c])
+        case .serverCrash, .serverStart: break // handled above
         }
     }
 

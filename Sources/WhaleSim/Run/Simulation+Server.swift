@@ -38,8 +38,9 @@ extension Simulation {
         serverHandle(.backpressure(clientIds[c], slow: slow), messageId: "")
     }
 
-    /// The server process dies: every connection breaks and its memory is gone.
-    mutating func crashServer(restartAfter: Int) {
+    /// The server process dies: every connection breaks and its memory is gone. It starts again
+    /// after `restartAfter` ticks (nil: when a script step says).
+    mutating func crashServer(restartAfter: Int?) {
         guard server != nil else { return }
         counts.serverRestarts += 1
         record(.serverCrash)
@@ -51,11 +52,12 @@ extension Simulation {
             clientHandle(c, .disconnected)
             modelClientHandle(c, .disconnected)
         }
-        queue.schedule(.restartServer, at: clock.now + restartAfter)
+        if let restartAfter { queue.schedule(.restartServer, at: clock.now + restartAfter) }
     }
 
     /// A new server process from the persisted documents; clients reconnect shortly after.
-    mutating func restartServer() {
+    /// `reconnectClients` off: a script's clients connect at their own steps.
+    mutating func restartServer(reconnectClients: Bool = true) {
         guard server == nil else { return }
         do {
             server = try CollabServer(configuration: serverConfiguration, restoring: persisted)
@@ -72,6 +74,7 @@ extension Simulation {
                 serverRevisions[d] = revision
             }
         }
+        guard reconnectClients else { return }
         for c in sessions.indices {
             queue.schedule(.connect(client: c), at: clock.now + 1 + clientRandom[c].int(in: 0...20))
         }

@@ -12,7 +12,8 @@ extension Scenario {
     public func cannotExercise(_ fault: Fault) -> String? {
         let sharesDocuments = clients > documents
         let scriptInserts = script?.steps.contains { if case .edit(_, _, let text) = $0.action { !text.isEmpty } else { false } } ?? false
-        let scriptDisconnects = script?.steps.contains { if case .disconnect = $0.action { true } else { false } } ?? false
+        let scriptDisconnects = script?.steps.contains { if case .disconnect = $0.action { true } else if case .serverCrash = $0.action { true } else { false } } ?? false
+        let scriptPowerLoss = script?.steps.contains { $0.action == .serverCrash(powerLoss: true) } ?? false
         let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0 || scriptInserts
         let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart || $0.kind == .powerLoss } || mix[.reconnect] > 0 || scriptDisconnects
         let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0 || scriptDisconnects
@@ -56,8 +57,8 @@ extension Scenario {
         case .revisionResetOnEmpty:
             if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
         case .ackBeforeDurable:
-            if !nemeses.contains(where: { $0.kind == .powerLoss }) {
-                return "\(name) has no power-loss nemesis (only a power loss takes what was acknowledged but not yet durable)"
+            if !nemeses.contains(where: { $0.kind == .powerLoss }), !scriptPowerLoss {
+                return "\(name) has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)"
             }
         case .staleRefetchOverwrites, .echoStorm:
             let mutates = ActionMix.Action.allCases.contains { $0.isModel && mix[$0] > 0 }

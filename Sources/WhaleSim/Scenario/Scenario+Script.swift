@@ -32,7 +32,12 @@ extension Scenario {
         guard let m = r.mapping(node, path, allowed: keys) else { return nil }
         var at: Int?, client: Int?
         if let x = m["at"] { at = r.int(x, "\(path).at", range: 0...1_000_000_000) } else { r.problem("\(path).at", "missing (the tick of the step)") }
-        if let x = m["client"] {
+        // The server's steps name no client.
+        let serverStep = m["do"].flatMap { node -> String? in if case .scalar(let s) = node { s.string } else { nil } }.map(ScriptSpec.Action.serverWords.contains) ?? false
+        if serverStep {
+            if m["client"] != nil { r.problem("\(path).client", "a server step (\(ScriptSpec.Action.serverWords.joined(separator: ", "))) names no client") }
+            client = ScriptSpec.Step.server
+        } else if let x = m["client"] {
             client = r.int(x, "\(path).client", range: 0...10_000)
             if let c = client, c >= clients { r.problem("\(path).client", "\(c) is not a client of this scenario (clients.count is \(clients), numbered from 0)"); client = nil }
         } else {
@@ -82,7 +87,10 @@ extension Scenario {
         case "slow": action = .slow(true)
         case "unslow": action = .slow(false)
         case "partition": action = .partition(true)
-        default: action = .partition(false)
+        case "unpartition": action = .partition(false)
+        case "server-crash": action = .serverCrash(powerLoss: false)
+        case "power-loss": action = .serverCrash(powerLoss: true)
+        default: action = .serverStart
         }
         guard let at, let client, let action else { return nil }
         return ScriptSpec.Step(at: at, client: client, action: action)

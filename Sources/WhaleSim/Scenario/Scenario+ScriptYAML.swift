@@ -14,6 +14,7 @@ extension Scenario {
         out.append("ticks: {liveness-budget: \(livenessBudget)}")
         out.append("network: {delay: \(Self.delayYAML(delay)), queue-bound: \(queueBound)}")
         if !faults.isEmpty { out.append("faults: [\(faults.joined(separator: ", "))]") }
+        if storageSync != .full { out.append("storage: {synchronous: \(storageSync.rawValue)}") }
         out.append("checkers: [\(checkers.map(\.rawValue).joined(separator: ", "))]")
         if !thresholds.isEmpty { out.append("thresholds: [\(thresholds.map { Self.quoted($0.description) }.joined(separator: ", "))]") }
         let script = script ?? ScriptSpec()
@@ -28,9 +29,9 @@ extension Scenario {
     public static func stepLine(_ step: ScriptSpec.Step, clients: Int) -> String {
         let width = max(2, String(max(0, clients - 1)).count)
         let n = String(step.client)
-        let name = "c" + String(repeating: "0", count: max(0, width - n.count)) + n
+        let name = step.client == ScriptSpec.Step.server ? "server" : "c" + String(repeating: "0", count: max(0, width - n.count)) + n
         let detail: String = switch step.action {
-        case .connect, .arrive, .slow, .partition: ""
+        case .connect, .arrive, .slow, .partition, .serverCrash, .serverStart: ""
         case .disconnect(let cause): " (\(cause))"
         case .edit(let p, let d, let text): " at \(p) delete \(d) insert \(quoted(text))"
         case .select(let a, let h): " \(a)..\(h)"
@@ -40,9 +41,9 @@ extension Scenario {
     }
 
     static func stepYAML(_ step: ScriptSpec.Step) -> String {
-        var fields = ["at: \(step.at)", "client: \(step.client)", "do: \(step.action.word)"]
+        var fields = step.action.isServerStep ? ["at: \(step.at)", "do: \(step.action.word)"] : ["at: \(step.at)", "client: \(step.client)", "do: \(step.action.word)"]
         switch step.action {
-        case .connect, .arrive, .slow, .partition: break
+        case .connect, .arrive, .slow, .partition, .serverCrash, .serverStart: break
         case .disconnect(let cause): fields.append("cause: \(quoted(cause))")
         case .edit(let position, let delete, let insert):
             fields.append("position: \(position)")

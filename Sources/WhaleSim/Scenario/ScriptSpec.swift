@@ -41,6 +41,20 @@ public struct ScriptSpec: Hashable, Sendable {
         /// The client is cut off (`true`: both links hold their messages, as TCP buffers them) or
         /// reachable again (`false`: what was held is delivered).
         case partition(Bool)
+        /// The server dies (`kill -9`: what it wrote survives) or, with `powerLoss`, its machine loses
+        /// power (what its storage had not made durable is lost too, ``StorageSync``). Every
+        /// connection breaks; the server stays down until a `server-start` step (or the heal).
+        case serverCrash(powerLoss: Bool)
+        /// The server starts again from what its storage kept. Clients connect at their own steps.
+        case serverStart
+
+        /// Whether the step is the server's, not a client's (its ``Step/client`` is ``Step/server``).
+        public var isServerStep: Bool {
+            switch self {
+            case .serverCrash, .serverStart: true
+            default: false
+            }
+        }
 
         /// The `do:` word of the action.
         public var word: String {
@@ -53,14 +67,22 @@ public struct ScriptSpec: Hashable, Sendable {
             case .receive: "receive"
             case .slow(let on): on ? "slow" : "unslow"
             case .partition(let on): on ? "partition" : "unpartition"
+            case .serverCrash(let powerLoss): powerLoss ? "power-loss" : "server-crash"
+            case .serverStart: "server-start"
             }
         }
 
-        public static let words = ["connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow", "partition", "unpartition"]
+        public static let words = ["connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow", "partition", "unpartition",
+                                   "server-crash", "power-loss", "server-start"]
+        /// The words of the server's steps, which name no client.
+        public static let serverWords = ["server-crash", "power-loss", "server-start"]
     }
 
-    /// One step: at tick `at`, client number `client` does `action`.
+    /// One step: at tick `at`, client number `client` does `action` (a server step's `client` is
+    /// ``Step/server``).
     public struct Step: Hashable, Sendable {
+        /// The `client` of a server step (`server-crash`, `power-loss`, `server-start`).
+        public static let server = -1
         public var at: Int
         public var client: Int
         public var action: Action
@@ -88,7 +110,7 @@ public struct ScriptSpec: Hashable, Sendable {
     /// The clients with at least one step, ascending.
     public var activeClients: [Int] {
         var seen: [Bool] = []
-        for step in steps {
+        for step in steps where step.client >= 0 {
             if step.client >= seen.count { seen += Array(repeating: false, count: step.client + 1 - seen.count) }
             seen[step.client] = true
         }
@@ -101,7 +123,7 @@ public struct ScriptSpec: Hashable, Sendable {
         var out = self
         var kept = 0
         out.steps = steps.filter { step in
-            guard step.client < clients else { return false }
+            guard step.client < clients else { return false } // server steps (-1) stay
             if case .edit = step.action, let edits {
                 kept += 1
                 return kept <= edits
@@ -115,6 +137,7 @@ public struct ScriptSpec: Hashable, Sendable {
     public func keepingClients(_ keep: [Int]) -> ScriptSpec {
         var out = self
         out.steps = steps.compactMap { step in
+            if step.client == Step.server { return step }
             guard let n = keep.firstIndex(of: step.client) else { return nil }
             var s = step
             s.client = n
