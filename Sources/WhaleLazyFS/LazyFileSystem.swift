@@ -34,6 +34,9 @@ public final class LazyFileSystem: @unchecked Sendable {
         return report
     }
 
+    /// Every unsynced write becomes durable (the `writeback` command); 0 or `-errno`.
+    public func writeback() -> Int32 { locked { try $0.writeback() } }
+
     public var status: String {
         lock.lock()
         defer { lock.unlock() }
@@ -141,7 +144,14 @@ public final class LazyFileSystem: @unchecked Sendable {
             switch LazyCommand.parse(String(decoding: bytes, as: UTF8.self)) {
             case .failure: return -EINVAL
             case .success(let commands):
-                for case .drop(let torn) in commands { drop(torn: torn) }
+                for command in commands {
+                    switch command {
+                    case .drop(let torn): drop(torn: torn)
+                    case .writeback:
+                        let result = writeback()
+                        if result != 0 { return result }
+                    }
+                }
                 return Int32(bytes.count)
             }
         }

@@ -252,6 +252,21 @@ public final class LazyOverlay {
         descriptors = [:]
     }
 
+    // MARK: Writeback
+
+    /// Everything unsynced becomes durable, as if every file and every directory were fsynced
+    /// (the `writeback` command). Returns how many files it wrote.
+    @discardableResult
+    public func writeback() throws -> Int {
+        let paths = files.keys.sorted()
+        for path in paths { try sync(path) }
+        let directories = namespace.flatMap(\.directories)
+        var seen: [String] = []
+        for d in directories where !seen.contains(d) { seen.append(d) }
+        for d in seen { try syncDirectory(d) }
+        return paths.count
+    }
+
     // MARK: Drop
 
     /// The power loss: every unsynced page is forgotten and every unsynced namespace change

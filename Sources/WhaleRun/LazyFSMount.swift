@@ -89,6 +89,10 @@ public final class LazyFSMount: @unchecked Sendable {
         return "dropped (no report from lazyfs)"
     }
 
+    /// Makes everything written so far durable (`writeback`): the state a machine's disk has once
+    /// the kernel wrote its old dirty pages back.
+    func writeback() throws { try Data("writeback\n".utf8).write(to: controlFile) }
+
     /// Unmounts: SIGTERM (libfuse unmounts on its way out), then a lazy unmount if it is still there.
     public func unmount() {
         guard let p = process else { return }

@@ -238,6 +238,18 @@ public final class LiveRun: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
 
+        // On lazyfs, what the setup wrote (users, imported accounts, tracking) is on the disk before
+        // the load, as a deployment's older data is once the kernel wrote it back: a power loss
+        // then takes what the load wrote and the server did not sync, not the whole database
+        // (at `storage.synchronous: off` nothing is ever synced, and every note would vanish).
+        if let lazyMount {
+            do { try lazyMount.writeback() } catch { note("lazyfs writeback before the load failed: \(error)") }
+        } else if spec.server != .embedded, scenario.nemeses.contains(where: { $0.kind == .powerLoss }), let control = options.lazyfsControl {
+            do { try Data("writeback\n".utf8).write(to: URL(fileURLWithPath: control)) } catch {
+                note("writeback to --lazyfs-control \(control) before the load failed: \(error)")
+            }
+        }
+
         // Load.
         output("whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(serverURL), salesforce \(salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")")
         let loadStart = clock.nowMs

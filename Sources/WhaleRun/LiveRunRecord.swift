@@ -86,6 +86,7 @@ public struct LiveRunRecord: Codable, Sendable {
             "nemeses": s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" }.joined(separator: "; "),
             "networkFaults": spec.networkFaults.map { "\($0.kind.rawValue) at \($0.at) for \($0.durationMs)" }.joined(separator: "; "),
         ]
+        if s.storageSync != .full { options["storageSynchronous"] = s.storageSync.rawValue }
         // A fault window that could not be carried out is never a pass.
         verdict = !r.unavailable.isEmpty && r.verdict == .valid ? "unknown" : r.verdict.rawValue
         verdicts = r.results.map { CheckerVerdict(checker: $0.checker.rawValue, verdict: $0.verdict.rawValue, evidence: $0.evidence, findings: $0.findings.isEmpty ? nil : $0.findings) }

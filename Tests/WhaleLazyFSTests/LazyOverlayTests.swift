@@ -212,13 +212,39 @@ import WhaleLazyFS
         }
     }
 
+    /// `writeback`: what the kernel's writeback does, for everything at once: unsynced data and
+    /// namespace changes become durable, and a drop after it loses nothing.
+    @Test func aWritebackMakesEverythingUnsyncedDurable() throws {
+        let f = try Fixture()
+        try f.durableFile("/old")
+        try f.fs.mkdir("/data", mode: 0o755)
+        try f.fs.create("/data/db", mode: 0o644)
+        try f.fs.write("/data/db", offset: 0, bytes: Self.bytes("users and accounts"))
+        try f.fs.unlink("/old")
+        #expect(f.fs.unsyncedFiles == 1 && f.fs.unsyncedNamespaceChanges == 3)
+        #expect(f.onDisk("/data/db") == [])
+        #expect(try f.fs.writeback() == 1)
+        #expect(f.fs.unsyncedFiles == 0 && f.fs.unsyncedNamespaceChanges == 0)
+        #expect(f.onDisk("/data/db") == Self.bytes("users and accounts"))
+        // What comes after it is as lazy as ever.
+        try f.fs.write("/data/db", offset: 0, bytes: Self.bytes("USERS"))
+        let report = f.fs.drop(torn: false)
+        #expect(report.filesDropped == 1 && report.namespaceUndone == 0)
+        #expect(try f.shown("/data/db") == Self.bytes("users and accounts"))
+        #expect(!f.exists("/old"), "the removal was written back too")
+        let stash = (try? FileManager.default.contentsOfDirectory(atPath: f.directory.path + "/.lazyfs-stash")) ?? []
+        #expect(stash.isEmpty, "a written-back removal leaves nothing in the stash: \(stash)")
+    }
+
     @Test func controlFileCommandsParseAndBadOnesAreRefused() throws {
         #expect(try LazyCommand.parse("drop\n").get() == [.drop(torn: false)])
         #expect(try LazyCommand.parse("drop torn").get() == [.drop(torn: true)])
         #expect(try LazyCommand.parse("\n  drop   torn \r\ndrop\n").get() == [.drop(torn: true), .drop(torn: false)])
         #expect(try LazyCommand.parse("").get() == [])
         guard case .failure(let e) = LazyCommand.parse("drop\nflush") else { Issue.record("flush accepted"); return }
-        #expect(e.description == "unknown lazyfs command \"flush\" (expected \"drop\" or \"drop torn\")")
+        #expect(e.description == "unknown lazyfs command \"flush\" (expected \"drop\", \"drop torn\" or \"writeback\")")
+        #expect(try LazyCommand.parse("writeback\ndrop").get() == [.writeback, .drop(torn: false)])
+        guard case .failure = LazyCommand.parse("writeback now") else { Issue.record("writeback now accepted"); return }
         guard case .failure = LazyCommand.parse("drop torn now") else { Issue.record("drop torn now accepted"); return }
     }
 }

@@ -264,5 +264,16 @@ import WhaleProtocol
             == "# applied twice on # (revisions # and #): its text \"…\" is doubled")
         #expect(EvidenceKind.of("c00:1 applied twice on note-00 (revisions 1 and 2): its text \"x\" is doubled")
             == EvidenceKind.of("c001.mk3x:4 applied twice on acc-7 (revisions 3 and 5): its text \"ab\" is doubled"))
+        // The claim: what went wrong with what, not how or when it showed.
+        let during = EvidenceKind.of("t=3536 c006 diverged from the server on acc-1001 during the run: the server's op for revision 434 did not fit the local copy: operation does not span the document")
+        let other = EvidenceKind.of("t=3652 c010 diverged from the server on acc-1001 during the run: the server's op for revision 434 did not fit the local copy: cannot transform operations on different documents")
+        let atTheEnd = EvidenceKind.of("c00 diverged from the server on note-00: lengths 55 and 55, first difference at scalar 1: \"h t\" vs \"hxt\"")
+        #expect(during != other)
+        #expect(EvidenceKind.claim(during) == "# diverged from the server on #")
+        #expect(EvidenceKind.claim(other) == EvidenceKind.claim(during) && EvidenceKind.claim(atTheEnd) == EvidenceKind.claim(during))
+        #expect(EvidenceKind.claim(EvidenceKind.of("c01:17 was acknowledged at t=2427 but dropped from note-00 at t=2988 (restart from persisted state): an acknowledged edit was lost"))
+            == "# was acknowledged at # but dropped from # at # (restart from persisted state)")
+        #expect(EvidenceKind.claim(EvidenceKind.of("c01:17 applied twice on note-00 (revisions 1 and 2): its text \"x\" is doubled"))
+            != EvidenceKind.claim(during))
     }
 }

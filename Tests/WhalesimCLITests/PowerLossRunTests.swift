@@ -76,6 +76,22 @@ import Glibc
         #expect(shrunkFile.contains("do: power-loss}"), "a power loss is what loses the op: \(shrunkFile)")
     }
 
+    /// `storage: {synchronous: off}` in the scenario: the embedded server runs SQLite without a sync,
+    /// its database on the run's lazyfs mount; the power loss takes acknowledged ops (exit 2), as the
+    /// simulator's model of the same scenario says (StorageSyncTests).
+    @Test(.enabled(if: fuseAvailable, "\(skipReason)"))
+    func aScenarioAtSynchronousOffIsCaughtOnTheEmbeddedServer() throws {
+        let dir = try runner.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (run, record) = try runner.live(Self.scenario(name: "live-embedded-synchronous-off", faults: "storage: {synchronous: off}"), in: dir, extra: ["--no-reproduce"])
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains("verdict: correctness violated (exit 2)"), "\(run.stdout)")
+        // The setup was written back before the load: the loss is the load's ops, each named.
+        #expect(run.stdout.contains("an acknowledged edit was lost"), "\(run.stdout)")
+        let options = (record?["options"] as? [String: Any]) ?? [:]
+        #expect(options["storageSynchronous"] as? String == "off", "\(options)")
+    }
+
     /// The team's-server path: `whalesim serve --sqlite-synchronous off` on a lazyfs mount the
     /// test made, killed and started by a --restart-command script, dropped through --lazyfs-control.
     /// With synchronous OFF a power loss takes the whole database (the run's imported accounts
@@ -104,6 +120,8 @@ import Glibc
         let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect((status >> 8) & 0xff == 2, "\(printed)")
         #expect(printed.contains("verdict: correctness violated (exit 2)"), "\(printed)")
+        // The run wrote the mount back before its load (the team's users and accounts stay): the loss is named.
+        #expect(printed.contains("an acknowledged edit was lost"), "\(printed)")
     }
 
     /// The same window against a server whalesim neither starts nor can drop: unavailable, exit 3.

@@ -36,4 +36,20 @@ public enum EvidenceKind {
         flush()
         return out
     }
+
+    /// The claim of a kind (``of(_:)``): the part before its first `": "`, which says what went
+    /// wrong with what (`# diverged from the server on # during the run`), without the detail of
+    /// how it showed (`operation does not span the document` or `cannot transform operations on
+    /// different documents` are the same divergence). A reproducer matches live evidence by it,
+    /// and its shrinker keeps a candidate by it: a detail that flips as edits go would otherwise
+    /// strand the shrinker in a local minimum of dozens of edits.
+    /// When it was seen is not part of the claim either: a leading time (`t=3333`, a `#` before the
+    /// subject's `#`) and a trailing ` during the run` go, so a copy that diverged while the run went on
+    /// and one found diverged at the end make the same claim.
+    public static func claim(_ kind: String) -> String {
+        var claim = kind.range(of: ": ").map { String(kind[..<$0.lowerBound]) } ?? kind
+        if claim.hasPrefix("# #") { claim.removeFirst(2) }
+        if claim.hasSuffix(" during the run") { claim.removeLast(" during the run".count) }
+        return claim
+    }
 }

@@ -17,6 +17,8 @@ public struct LiveRecordSummary: Sendable {
     public var timeUnit: String
     public var protocolVersion: Int
     public var faults: [String]
+    /// The storage's sync level (`options.storageSynchronous`; `full` when absent).
+    public var storageSync: StorageSync = .full
     public var checkers: [CheckerName]
     public var notes: [Note]
     public var results: [CheckResult]
@@ -62,10 +64,15 @@ public struct LiveRecordSummary: Sendable {
             guard let name = d["name"] as? String, let clients = d["clients"] as? [String] else { throw ReproduceError("\(source): a document without name or clients") }
             notes.append(Note(name: name, clients: clients, initialText: d["initialText"] as? String ?? ""))
         }
-        return LiveRecordSummary(
+        var summary = LiveRecordSummary(
             scenario: try need("scenario", String.self), seed: (o["seed"] as? NSNumber)?.uint64Value ?? 0,
             timeUnit: o["timeUnit"] as? String ?? "ticks", protocolVersion: version, faults: faults,
             checkers: checkers, notes: notes, results: results, replayCommand: o["replayCommand"] as? String ?? "")
+        if let level = options["storageSynchronous"] as? String {
+            guard let sync = StorageSync(rawValue: level) else { throw ReproduceError("\(source): options.storageSynchronous \(level) is not full, normal or off") }
+            summary.storageSync = sync
+        }
+        return summary
     }
 
     /// The note to reproduce and the checker that failed on it: `requested` (a note's name) or the

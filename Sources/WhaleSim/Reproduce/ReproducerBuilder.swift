@@ -161,6 +161,7 @@ public enum ReproducerBuilder {
         s.delay = .fixed(1)
         s.livenessBudget = 20_000
         s.faults = summary.faults.filter { FaultCatalog.names.contains($0) }
+        s.storageSync = summary.storageSync
         s.checkers = summary.checkers.filter { $0 != .model }
         s.script = ScriptSpec(delivery: .scripted, steps: placed.map(\.step))
         s.ops = s.script!.editCount

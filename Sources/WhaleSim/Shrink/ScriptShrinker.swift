@@ -1,8 +1,9 @@
 import Foundation
 
 /// Shrinks a failing scripted scenario (``ScriptSpec``) as ``Shrinker`` shrinks a seeded one, but
-/// by deleting from the script while the failure holds: whole clients first (renumbered), then
-/// steps (halves, quarters, ... single steps, as delta debugging does), then shorter inserted
+/// by deleting from the script while the failure holds: whole clients first (renumbered), then the
+/// script's holds (network delivery, no `arrive` or `receive` steps) when the failure does not need
+/// them, then every edit as a one-scalar insert at 0 when that keeps the failure, then steps (halves, quarters, ... single steps, as delta debugging does), then shorter inserted
 /// text and a shorter initial text. A candidate is kept when `checker` still says invalid with
 /// evidence of the same ``EvidenceKind`` as `kinds` names (any of them; empty: any evidence).
 ///
@@ -18,10 +19,12 @@ public enum ScriptShrinker {
         public var budgetSpent: Bool
     }
 
-    /// Whether `result` fails `checker` with evidence of one of `kinds`.
+    /// Whether `result` fails `checker` with evidence of the claim of one of `kinds` (``EvidenceKind/claim(_:)``).
     public static func fails(_ result: SimulationResult, checker: CheckerName, kinds: Set<String>) -> Bool {
         guard let r = result.results.first(where: { $0.checker == checker }), r.verdict == .invalid else { return false }
-        return kinds.isEmpty || r.evidence.contains { kinds.contains(EvidenceKind.of($0)) }
+        guard !kinds.isEmpty else { return true }
+        let claims = Set(kinds.map(EvidenceKind.claim))
+        return r.evidence.contains { claims.contains(EvidenceKind.claim(EvidenceKind.of($0))) }
     }
 
     public static func shrink(_ scenario: Scenario, result: SimulationResult, checker: CheckerName, kinds: Set<String>,
@@ -72,6 +75,32 @@ public enum ScriptShrinker {
                 _ = holds(c)
                 k -= 1
                 if spent { break }
+            }
+            // Network delivery instead of the script's holds: when the failure does not need the
+            // live order, every `arrive` and `receive` goes, and edits can then go one by one (with
+            // the holds, deleting one edit moves every later revision a `receive` names).
+            if best.script!.delivery == .scripted, !spent {
+                var c = best
+                c.script!.delivery = .network
+                c.script!.steps.removeAll { step in
+                    switch step.action {
+                    case .arrive, .receive: true
+                    default: false
+                    }
+                }
+                _ = holds(compacted(c))
+            }
+            // Every edit a one-scalar insert at the start: a later edit's place and width then
+            // no longer hang on the edits before it (a delete at 57 of a note cut to 40 scalars is
+            // clamped to nothing), so deleting edits one by one cannot strand the failure.
+            if !spent, best.script!.steps.contains(where: { if case .edit(let p, let d, let t) = $0.action { p != 0 || d != 0 || t.unicodeScalars.count != 1 } else { false } }) {
+                var c = best
+                for k in c.script!.steps.indices {
+                    guard case .edit(_, _, let text) = c.script!.steps[k].action else { continue }
+                    let first = text.unicodeScalars.first.map { String($0) } ?? "x"
+                    c.script!.steps[k].action = .edit(position: 0, delete: 0, insert: first)
+                }
+                _ = holds(c)
             }
             // Steps, in chunks that halve.
             var chunk = max(1, best.script!.steps.count / 2)
