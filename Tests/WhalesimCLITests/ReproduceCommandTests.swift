@@ -63,6 +63,51 @@ import Testing
         #expect(again.stdout.contains("replay shrunk:    whalesim simulate \(shrunkFile)"))
     }
 
+    /// The live run of `revision-reset-on-empty` (the server resets a note's revision when its
+    /// last member leaves): with `live.recorder-visits` the recorder is no standing member, so a
+    /// client's reconnect empties its note; the reset shows (a client's or the recorder's resync
+    /// answered at a lower revision, an op refused as not fitting the reset note), the run exits 2,
+    /// and the reproducer fails the same checker in simulation and shrinks to a handful of clients and ops.
+    @Test func aLiveRevisionResetBecomesAShrunkReproducer() throws {
+        let dir = try cli.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("scenario.yml")
+        try """
+            name: live-reset-repro
+            mode: live
+            seed: 7
+            text: {alphabet: ascii, initial: "Call notes:\\n"}
+            clients: {count: 2, documents: 2, protocol: 2}
+            mix: {typing-burst: 30, reconnect: 20}
+            faults: [revision-reset-on-empty]
+            live:
+              duration: 3s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 150, max: 800}
+              keystroke: {distribution: uniform, min: 5, max: 20}
+              import: {pages: 0}
+              quiescence: 2s
+              recorder-visits: 250ms
+            checkers: [revisions, convergence, intention, liveness]
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
+        let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
+        let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
+        #expect(summary["status"] as? String == "reproduced")
+        let checker = try #require(summary["checker"] as? String)
+        #expect(["convergence", "intention", "revisions"].contains(checker), "the simulator's checkers for this fault (FaultCatalogTests): \(summary)")
+        let shrunk = try #require(summary["shrunk"] as? [String: Any])
+        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml")
+        let again = try cli.whalesim(["simulate", shrunkFile.path, "--no-shrink", "--report-dir", reports.path])
+        #expect(again.status == 2, "\(again.all)")
+        #expect(again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"), "\(again.stdout)")
+    }
+
     /// A violation whose cause the record does not hold (flaky-network seed 1 with
     /// revision-reset-on-empty: the reset depends on when a join reached the server) is said to
     /// be not reproduced, with why, and exits 3.

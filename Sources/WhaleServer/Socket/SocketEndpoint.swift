@@ -164,6 +164,7 @@ struct SocketEndpoint: Sendable {
             server.router.shards[index].sockets.withLockedValue { $0[connection.id] = connection }
             server.router.shards[index].handle(.connected(connection.id, userId: connection.caller?.userId ?? "anonymous",
                                                           protocolVersion: connection.protocolVersion))
+            server.tellShardIfSlow(connection, shardIndex: index)
         }
         server.router.shards[index].handle(.received(connection.id, envelope), receivedAt: .now)
     }
