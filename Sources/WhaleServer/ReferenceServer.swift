@@ -238,15 +238,26 @@ public final class ReferenceServer: Sendable {
         tellShard(shardIndex, connection, slow: slow)
     }
 
-    /// Tells a connection's new shard that it is slow, when it was marked so before it joined:
-    /// the shard's state machine starts every connection as not slow.
+    /// Tells a connection's new shard that it is slow, when it was marked so before it joined
+    /// (and is still): the shard's state machine starts every connection as not slow.
     func tellShardIfSlow(_ connection: SocketConnection, shardIndex: Int) {
         if connection.state.withLockedValue({ $0.slow }) { tellShard(shardIndex, connection, slow: true) }
     }
 
-    private func tellShard(_ shardIndex: Int, _ connection: SocketConnection, slow: Bool) {
-        backpressureLog?.write(client: connection.id.rawValue, slow: slow)
-        router.shards[shardIndex].handle(.backpressure(connection.id, slow: slow))
+    /// Tells the shard the connection's mark as it is now, not as it was when the caller changed
+    /// it: a mark set on the delivering thread and cleared on the event loop may reach the shard
+    /// in either order, and the last one told must not leave a drained connection slow. The
+    /// backpressure log is written under the shard's lock, in the order the shard took the marks,
+    /// with the joined note's revision then: the broadcasts of later revisions are the ones the
+    /// mark acts on, which a reproducer must know (times alone are too coarse).
+    private func tellShard(_ shardIndex: Int, _ connection: SocketConnection, slow _: Bool) {
+        let log = backpressureLog
+        router.shards[shardIndex].handleLocked({ server in
+            let slow = connection.state.withLockedValue { $0.slow }
+            let actions = server.handle(.backpressure(connection.id, slow: slow))
+            log?.write(client: connection.id.rawValue, slow: slow, note: server.joinedNote(of: connection.id))
+            return actions
+        }, ticket: { _ in })
     }
 
     /// Seconds since 1970 (tokens).

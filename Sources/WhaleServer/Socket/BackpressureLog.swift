@@ -2,7 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// The `--backpressure-log` file: one JSON line each time the server marks a connection slow
-/// or drained (`{"ms":1764139200123,"client":"c001.mk3x9","slow":true}`, Unix milliseconds).
+/// or drained (`{"ms":1764139200123,"client":"c001.mk3x9","slow":true,"note":"acc-1000","revision":17}`:
+/// Unix milliseconds, and the joined note's revision when the change took effect, if joined).
 /// Only the server knows when it did; a live run reads the file after the load and puts each
 /// change in its history, so `whalesim reproduce` can put `slow`/`unslow` steps where they were.
 final class BackpressureLog: Sendable {
@@ -18,12 +19,17 @@ final class BackpressureLog: Sendable {
         handle = NIOLockedValueBox(h)
     }
 
-    /// Writes one change, at once (a SIGKILLed server's earlier lines stay in the file).
-    func write(client: String, slow: Bool) {
+    /// Writes one change, at once (a SIGKILLed server's earlier lines stay in the file), with the
+    /// note the connection has joined and its revision when the change took effect, if any.
+    func write(client: String, slow: Bool, note: (resourceId: String, revision: Int)?) {
         let ms = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        // Client ids are the server's own (`ClientID`): no quote or backslash to escape, but be safe.
-        let id = client.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        let line = Data("{\"ms\":\(ms),\"client\":\"\(id)\",\"slow\":\(slow)}\n".utf8)
+        let joined = note.map { ",\"note\":\"\(Self.escaped($0.resourceId))\",\"revision\":\($0.revision)" } ?? ""
+        let line = Data("{\"ms\":\(ms),\"client\":\"\(Self.escaped(client))\",\"slow\":\(slow)\(joined)}\n".utf8)
         handle.withLockedValue { $0?.write(line) }
+    }
+
+    /// Ids are the server's own (client ids, note ids): no quote or backslash, but be safe.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 }
