@@ -72,8 +72,9 @@ import Testing
     ///
     /// The marks last well under a millisecond and the first ops of the run are typed by four
     /// clients at once, so a replay at millisecond resolution sometimes forms other first ops
-    /// (measured: 6 to 8 runs of 8 reproduced, docs/decisions.md): every run must fail live with
-    /// the marks in its record and reproducer; one of at most three must reproduce.
+    /// (measured: 12 runs of 16 reproduced, every one failed live; docs/decisions.md): every run
+    /// must fail live with the marks in its record and reproducer; one of at most four must
+    /// reproduce (all four missing: about 1 in 250 at that rate).
     @Test func aLiveSlowClientDropBecomesAShrunkReproducer() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -97,7 +98,7 @@ import Testing
             checkers: [convergence, intention, revisions, liveness]
             """.write(to: file, atomically: true, encoding: .utf8)
         var reproduced: (runDir: URL, reports: URL, summary: [String: Any])?
-        for attempt in 1...3 where reproduced == nil {
+        for attempt in 1...4 where reproduced == nil {
             let reports = dir.appendingPathComponent("Reports-\(attempt)")
             let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
             #expect(run.status == 2, "attempt \(attempt): \(run.all)")
@@ -112,7 +113,7 @@ import Testing
             #expect(["intention", "liveness", "convergence"].contains(checker), "the simulator's checkers for this fault (FaultCatalogTests)")
             if summary["status"] as? String == "reproduced" { reproduced = (runDir, reports, summary) }
         }
-        let (runDir, reports, summary) = try #require(reproduced, "no live run of three reproduced")
+        let (runDir, reports, summary) = try #require(reproduced, "no live run of four reproduced")
         let checker = try #require(summary["checker"] as? String)
         let shrunk = try #require(summary["shrunk"] as? [String: Any])
         #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
