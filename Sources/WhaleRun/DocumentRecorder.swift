@@ -18,6 +18,13 @@ import WhaleSim
 /// drops one that answers nothing, or whose join goes unanswered, and dials again. What it
 /// still misses is written down as an `observation` gap, never as the server's doing; the run
 /// fills gaps from the server's own account after quiescence (``History/reconciled``).
+///
+/// With `visitEveryMs` (`live.recorder-visits`) it is no standing member: it joins, takes what
+/// it missed (the ops of a protocol-2 resync), leaves, and comes back after that long, so a note
+/// whose clients all left is empty on the server, as it would be without whalesim watching
+/// (`revision-reset-on-empty`). A note the server emptied and reset answers the next visit's
+/// resync with its full state at a lower revision, which the recorder writes down as the server
+/// going back (`serverRevision`): the observer does not hide the reset, it sees it later.
 final class DocumentRecorder: Redialing {
     struct State {
         var revision = 0
@@ -42,7 +49,12 @@ final class DocumentRecorder: Redialing {
         var staleDrops = 0
         /// Test hook: stop taking frames at this run time (a stalled observer).
         var stallAtMs: Int?
+        /// Joins the server answered (a visiting recorder is not joined between its visits).
+        var answeredJoins = 0
     }
+
+    /// A visiting recorder's pause between visits; nil: a standing member.
+    let visitEveryMs: Int?
 
     let document: Int
     let resourceId: String
@@ -65,7 +77,8 @@ final class DocumentRecorder: Redialing {
     /// another's clients began typing would otherwise start its axis at a later revision, and
     /// `whalesim merge` could not put the shards on one axis.
     init(document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
-         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil) {
+         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil, visitEveryMs: Int? = nil) {
+        self.visitEveryMs = visitEveryMs
         state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero, stallAtMs: stallAtMs))
         self.document = document
         self.resourceId = resourceId
@@ -79,6 +92,8 @@ final class DocumentRecorder: Redialing {
     var revision: Int { state.withLockedValue { $0.revision } }
     var text: String { state.withLockedValue { $0.text.text } }
     var isJoined: Bool { state.withLockedValue { $0.joined } }
+    /// Whether the server has answered a join (the note's baseline is known).
+    var hasAnsweredAJoin: Bool { state.withLockedValue { $0.answeredJoins > 0 } }
     var lastMessageMs: Int { state.withLockedValue { $0.lastMessageMs } }
     var gaps: [String] { state.withLockedValue { $0.gaps } }
     var staleDrops: Int { state.withLockedValue { $0.staleDrops } }
@@ -185,9 +200,9 @@ final class DocumentRecorder: Redialing {
     private func receive(_ frame: String, generation: Int) {
         guard let envelope = try? WireCodec.decodeServer(Array(frame.utf8)) else { return }
         let now = recorder.clock.nowMs
-        state.withLockedValue { s in
-            guard s.generation == generation else { return }
-            if let stall = s.stallAtMs, now >= stall { return }
+        let leaving = state.withLockedValue { s -> LeanSocket? in
+            guard s.generation == generation else { return nil }
+            if let stall = s.stallAtMs, now >= stall { return nil }
             s.lastMessageMs = now
             s.lastHeardMs = now
             switch envelope.message {
@@ -227,6 +242,19 @@ final class DocumentRecorder: Redialing {
             default:
                 break
             }
+            guard case .resourceConnectionConf = envelope.message else { return nil }
+            s.answeredJoins += 1
+            // A visit ends once its resync is answered: the socket goes (a new generation, so its
+            // end is no loss to redial after), and the next visit is dialed after the pause.
+            guard visitEveryMs != nil, !s.closing, let socket = s.socket else { return nil }
+            s.socket = nil
+            s.joined = false
+            s.generation += 1
+            return socket
+        }
+        if let leaving, let every = visitEveryMs {
+            Task { await leaving.close() }
+            redial(after: every)
         }
     }
 

@@ -63,6 +63,8 @@ public final class EmbeddedServer: Sendable {
         if let fixtures = c.fixtures { arguments += ["--fixtures", fixtures.path] }
         if c.compatibility { arguments.append("--compatibility") }
         if c.maxMessageBytes != ServerConfiguration().maxMessageBytes { arguments += ["--max-message-bytes", "\(c.maxMessageBytes)"] }
+        if c.slowClientQueue != ServerConfiguration().slowClientQueue { arguments += ["--slow-client-queue", "\(c.slowClientQueue)"] }
+        if let log = c.backpressureLog { arguments += ["--backpressure-log", log] }
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
         if c.sqliteSynchronous != .full { arguments += ["--sqlite-synchronous", c.sqliteSynchronous.rawValue] }
         var environment: [String: String] = [:]

@@ -64,6 +64,20 @@ public final class LiveRecorder: Sendable {
         }
     }
 
+    /// Records something that happened at run time `ms` but is learned later (the server's
+    /// backpressure marks, read from its log after the load): it goes where `ms` puts it, after
+    /// everything recorded at or before `ms`.
+    public func record(_ event: HistoryEvent, atMs ms: Int) {
+        state.withLockedValue { s in
+            var i = s.entries.count
+            while i > 0, s.entries[i - 1].0 > ms { i -= 1 }
+            s.entries.insert((ms, event), at: i)
+        }
+    }
+
+    /// The names of the clients registered so far, by history index.
+    public var clientNames: [String] { state.withLockedValue { $0.clientNames } }
+
     /// Counts a websocket message either way (the liveness checker's loop bound).
     public func message(_ n: Int = 1) { state.withLockedValue { $0.messages += n } }
 

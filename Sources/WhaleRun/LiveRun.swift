@@ -167,8 +167,11 @@ public final class LiveRun: @unchecked Sendable {
         switch spec.server {
         case .embedded:
             let level = SQLiteSynchronous(rawValue: scenario.storageSync.rawValue) ?? .full
+            let slowClientQueue = spec.slowClientQueue, log = Self.backpressureLogPath(in: workDirectory)
             let s = try await EmbeddedServer.start(directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable) { c in
                 c.sqliteSynchronous = level
+                if let slowClientQueue { c.slowClientQueue = slowClientQueue }
+                c.backpressureLog = log
             }
             server = s
             serverURL = s.baseURL
@@ -219,7 +222,8 @@ public final class LiveRun: @unchecked Sendable {
         directSocketURL = socketURL
         for (d, id) in setup.accountIds.enumerated() {
             let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes,
-                                     fromRevisionZero: options.shard != nil, stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil)
+                                     fromRevisionZero: options.shard != nil, stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil,
+                                     visitEveryMs: spec.recorderVisitEveryMs)
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }
@@ -233,7 +237,7 @@ public final class LiveRun: @unchecked Sendable {
         defer { watchdog.cancel() }
         // Each note's baseline (its revision and text now) must be known before anyone types.
         let joinDeadline = clock.nowMs + 15_000
-        while let waiting = recorders.first(where: { !$0.isJoined }) {
+        while let waiting = recorders.first(where: { !$0.hasAnsweredAJoin }) {
             guard clock.nowMs < joinDeadline else { throw LiveRunError("the server did not answer a join of \(waiting.resourceId) within 15 s") }
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -326,6 +330,10 @@ public final class LiveRun: @unchecked Sendable {
         }
         await server?.stop()
         await salesforceServer?.stop()
+        if server != nil {
+            let marks = Self.recordBackpressure(path: Self.backpressureLogPath(in: workDirectory), recorder: recorder, epochStartMs: epochStartMs)
+            if marks > 0 { note("the server marked connections slow or drained \(marks) time\(marks == 1 ? "" : "s") (its backpressure log, in the history as notes)") }
+        }
 
         machineProbe.stop()  // its last, partial second counts too
         var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs, quiet: quiet)

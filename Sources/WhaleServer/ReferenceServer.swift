@@ -40,6 +40,8 @@ public final class ReferenceServer: Sendable {
     let logger: Logger
     /// The `--delay-acks` test hook; nil (no extra hop) unless ``ServerConfiguration/ackDelay`` > 0.
     private let ackDelay: AckDelayLine?
+    /// The `--backpressure-log` file; nil unless ``ServerConfiguration/backpressureLog`` is set.
+    private let backpressureLog: BackpressureLog?
     private let runtime = NIOLockedValueBox<Runtime?>(nil)
     private let bound = BoundPort()
 
@@ -58,6 +60,7 @@ public final class ReferenceServer: Sendable {
         self.storage = storage
         self.logger = logger
         ackDelay = configuration.ackDelay > .zero ? AckDelayLine(delay: configuration.ackDelay) : nil
+        backpressureLog = configuration.backpressureLog.flatMap(BackpressureLog.init(path:))
         serverId = UUID().uuidString.lowercased()
         // ack-before-durable: nothing waits for a commit, so it is taken every 50 ms.
         let committer = GroupCommitter(storage: storage, commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
@@ -229,7 +232,32 @@ public final class ReferenceServer: Sendable {
             state.slow = slow
             return (true, state.shardIndex)
         }
-        if changed, let shardIndex { router.shards[shardIndex].handle(.backpressure(connection.id, slow: slow)) }
+        // A connection not joined to a note yet (a pool socket's first updates) keeps the mark;
+        // its shard is told when it joins (``tellShardIfSlow``).
+        guard changed, let shardIndex else { return }
+        tellShard(shardIndex, connection, slow: slow)
+    }
+
+    /// Tells a connection's new shard that it is slow, when it was marked so before it joined
+    /// (and is still): the shard's state machine starts every connection as not slow.
+    func tellShardIfSlow(_ connection: SocketConnection, shardIndex: Int) {
+        if connection.state.withLockedValue({ $0.slow }) { tellShard(shardIndex, connection, slow: true) }
+    }
+
+    /// Tells the shard the connection's mark as it is now, not as it was when the caller changed
+    /// it: a mark set on the delivering thread and cleared on the event loop may reach the shard
+    /// in either order, and the last one told must not leave a drained connection slow. The
+    /// backpressure log is written under the shard's lock, in the order the shard took the marks,
+    /// with the joined note's revision then: the broadcasts of later revisions are the ones the
+    /// mark acts on, which a reproducer must know (times alone are too coarse).
+    private func tellShard(_ shardIndex: Int, _ connection: SocketConnection, slow _: Bool) {
+        let log = backpressureLog
+        router.shards[shardIndex].handleLocked({ server in
+            let slow = connection.state.withLockedValue { $0.slow }
+            let actions = server.handle(.backpressure(connection.id, slow: slow))
+            log?.write(client: connection.id.rawValue, slow: slow, note: server.joinedNote(of: connection.id))
+            return actions
+        }, ticket: { _ in })
     }
 
     /// Seconds since 1970 (tokens).

@@ -23,8 +23,14 @@ public struct ServerConfiguration: Sendable {
     public var maxMessagesPerSecond = 500
     /// Open sockets at most; more upgrades are refused with HTTP 503.
     public var maxConnections = 15_000
-    /// Queued outgoing frames past which a connection counts as slow (`server-drops-slow-client`).
+    /// Queued outgoing frames past which a connection counts as slow (`server-drops-slow-client`;
+    /// `serve --slow-client-queue`, a live scenario's `live.slow-client-queue`). A connection marked
+    /// slow stays slow until its channel becomes writable again after a full send buffer.
     public var slowClientQueue = 1_000
+    /// A file to append one JSON line to each time a connection is marked slow or drained
+    /// (`{"ms":UNIX_MS,"client":"ID","slow":true}`; `serve --backpressure-log`), so a live run can
+    /// put in its history when the server did, which only the server knows. Nil (the default): none.
+    public var backpressureLog: String?
     /// Serve the original protocol only, byte for byte: `?protocol=2` is ignored, messages over
     /// 512 bytes close the socket as the original's read limit does, bad input gets silence.
     public var compatibility = false

@@ -47,6 +47,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Open sockets at most; more upgrades get HTTP 503.")
     var maxConnections = 15_000
 
+    @Option(name: .customLong("slow-client-queue"), help: ArgumentHelp("Outgoing frames waiting on a connection past which it counts as slow (what server-drops-slow-client acts on); 0 marks a connection slow as soon as any frame waits for it, to show that fault in a short run.", valueName: "FRAMES"))
+    var slowClientQueue = ServerConfiguration().slowClientQueue
+
+    @Option(name: .customLong("backpressure-log"), help: ArgumentHelp("Append one JSON line to FILE each time a connection is marked slow or drained ({\"ms\":UNIX_MS,\"client\":ID,\"slow\":BOOL}); whalesim run puts them in its history.", valueName: "FILE"))
+    var backpressureLog: String?
+
     @Flag(name: .long, help: "Original protocol only, byte for byte (ignores ?protocol=2; silent on bad input; 512-byte messages).")
     var compatibility = false
 
@@ -105,6 +111,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxMessagesPerSecond = maxMessagesPerSecond
         guard maxConnections >= 1 else { throw BadInput("--max-connections must be ≥ 1").exit() }
         configuration.maxConnections = maxConnections
+        guard (0...1_000_000).contains(slowClientQueue) else { throw BadInput("--slow-client-queue \(slowClientQueue): expected a number of frames from 0 to 1000000").exit() }
+        configuration.slowClientQueue = slowClientQueue
+        if let backpressureLog {
+            // Appended to, never truncated: a server restarted by a run keeps the lines before its crash.
+            let fm = FileManager.default
+            guard fm.fileExists(atPath: backpressureLog) ? fm.isWritableFile(atPath: backpressureLog) : fm.createFile(atPath: backpressureLog, contents: nil) else {
+                throw BadInput("--backpressure-log \(backpressureLog): cannot write the file").exit()
+            }
+            configuration.backpressureLog = backpressureLog
+        }
         configuration.compatibility = compatibility
         var faults = FaultSet()
         for name in fault {

@@ -70,4 +70,35 @@ import WhaleProtocol
             #expect(error.message == "run.json: missing or malformed `options`")
         }
     }
+
+    /// A live server's backpressure mark says after which revision of the note it took effect
+    /// (the run writes it from the server's log): the reproducer puts the `slow` step right after
+    /// that revision's `arrive` and the `unslow` after the next one's, whatever the mark's time
+    /// (here the same millisecond as both applies, and written before them in the record).
+    @Test func liveBackpressureMarksGoAfterTheirRevisionsArrive() throws {
+        let json = """
+            {"scenario": "x", "seed": 3, "timeUnit": "ms", "options": {"protocol": "2", "faults": "server-drops-slow-client", "checkers": "convergence"},
+             "verdicts": [{"checker": "convergence", "verdict": "invalid", "evidence": ["c2 diverged from the server on acc-1"]}],
+             "documents": [{"name": "acc-1", "clients": ["c1", "c2"], "initialText": "ab"}], "replayCommand": "whalesim run x --seed 3"}
+            """
+        let history = """
+            {"t":10,"type":"connect","client":"c1"}
+            {"t":10,"type":"connect","client":"c2"}
+            {"t":20,"type":"edit","client":"c1","position":0,"deleted":0,"inserted":"x"}
+            {"t":20,"type":"send","client":"c1","opId":"c1:1","op":"[\\"x\\",2]","revision":0}
+            {"t":22,"type":"note","text":"c2 backpressure on after revision 1"}
+            {"t":22,"type":"serverApply","document":"acc-1","client":"c1","opId":"c1:1","op":"[\\"x\\",2]","revision":1}
+            {"t":22,"type":"edit","client":"c1","position":1,"deleted":0,"inserted":"y"}
+            {"t":22,"type":"send","client":"c1","opId":"c1:2","op":"[1,\\"y\\",2]","revision":1}
+            {"t":22,"type":"note","text":"c2 backpressure off after revision 2"}
+            {"t":22,"type":"serverApply","document":"acc-1","client":"c1","opId":"c1:2","op":"[1,\\"y\\",2]","revision":2}
+            """
+        let summary = try LiveRecordSummary.read(json, source: "run.json")
+        let lines = try History.decodeJSONLines(history + "\n", source: "history.jsonl")
+        var notes: [String] = []
+        let scenario = ReproducerBuilder.build(lines: lines, summary: summary, note: summary.notes[0], notes: &notes)
+        let steps = try #require(scenario.script?.steps).filter { [.arrive, .slow(true), .slow(false)].contains($0.action) }
+        #expect(steps.map(\.action) == [.arrive, .slow(true), .arrive, .slow(false)], "\(steps)")
+        #expect(steps.map(\.client) == [0, 1, 0, 1])
+    }
 }

@@ -29,6 +29,41 @@ import Testing
         #expect(problems(base + "  foreign-cpu-bound: lots").first?.hasPrefix("live.foreign-cpu-bound: expected a number") == true)
     }
 
+    /// `live.slow-client-queue`: the embedded server's slow-client bound (the server's default
+    /// when absent, 0 allowed); a negative or non-integer value, or the key beside a server URL
+    /// (whose bound whalesim cannot set), is refused, saying what.
+    @Test func theSlowClientQueueDecodesAndBadOnesAreRefused() throws {
+        func live(_ line: String) throws -> LiveSpec? {
+            try Scenario.decode(yaml: "name: t\nmode: live\nlive:\n  duration: 2s\n\(line)", source: "test.yml").live
+        }
+        #expect(try live("")?.slowClientQueue == nil)
+        #expect(try live("  slow-client-queue: 0")?.slowClientQueue == 0)
+        #expect(try live("  slow-client-queue: 25")?.slowClientQueue == 25)
+        #expect(try live("  server: embedded\n  slow-client-queue: 3")?.slowClientQueue == 3)
+        let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
+        #expect(problems(base + "  slow-client-queue: -1") == ["live.slow-client-queue: -1 is out of range 0...1000000"])
+        #expect(problems(base + "  slow-client-queue: 2.5") == ["live.slow-client-queue: expected an integer, got 2.5"])
+        #expect(problems(base + "  slow-client-queue: lots").first?.hasPrefix("live.slow-client-queue: expected an integer") == true)
+        #expect(problems(base + "  server: http://127.0.0.1:8080\n  slow-client-queue: 0")
+            == ["live.slow-client-queue: configures the embedded server only; the server at http://127.0.0.1:8080 has its own"])
+    }
+
+    /// `live.recorder-visits`: how often a visiting recorder resyncs (a standing member when
+    /// absent); a duration without a unit, out of 20 ms...60 s, or not a duration is refused.
+    @Test func theRecorderVisitsDecodeAndBadOnesAreRefused() throws {
+        func live(_ line: String) throws -> LiveSpec? {
+            try Scenario.decode(yaml: "name: t\nmode: live\nlive:\n  duration: 2s\n\(line)", source: "test.yml").live
+        }
+        #expect(try live("")?.recorderVisitEveryMs == nil)
+        #expect(try live("  recorder-visits: 250ms")?.recorderVisitEveryMs == 250)
+        #expect(try live("  recorder-visits: 1s")?.recorderVisitEveryMs == 1000)
+        let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
+        #expect(problems(base + "  recorder-visits: 5ms") == ["live.recorder-visits: 5ms is out of range 20...60000 ms"])
+        #expect(problems(base + "  recorder-visits: 2m") == ["live.recorder-visits: 2m is out of range 20...60000 ms"])
+        #expect(problems(base + "  recorder-visits: often") == ["live.recorder-visits: expected a duration with a unit (ms, s or m), got \"often\""])
+        #expect(problems(base + "  recorder-visits: [1]").first?.hasPrefix("live.recorder-visits: expected a duration") == true)
+    }
+
     @Test func aFullScenarioDecodes() throws {
         let s = try Scenario.decode(yaml: """
             name: t

@@ -84,6 +84,14 @@ public struct CollabServer: Sendable {
         return actions
     }
 
+    /// The note `client` has joined and its revision now, if it has joined one: a backpressure
+    /// change handled now acts on the broadcasts of the revisions after it (a live server's
+    /// backpressure log says so, for reproducers).
+    public func joinedNote(of client: ClientID) -> (resourceId: String, revision: Int)? {
+        guard let id = connections[client]?.resourceId, let document = documents[id] else { return nil }
+        return (id, document.revision)
+    }
+
     func has(_ fault: Fault) -> Bool { configuration.faults.contains(fault) }
 
     /// The faults switched on now. Whoever drives the state machine may switch them between

@@ -59,11 +59,12 @@ final class SocketConnection: Sendable {
         }
     }
 
-    /// The event loop wrote `n` admitted frames into the channel.
-    func wrote(_ n: Int) -> Int {
+    /// The event loop wrote `n` admitted frames into the channel: how many are still on their
+    /// way, and whether the connection is marked slow.
+    func wrote(_ n: Int) -> (queued: Int, slow: Bool) {
         state.withLockedValue { state in
             state.queued -= n
-            return state.queued
+            return (state.queued, state.slow)
         }
     }
 
@@ -151,8 +152,15 @@ struct FrameBatch {
             let connection = frames[i].0
             var n = 1
             while i + n < frames.count, frames[i + n].0 === connection { n += 1 }
-            let queued = connection.wrote(n)
-            if !connection.channel.isWritable || queued > server.configuration.slowClientQueue { server.setSlow(connection, true) }
+            let (queued, slow) = connection.wrote(n)
+            let writable = connection.channel.isWritable
+            if !writable || queued > server.configuration.slowClientQueue {
+                server.setSlow(connection, true)
+            } else if slow, writable, queued <= server.configuration.slowClientQueue / 2 {
+                // Marked slow by its queue while its channel stayed writable: no writability
+                // change will come to clear it (``WritabilityWatcher``), so its drained queue does.
+                server.setSlow(connection, false)
+            }
             i += n
         }
     }

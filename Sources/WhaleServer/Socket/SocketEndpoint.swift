@@ -150,6 +150,7 @@ struct SocketEndpoint: Sendable {
         }
         let index = server.router.shardIndex(for: resourceId)
         let current = connection.state.withLockedValue { $0.shardIndex }
+        var joined = false
         if current != index {
             guard case .resourceConnection = envelope.message else {
                 // Not joined to a document of that shard: the shard would say the same.
@@ -164,8 +165,12 @@ struct SocketEndpoint: Sendable {
             server.router.shards[index].sockets.withLockedValue { $0[connection.id] = connection }
             server.router.shards[index].handle(.connected(connection.id, userId: connection.caller?.userId ?? "anonymous",
                                                           protocolVersion: connection.protocolVersion))
+            joined = true
         }
         server.router.shards[index].handle(.received(connection.id, envelope), receivedAt: .now)
+        // A mark made before the join (a pool socket's `poolJoined`, still being written) reaches
+        // the shard once the join is answered: from then on, as for a mark made after it.
+        if joined { server.tellShardIfSlow(connection, shardIndex: index) }
     }
 
     /// Protocol 2 gets an `error`; the original protocol has none, so it gets silence.

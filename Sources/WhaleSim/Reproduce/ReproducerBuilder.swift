@@ -46,6 +46,8 @@ public enum ReproducerBuilder {
         var lastRevision = Array(repeating: 0, count: clients.count)
         /// A `power loss` note (the live runner's and the simulator's) says the next crash is one.
         var powerLossNoted = false
+        /// Live backpressure marks: when, where in the history, whose, on or off, after which revision.
+        var marks: [(time: Int, line: Int, client: Int, on: Bool, revision: Int)] = []
 
         for (i, line) in lines.enumerated() {
             if let name = line.clients.first, line.type != "serverApply", clientIndex(name) < 0 { continue }
@@ -92,6 +94,12 @@ public enum ReproducerBuilder {
                 if words.count == 3, words[1] == "backpressure", clientIndex(words[0]) >= 0 {
                     put(t, i, clientIndex(words[0]), .slow(words[2] == "on"))
                 }
+                // A live server's mark says after which revision of the note it took effect
+                // (`c003 backpressure on after revision 17`): placed once the applies are.
+                if words.count == 6, words[1] == "backpressure", words[3] == "after", words[4] == "revision",
+                   clientIndex(words[0]) >= 0, let revision = Int(words[5]) {
+                    marks.append((t, i, clientIndex(words[0]), words[2] == "on", revision))
+                }
                 // And its partitions (`partition cuts off c01,c03`, `partition of c01,c03 heals`).
                 if words.count == 4, words[0] == "partition", words[1] == "cuts" {
                     for name in words[3].split(separator: ",") where clientIndex(String(name)) >= 0 { put(t, i, clientIndex(String(name)), .partition(true)) }
@@ -117,6 +125,21 @@ public enum ReproducerBuilder {
         }
         if arriveTimes.count > 1 { for k in stride(from: arriveTimes.count - 2, through: 0, by: -1) { arriveTimes[k] = min(arriveTimes[k], arriveTimes[k + 1]) } }
         for k in applies.indices { applies[k].step = put(arriveTimes[k], applies[k].line, applies[k].client, .arrive) }
+        // A live mark goes right after the arrive of its revision (so the simulated server drops
+        // the broadcasts of the same ops the live one did), or before the first arrive for
+        // revision 0; a revision no apply of the cut has keeps the mark's time.
+        // (The sort is not stable: marks at one place keep their history order by `sub`.)
+        for (n, m) in marks.enumerated() {
+            if let k = applies.firstIndex(where: { $0.revision == m.revision }) {
+                let arrive = placed[applies[k].step]
+                put(arrive.time, arrive.line, m.client, .slow(m.on), sub: 4 + n)
+            } else if m.revision == 0, let first = applies.first {
+                let arrive = placed[first.step]
+                put(min(m.time, arrive.time), min(m.line, arrive.line) - 1, m.client, .slow(m.on), sub: n)
+            } else {
+                put(m.time, m.line, m.client, .slow(m.on))
+            }
+        }
 
         // A socket the client closed still delivers what was written to it: an op sent before a
         // disconnect and applied after it arrives before the disconnect, which waits for it (and

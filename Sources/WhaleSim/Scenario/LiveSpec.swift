@@ -17,6 +17,8 @@
 ///   quiescence: 20s
 ///   abort-on-fail: true
 ///   lag-bound: 50ms                  # runner_lag p99 past this: latency thresholds unknown
+///   slow-client-queue: 0             # embedded server: frames waiting past which a client is slow
+///   recorder-visits: 250ms           # the recorder is no standing member: it resyncs this often
 /// ```
 public struct LiveSpec: Hashable, Sendable {
     /// Where a live run sends its traffic.
@@ -57,6 +59,17 @@ public struct LiveSpec: Hashable, Sendable {
     /// only in contended seconds is `unknown`, since the server may have been starved. Nil
     /// (`foreign-cpu-bound: off`): every breach is judged as the server's, for a dedicated machine.
     public var foreignCPUBoundCores: Double? = 0.25
+    /// The embedded server's `--slow-client-queue`: outgoing frames waiting on a connection past
+    /// which the server marks it slow (what `server-drops-slow-client` acts on). Nil: the server's
+    /// default (1,000, which a run of a few seconds never reaches); 0 marks a connection slow as
+    /// soon as one frame waits for it, so a short run shows the fault.
+    public var slowClientQueue: Int?
+    /// `live.recorder-visits`: each note's recorder is no standing member but visits this often
+    /// (joins, takes the ops it missed by a protocol-2 resync, leaves), so a note whose clients all
+    /// left is empty on the server, as without whalesim watching (`revision-reset-on-empty`); a
+    /// reset shows at the next visit as the server going back. It sees ops up to that much later and
+    /// no cursors between visits. Nil (the default): a standing member, which sees everything at once.
+    public var recorderVisitEveryMs: Int?
 
     public init() {}
 }
