@@ -63,6 +63,61 @@ import Testing
         #expect(again.stdout.contains("replay shrunk:    whalesim simulate \(shrunkFile)"))
     }
 
+    /// Runs `yaml` live in `dir`: it must fail (exit 2) and reproduce its first violation. Returns
+    /// the run directory and the reports directory.
+    func failingLiveRun(_ yaml: String, in dir: URL) throws -> (runDir: URL, reports: URL) {
+        let file = dir.appendingPathComponent("scenario.yml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
+        #expect(run.status == 2, "\(run.all)")
+        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
+        return (reports.appendingPathComponent("latest").resolvingSymlinksInPath(), reports)
+    }
+
+    /// A short live scenario for these tests: seed 7, constant load, no import, 2 s of quiescence.
+    static func liveScenario(_ name: String, clients: String, mix: String, faults: String, live: String = "", duration: String = "3s",
+                             text: String = "{alphabet: ascii, initial: \"Call notes:\\n\"}",
+                             thinkTime: String = "{distribution: exponential, mean: 150, max: 800}",
+                             checkers: String = "[convergence, intention, revisions, liveness]") -> String {
+        """
+        name: \(name)
+        mode: live
+        seed: 7
+        text: \(text)
+        clients: \(clients)
+        mix: \(mix)
+        faults: [\(faults)]
+        live:
+          duration: \(duration)
+          load: {profile: constant}
+          think-time: \(thinkTime)
+          keystroke: {distribution: uniform, min: 5, max: 20}
+          import: {pages: 0}
+          quiescence: 2s\(live.isEmpty ? "" : "\n  " + live)
+        checkers: \(checkers)
+        """
+    }
+
+    /// A failing run's reproducer (`runDir`): reproduced, on one of `checkers` (nil: any), shrunk to
+    /// at most 3 clients and 10 edits, and the shrunk file failing that checker again under
+    /// `whalesim simulate`. Returns the checker.
+    @discardableResult
+    static func expectShrunkReproducer(in runDir: URL, reports: URL, checkers: [String]?, cli: RunCommandTests) throws -> String {
+        let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
+        let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
+        #expect(summary["status"] as? String == "reproduced", "\(summary)")
+        let checker = try #require(summary["checker"] as? String)
+        if let checkers { #expect(checkers.contains(checker), "the simulator's checkers for this fault (FaultCatalogTests): \(summary)") }
+        let shrunk = try #require(summary["shrunk"] as? [String: Any])
+        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml")
+        let again = try cli.whalesim(["simulate", shrunkFile.path, "--no-shrink", "--report-dir", reports.path])
+        #expect(again.status == 2, "\(again.all)")
+        #expect(again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"), "\(again.stdout)")
+        return checker
+    }
+
     /// The live run of `server-drops-slow-client` (the server sends nothing to a connection it
     /// marked slow): `live.slow-client-queue: 0` makes the embedded server mark a connection slow
     /// while a frame waits for it, so a run of a few seconds shows the fault; the server's
@@ -79,24 +134,8 @@ import Testing
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("scenario.yml")
-        try """
-            name: live-slow-client-repro
-            mode: live
-            seed: 7
-            text: {alphabet: ascii, initial: "Call notes:\\n"}
-            clients: {count: 4, documents: 1, protocol: 2}
-            mix: {typing-burst: 30, paste: 10}
-            faults: [server-drops-slow-client]
-            live:
-              duration: 3s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 150, max: 800}
-              keystroke: {distribution: uniform, min: 5, max: 20}
-              import: {pages: 0}
-              quiescence: 2s
-              slow-client-queue: 0
-            checkers: [convergence, intention, revisions, liveness]
-            """.write(to: file, atomically: true, encoding: .utf8)
+        try Self.liveScenario("live-slow-client-repro", clients: "{count: 4, documents: 1, protocol: 2}", mix: "{typing-burst: 30, paste: 10}",
+                              faults: "server-drops-slow-client", live: "slow-client-queue: 0").write(to: file, atomically: true, encoding: .utf8)
         var reproduced: (runDir: URL, reports: URL, summary: [String: Any])?
         for attempt in 1...4 where reproduced == nil {
             let reports = dir.appendingPathComponent("Reports-\(attempt)")
@@ -113,18 +152,12 @@ import Testing
             #expect(["intention", "liveness", "convergence"].contains(checker), "the simulator's checkers for this fault (FaultCatalogTests)")
             if summary["status"] as? String == "reproduced" { reproduced = (runDir, reports, summary) }
         }
-        let (runDir, reports, summary) = try #require(reproduced, "no live run of four reproduced")
-        let checker = try #require(summary["checker"] as? String)
-        let shrunk = try #require(summary["shrunk"] as? [String: Any])
-        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
+        let (runDir, reports, _) = try #require(reproduced, "no live run of four reproduced")
         // The shrunk file keeps a slow step and fails the same checker under `whalesim simulate`;
         // without the fault it passes (the drop, not the script, fails it).
-        let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml")
-        let shrunkText = try String(contentsOf: shrunkFile, encoding: .utf8)
+        try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: ["intention", "liveness", "convergence"], cli: cli)
+        let shrunkText = try String(contentsOf: runDir.appendingPathComponent("reproducer-shrunk.yml"), encoding: .utf8)
         #expect(shrunkText.contains("do: slow"))
-        let again = try cli.whalesim(["simulate", shrunkFile.path, "--no-shrink", "--report-dir", reports.path])
-        #expect(again.status == 2, "\(again.all)")
-        #expect(again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"))
         let unfaulted = dir.appendingPathComponent("unfaulted.yml")
         try shrunkText.replacingOccurrences(of: "faults: [server-drops-slow-client]", with: "faults: []").write(to: unfaulted, atomically: true, encoding: .utf8)
         let clean = try cli.whalesim(["simulate", unfaulted.path, "--no-shrink", "--report-dir", reports.path])
@@ -139,41 +172,9 @@ import Testing
     @Test func aLiveRevisionResetBecomesAShrunkReproducer() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("scenario.yml")
-        try """
-            name: live-reset-repro
-            mode: live
-            seed: 7
-            text: {alphabet: ascii, initial: "Call notes:\\n"}
-            clients: {count: 2, documents: 2, protocol: 2}
-            mix: {typing-burst: 30, reconnect: 20}
-            faults: [revision-reset-on-empty]
-            live:
-              duration: 3s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 150, max: 800}
-              keystroke: {distribution: uniform, min: 5, max: 20}
-              import: {pages: 0}
-              quiescence: 2s
-              recorder-visits: 250ms
-            checkers: [revisions, convergence, intention, liveness]
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let reports = dir.appendingPathComponent("Reports")
-        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
-        #expect(run.status == 2, "\(run.all)")
-        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
-        let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
-        let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
-        let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
-        #expect(summary["status"] as? String == "reproduced")
-        let checker = try #require(summary["checker"] as? String)
-        #expect(["convergence", "intention", "revisions"].contains(checker), "the simulator's checkers for this fault (FaultCatalogTests): \(summary)")
-        let shrunk = try #require(summary["shrunk"] as? [String: Any])
-        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
-        let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml")
-        let again = try cli.whalesim(["simulate", shrunkFile.path, "--no-shrink", "--report-dir", reports.path])
-        #expect(again.status == 2, "\(again.all)")
-        #expect(again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"), "\(again.stdout)")
+        let (runDir, reports) = try failingLiveRun(Self.liveScenario("live-reset-repro", clients: "{count: 2, documents: 2, protocol: 2}", mix: "{typing-burst: 30, reconnect: 20}",
+                              faults: "revision-reset-on-empty", live: "recorder-visits: 250ms", checkers: "[revisions, convergence, intention, liveness]"), in: dir)
+        try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: ["convergence", "intention", "revisions"], cli: cli)
     }
 
     /// The live run of `utf8-length-transform` (the server's transform counts a concurrent insert
@@ -182,35 +183,10 @@ import Testing
     @Test func aLiveUTF8TransformFailureBecomesAShrunkReproducer() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("scenario.yml")
-        try """
-            name: live-utf8-transform-repro
-            mode: live
-            seed: 7
-            text: {alphabet: unicode, initial: "Café notes ✓\\n"}
-            clients: {count: 6, documents: 1, protocol: 2}
-            mix: {typing-burst: 40, paste: 10, same-position-insert: 20, delete: 5}
-            faults: [utf8-length-transform]
-            live:
-              duration: 4s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 100, max: 600}
-              keystroke: {distribution: uniform, min: 5, max: 20}
-              import: {pages: 0}
-              quiescence: 2s
-            checkers: [convergence, intention, revisions, liveness]
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let reports = dir.appendingPathComponent("Reports")
-        let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
-        #expect(run.status == 2, "\(run.all)")
-        #expect(run.stdout.contains(": reproduced"), "\(run.stdout)")
-        let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))) as? [String: Any])
-        #expect(summary["status"] as? String == "reproduced", "\(summary)")
-        let shrunk = try #require(summary["shrunk"] as? [String: Any])
-        #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
-        let again = try cli.whalesim(["simulate", runDir.appendingPathComponent("reproducer-shrunk.yml").path, "--no-shrink", "--report-dir", reports.path])
-        #expect(again.status == 2, "\(again.all)")
+        let (runDir, reports) = try failingLiveRun(Self.liveScenario("live-utf8-transform-repro", clients: "{count: 6, documents: 1, protocol: 2}",
+                              mix: "{typing-burst: 40, paste: 10, same-position-insert: 20, delete: 5}", faults: "utf8-length-transform", duration: "4s",
+                              text: "{alphabet: unicode, initial: \"Café notes ✓\\n\"}", thinkTime: "{distribution: exponential, mean: 100, max: 600}"), in: dir)
+        try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: nil, cli: cli)
     }
 
     /// A violation whose cause the record does not hold (flaky-network seed 1 with
