@@ -54,6 +54,12 @@ public final class LiveRun: @unchecked Sendable {
     /// The setup user's token and the server's socket (not through the proxy), for the run's own reads.
     private var setupToken: String?
     private var directSocketURL = ""
+    /// The run's recorder once the documents are ready (read from other threads by benchmarks).
+    private let liveRecorder = NIOLockedValueBox<LiveRecorder?>(nil)
+
+    /// Websocket frames the runner's clients and recorders have sent and received so far
+    /// (`bench run` divides them by the runner's CPU seconds).
+    public var framesHandled: Int { liveRecorder.withLockedValue { $0 }?.messages ?? 0 }
 
     /// From when the load profile reaches its full client count to the end of the load (the
     /// `{steady}` scope of thresholds), on the run clock.
@@ -218,6 +224,7 @@ public final class LiveRun: @unchecked Sendable {
                                  modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
                                  runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
         self.context = context
+        liveRecorder.withLockedValue { $0 = recorder }
         setupToken = setup.token
         directSocketURL = socketURL
         for (d, id) in setup.accountIds.enumerated() {

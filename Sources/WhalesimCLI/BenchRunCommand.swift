@@ -21,7 +21,10 @@ struct BenchRunCommand: AsyncParsableCommand {
         discussion: """
             Targets (issue 9): 10,000 concurrent virtual clients with at most 64 KB of runner memory per client; with \
             1,000 clients typing 2 ops/s in notes of 10, op→ack p99 ≤ 20 ms and op→remote-apply p99 ≤ 40 ms; the \
-            runner's ceiling as a ratio of the raw echo rate.
+            runner's ceiling (the offered rate it keeps up with, runner_lag p99 within --lag-bound) as a ratio of the \
+            raw echo rate. Issue 21: the runner's CPU seconds per 1,000 ops and frames per CPU-second over the steady \
+            window, beside bare LeanSocket clients sending the same frames on the same schedule (no OT, no record); \
+            targets: at least 0.5× the bare client's frames per CPU-second, at most 0.4 of a core at 2,000 ops/s.
             """)
 
     @Option(name: .customLong("latency-clients"), help: "Clients of the latency phase.")
@@ -40,6 +43,10 @@ struct BenchRunCommand: AsyncParsableCommand {
     var runs = 3
     @Option(name: .customLong("socket-memory"), help: "Sockets of each client kind opened to compare memory per connection (0 skips it).")
     var socketMemory = 2_000
+    @Option(name: .customLong("lag-bound"), help: "The runner_lag p99 (ms) under which the ceiling phase says the runner keeps up.")
+    var lagBound = 50
+    @Flag(inversion: .prefixedNo, help: "Measure bare LeanSocket clients beside the virtual clients (the frames-per-CPU-second yardstick).")
+    var bare = true
     @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing, op ids), or both (repeatable).")
     var protocols: [Int] = [1, 2]
 
@@ -91,28 +98,57 @@ struct BenchRunCommand: AsyncParsableCommand {
         // author's cursor, op ids ride along, and every join exchanges cursorUpdates).
         // Two readings per run: the whole run, ramp-up included, and the steady window from two
         // seconds after the last client joined to the end of the load ("1,000 clients typing").
+        var fullWindows: [RunnerCPUSampler.Window] = []
         for version in protocols where latencyClients > 0 {
             var ackP99: [Double] = [], remoteP99: [Double] = [], steadyAck: [Double] = [], steadyRemote: [Double] = []
+            var windows: [RunnerCPUSampler.Window] = []
             let label = version == 1 ? "original protocol" : "protocol 2 with cursor sharing"
             for run in 1...runs {
                 let server = try serve(directory, "latency\(version)-\(run)")
                 defer { server.stop() }
                 let think = Int(1000 / opsPerSecond)
-                let r = try await live(server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
-                                       think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence, .intention, .revisions],
-                                       protocolVersion: version)
+                let (r, window) = try await live(server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
+                                                 think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence, .intention, .revisions],
+                                                 protocolVersion: version)
                 let ack = r.histograms["op_ack"]?.percentileMs(99) ?? .nan, remote = r.histograms["op_remote_apply"]?.percentileMs(99) ?? .nan
                 let sAck = Self.steady(r, "op_ack", clients: latencyClients), sRemote = Self.steady(r, "op_remote_apply", clients: latencyClients)
                 let rate = Double(sAck?.count ?? 0) / Double(max(1, Self.steadySeconds(r, clients: latencyClients)))
                 ackP99.append(ack); remoteP99.append(remote)
                 steadyAck.append(sAck?.percentileMs(99) ?? .nan); steadyRemote.append(sRemote?.percentileMs(99) ?? .nan)
+                if let window { windows.append(window) }
                 print(String(format: "  %@, run %d: whole run op→ack p99 %.2f ms, op→remote-apply p99 %.2f ms; steady (%d s, %.0f acks/s) op→ack p50 %.2f p99 %.2f ms, op→remote-apply p50 %.2f p99 %.2f ms; verdict %@",
                              label, run, ack, remote, Self.steadySeconds(r, clients: latencyClients), rate,
                              sAck?.percentileMs(50) ?? .nan, sAck?.percentileMs(99) ?? .nan, sRemote?.percentileMs(50) ?? .nan, sRemote?.percentileMs(99) ?? .nan, r.verdict.rawValue))
+                if let window { print("    " + Self.describe(window, runner: "runner")) }
                 for c in r.results where c.verdict != .valid { for line in c.evidence.prefix(3) { print("      \(c.checker.rawValue): \(line)") } }
             }
             print(String(format: "latency, %@, %d clients, notes of %d, %.1f ops/s each (median of %d): steady op→ack p99 %.2f ms (target ≤ 20), op→remote-apply p99 %.2f ms (target ≤ 40); whole run with ramp-up %.2f and %.2f ms",
                          label, latencyClients, noteSize, opsPerSecond, runs, median(steadyAck), median(steadyRemote), median(ackP99), median(remoteP99)))
+            if !windows.isEmpty {
+                print(String(format: "runner cost, %@ (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s (target ≤ 0.4 at 2,000 ops/s)",
+                             label, windows.count, median(windows.map(\.cpuSecondsPer1000Ops)), median(windows.map(\.framesPerCPUSecond)),
+                             median(windows.map(\.cores)), median(windows.map(\.opsPerSecond))))
+            }
+            if version == 2 { fullWindows = windows }
+        }
+
+        // 1b. The bare client: the same frames on the same schedule through the same server, with
+        // no OT, no record and no metrics. Its frames per CPU-second are the yardstick.
+        if latencyClients > 0, !fullWindows.isEmpty, bare {
+            var windows: [RunnerCPUSampler.Window] = []
+            for run in 1...runs {
+                let server = try serve(directory, "bare-\(run)")
+                defer { server.stop() }
+                let (token, _, accounts) = try await BenchAccounts.signIn(server, accounts: latencyClients / noteSize)
+                let r = try await BareNoteLoad.run(url: server.socketURL, token: token, accounts: accounts, clients: latencyClients,
+                                                   noteSize: noteSize, thinkMs: Int(1000 / opsPerSecond), seconds: seconds)
+                windows.append(r.window)
+                print("  bare LeanSocket clients, run \(run): \(r.joined) of \(latencyClients) joined; " + Self.describe(r.window, runner: "bare client"))
+            }
+            let full = median(fullWindows.map(\.framesPerCPUSecond)), yardstick = median(windows.map(\.framesPerCPUSecond))
+            print(String(format: "bare LeanSocket client (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s",
+                         windows.count, median(windows.map(\.cpuSecondsPer1000Ops)), yardstick, median(windows.map(\.cores)), median(windows.map(\.opsPerSecond))))
+            print(String(format: "generator: the full virtual client handles %.2f× the frames per CPU-second of the bare client (target ≥ 0.5)", full / yardstick))
         }
 
         // 2. Memory per client.
@@ -124,28 +160,37 @@ struct BenchRunCommand: AsyncParsableCommand {
                          held, memoryClients, Double(peak) / 1e6, perClient / 1024))
         }
 
-        // 3. Ceiling vs raw echo.
+        // 3. Ceiling: the largest offered rate the runner keeps up with, judged by its own
+        // scheduling lag (runner_lag p99 over the steady window within --lag-bound), not by the
+        // server's latency, which says as much about the server as about the runner.
         if ceilingClients > 0 {
             let raw = try ChildServer(["bench", "raw-server", "--mode", "echo"])
             let echo = try await SocketLoad.rawEcho(url: raw.socketURL, clients: ceilingClients, seconds: Double(seconds) / 2)
             raw.stop()
-            var baseline: Double?
             var ceiling = 0.0
             for think in [400, 200, 100, 50, 25, 12, 6, 3] {
                 let server = try serve(directory, "ceiling\(think)")
                 defer { server.stop() }
-                let r = try await live(server, clients: ceilingClients, documents: max(1, ceilingClients / noteSize), rampMs: 2_000,
-                                       think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence])
-                let p50 = r.histograms["op_ack"]?.percentileMs(50) ?? .infinity
-                let achieved = Double(r.histograms["op_ack"]?.count ?? 0) / Double(max(1, r.durationMs)) * 1000
-                if baseline == nil { baseline = p50 }
-                let ok = p50 <= 2 * baseline!
-                print(String(format: "  think %3d ms: %.0f acks/s, op→ack p50 %.2f ms%@", think, achieved, p50, ok ? "" : " (latency doubled)"))
+                let (r, window) = try await live(server, clients: ceilingClients, documents: max(1, ceilingClients / noteSize), rampMs: 2_000,
+                                                 think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1], checkers: [.convergence])
+                let offered = Double(ceilingClients) * 1000 / Double(think)
+                let lag = Self.steady(r, "runner_lag", clients: ceilingClients)?.percentileMs(99) ?? .infinity
+                let achieved = window?.opsPerSecond ?? 0
+                let ok = lag <= Double(lagBound) && achieved >= 0.9 * offered
+                print(String(format: "  offered %5.0f ops/s: %5.0f acks/s, runner_lag p99 %.1f ms, op→ack p50 %.2f ms%@%@", offered, achieved, lag,
+                             Self.steady(r, "op_ack", clients: ceilingClients)?.percentileMs(50) ?? .nan,
+                             window.map { "; " + Self.describe($0, runner: "runner") } ?? "",
+                             ok ? "" : (lag > Double(lagBound) ? " (lag past the bound)" : " (fell behind the offered rate)")))
                 if ok { ceiling = max(ceiling, achieved) } else { break }
             }
-            print(String(format: "ceiling: %.0f ops/s before op→ack p50 doubles = %.2f× the raw echo rate (%.0f round trips/s, %d clients)",
-                         ceiling, echo > 0 ? ceiling / echo : 0, echo, ceilingClients))
+            print(String(format: "ceiling: %.0f ops/s offered with runner_lag p99 ≤ %d ms = %.2f× the raw echo rate (%.0f round trips/s, %d clients)",
+                         ceiling, lagBound, echo > 0 ? ceiling / echo : 0, echo, ceilingClients))
         }
+    }
+
+    static func describe(_ w: RunnerCPUSampler.Window, runner: String) -> String {
+        String(format: "%@ %.2f cores over %.1f s at %.0f ops/s: %.3f CPU s per 1,000 ops, %.0f frames per CPU-second (%.1f frames per op)",
+               runner, w.cores, w.seconds, w.opsPerSecond, w.cpuSecondsPer1000Ops, w.framesPerCPUSecond, Double(w.frames) / Double(max(1, w.ops)))
     }
 
     private func serve(_ directory: URL, _ name: String) throws -> ChildServer {
@@ -173,14 +218,27 @@ struct BenchRunCommand: AsyncParsableCommand {
         return s
     }
 
+    /// One live run against `server`, with the runner's CPU sampled throughout; the window is
+    /// the steady one (from two seconds after the last client joined to the end of the load).
     private func live(_ server: ChildServer, clients: Int, documents: Int, rampMs: Int, think: DelayDistribution,
-                      mix: [ActionMix.Action: Int], checkers: [CheckerName], protocolVersion: Int = 2) async throws -> LiveRunResult {
+                      mix: [ActionMix.Action: Int], checkers: [CheckerName], protocolVersion: Int = 2) async throws -> (LiveRunResult, RunnerCPUSampler.Window?) {
         var s = scenario(clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers,
                          durationMs: rampMs + seconds * 1000, protocolVersion: protocolVersion)
         s.live?.server = .url(server.baseURL)
         var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
         options.progress = .none
-        return try await LiveRun(options: options) { _ in }.run()
+        let run = LiveRun(options: options) { _ in }
+        let clock = run.metrics.clock
+        let sampler = RunnerCPUSampler(nowMs: { clock.nowMs }, frames: { run.framesHandled })
+        defer { sampler.stop() }
+        let r = try await run.run()
+        guard let start = Self.steadyStart(r, clients: clients), let acked = r.series.counters["ops_acked"] else { return (r, nil) }
+        let n = Self.steadySeconds(r, clients: clients)
+        let ops = acked[start..<min(acked.count, start + n)].reduce(0, +)
+        guard var w = sampler.window(fromMs: start * LiveMetrics.bucketMs, toMs: (start + n) * LiveMetrics.bucketMs, ops: ops) else { return (r, nil) }
+        // The samples fall a little inside the buckets' edges: count the ops over the same span.
+        w.ops = Int((Double(ops) * w.seconds / Double(max(1, n))).rounded())
+        return (r, w)
     }
 
     /// Runner RSS growth per connected client with `memoryClients` mostly idle clients held.

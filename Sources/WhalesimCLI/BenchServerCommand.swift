@@ -141,26 +141,7 @@ struct BenchServerCommand: AsyncParsableCommand {
 
     /// Signs in and makes `accounts` fresh accounts (tracked by the user) to put notes on.
     private func signIn(_ server: ChildServer, accounts count: Int) async throws -> (token: String, userId: String, accounts: [String]) {
-        let login = try await postJSON(server.baseURL + "/api/user/login", ["email": email, "password": password])
-        guard let data = login["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
-              let token = tokens["accessToken"] as? String, let user = data["response"] as? [String: Any], let userId = user["id"] as? String
-        else { throw BadInput("bench: login as \(email) failed: \(login)") }
-        var ids: [String] = []
-        var start = 0
-        while start < count {
-            let end = min(count, start + 500)
-            let changes = (start..<end).map { index -> [String: Any] in
-                ["account": ["name": "Bench \(index)", "salesforceID": "BENCH\(String(format: "%06d", index))"], "newState": "tracked"]
-            }
-            let query = "mutation Track($input: [AccountTrackingChange!]!) { applyAccountTrackingChanges(input: $input) { id } }"
-            let answer = try await postJSON(server.baseURL + "/query", ["query": query, "variables": ["input": changes]], token: token)
-            guard let result = (answer["data"] as? [String: Any])?["applyAccountTrackingChanges"] as? [[String: Any]] else {
-                throw BadInput("bench: creating accounts failed: \(answer)")
-            }
-            ids += result.compactMap { $0["id"] as? String }
-            start = end
-        }
-        return (token, userId, ids)
+        try await BenchAccounts.signIn(server, accounts: count, email: email, password: password)
     }
 
     private func organizationId(_ server: ChildServer, token: String) async throws -> String {

@@ -31,3 +31,24 @@ struct Whalesim: AsyncParsableCommand {
         ]
     )
 }
+
+extension Whalesim {
+    /// Parses and runs the command, as ArgumentParser's own `main` does, after one choice made
+    /// before any task starts: a command that drives live sockets (`run`, `bench`, `conform`,
+    /// `serve`) runs Swift concurrency on NIO's event loops (``LiveExecutor``), so a virtual user's
+    /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
+    /// pool, its timer thread and the socket's loop (docs/decisions.md, "A lean generator").
+    static func main() async {
+        LiveExecutor.installIfWanted(arguments: CommandLine.arguments)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhaleRun
+
+/// Samples the process's CPU time and a frame count every `periodMs` while a load runs, so the
+/// bench can read the runner's cost over any window of it (the steady window, not the ramp-up or
+/// the checkers at the end).
+final class RunnerCPUSampler: Sendable {
+    struct Sample: Sendable {
+        var ms: Int
+        var cpu: Double
+        var frames: Int
+    }
+    /// What one window cost: CPU seconds, frames handled and ops, over `seconds` of wall time.
+    struct Window: Sendable {
+        var seconds: Double
+        var cpuSeconds: Double
+        var frames: Int
+        var ops: Int
+        /// The share of one core the runner used.
+        var cores: Double { cpuSeconds / max(seconds, 1e-9) }
+        var cpuSecondsPer1000Ops: Double { ops > 0 ? cpuSeconds / Double(ops) * 1000 : .nan }
+        var framesPerCPUSecond: Double { cpuSeconds > 0 ? Double(frames) / cpuSeconds : .nan }
+        var opsPerSecond: Double { Double(ops) / max(seconds, 1e-9) }
+    }
+
+    private let samples = NIOLockedValueBox<[Sample]>([])
+    private let task: NIOLockedValueBox<Task<Void, Never>?> = NIOLockedValueBox(nil)
+
+    /// `nowMs`: the clock the windows are given in; `frames`: frames handled so far.
+    init(periodMs: Int = 250, nowMs: @escaping @Sendable () -> Int, frames: @escaping @Sendable () -> Int) {
+        let samples = self.samples
+        task.withLockedValue {
+            $0 = Task.detached(priority: .high) {
+                while !Task.isCancelled {
+                    samples.withLockedValue { $0.append(Sample(ms: nowMs(), cpu: processCPUSeconds(), frames: frames())) }
+                    try? await Task.sleep(for: .milliseconds(periodMs))
+                }
+            }
+        }
+    }
+
+    func stop() { task.withLockedValue { $0?.cancel() } }
+
+    /// The samples nearest inside [`fromMs`, `toMs`], and the CPU and frames between them.
+    func window(fromMs: Int, toMs: Int, ops: Int) -> Window? {
+        let all = samples.withLockedValue { $0 }
+        guard let first = all.first(where: { $0.ms >= fromMs }), let last = all.last(where: { $0.ms <= toMs }), last.ms > first.ms else { return nil }
+        return Window(seconds: Double(last.ms - first.ms) / 1000, cpuSeconds: last.cpu - first.cpu, frames: last.frames - first.frames, ops: ops)
+    }
+}
