@@ -290,7 +290,7 @@ final class VirtualUser: @unchecked Sendable {
 
     private func sleep(ms: Int) async {
         let planned = run.clock.nowUs + Int64(ms) * 1000
-        try? await Task.sleep(for: .milliseconds(ms))
+        await LoopSleep.sleep(ms: ms)
         run.metrics.lag(us: run.clock.nowUs - planned)
         plannedUs = planned
     }

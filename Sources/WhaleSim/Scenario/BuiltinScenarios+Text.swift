@@ -360,6 +360,68 @@ extension BuiltinScenarios {
               - liveness == valid
 
             """#),
+        ("soak", #"""
+            # An hour-class run squeezed into ten minutes: a thousand reps on the embedded server type in
+            # 100 shared account notes and move cards, with the demo's mix, while connections drop now and
+            # then and the server is killed and restarted three times. What it checks beyond the demo: that
+            # the runner's memory stays flat as the run goes on (the record streams to disk), that every
+            # restart heals within 5 s at p99 (converge), and that a long record still ends in a verdict.
+            # `whalesim run soak` takes about 12 minutes and most of two cores; in `whalesim simulate` the
+            # same clients, mix and nemeses run in virtual time.
+            name: soak
+            description: a thousand reps for ten minutes in 100 notes; drops, and three server restarts
+            mode: live
+            seed: 1
+            clients: {count: 1000, documents: 100, protocol: 2}
+            text: {alphabet: ascii, initial: "Call notes:\n"}
+            ops: 500
+            ticks: {safety: 200000, liveness-budget: 40000}
+            network:
+              delay: {distribution: uniform, min: 1, max: 30}
+              queue-bound: 64
+            think-time: {distribution: exponential, mean: 20, max: 400}
+            mix:
+              typing-burst: 40
+              paste: 5
+              delete: 12
+              select: 6
+              same-position-insert: 6
+              cursor-move: 8
+              idle: 15
+              move-account: 5
+              track: 1
+              move-contact: 2
+              create-task: 2
+              complete-task: 1
+              reassign-task: 1
+              reconnect: 1
+            nemeses:
+              - {kind: disconnect, every: 3000, duration: 500}
+              - {kind: server-restart, at: [60000, 240000, 420000], duration: 1500}
+            model: {board: 30, accounts: 2}
+            live:
+              duration: 10m
+              load: {profile: ramp, ramp-up: 60s}
+              think-time: {distribution: exponential, mean: 1500, max: 8000}
+              keystroke: {distribution: uniform, min: 60, max: 220}
+              import: {pages: 1, filters: [Industry]}
+              quiescence: 60s
+              lag-bound: 50ms
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
+            # Latency is not promised here: a thousand clients, the server and the fake Salesforce share two
+            # cores. What is promised: every checker valid, every restart healed within 5 s at p99, and few
+            # errors.
+            thresholds:
+              - convergence == valid
+              - intention == valid
+              - cursors == valid
+              - revisions == valid
+              - liveness == valid
+              - model == valid
+              - converge.p99 < 5s
+              - errors.rate < 5%
+
+            """#),
         ("unicode", #"""
             # Pastes and keystrokes full of emoji (astral, ZWJ sequences, flags), combining marks and
             # CJK: every position and length must count Unicode scalars on every side.

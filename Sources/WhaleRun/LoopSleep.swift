@@ -1,0 +1,59 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// Sleeps on a NIO event loop's timer. `Task.sleep` arms a Dispatch timer: Dispatch's timer
+/// thread wakes for it and pokes a pool thread, two thread wake-ups per sleep, which at 2,000
+/// virtual keystrokes a second were a tenth of the runner's CPU (docs/decisions.md, "A lean
+/// generator"). An event loop keeps its timers in a heap it checks anyway between reads.
+/// Cancelling the task ends the sleep at once, as `Task.sleep` does.
+enum LoopSleep {
+    private final class Waker: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<Void, Never>?
+            var fired = false
+            var timer: Scheduled<Void>?
+        }
+        private let state = NIOLockedValueBox(State())
+
+        func fire() {
+            let c = state.withLockedValue { s -> CheckedContinuation<Void, Never>? in
+                guard !s.fired else { return nil }
+                s.fired = true
+                defer { s.continuation = nil }
+                return s.continuation
+            }
+            c?.resume()
+        }
+
+        /// Parks `c` until the timer fires; false if it already has (resume at once).
+        func park(_ c: CheckedContinuation<Void, Never>) -> Bool {
+            state.withLockedValue { s in
+                if s.fired { return false }
+                s.continuation = c
+                return true
+            }
+        }
+
+        func arm(_ timer: Scheduled<Void>) { state.withLockedValue { $0.timer = timer } }
+        func cancel() {
+            let timer = state.withLockedValue { $0.timer }
+            timer?.cancel()
+            fire()
+        }
+    }
+
+    static func sleep(ms: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async {
+        guard ms > 0, !Task.isCancelled else { return }
+        let waker = Waker()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                guard waker.park(c) else { c.resume(); return }
+                // The loop this thread runs, when it is one: no cross-thread wake-up to arm it.
+                waker.arm(group.any().scheduleTask(in: .milliseconds(Int64(ms))) { waker.fire() })
+            }
+        } onCancel: {
+            waker.cancel()
+        }
+    }
+}
