@@ -4,19 +4,70 @@ import Histogram
 /// and its exact, portable form for run records: the recorded values with their counts.
 /// Re-recording those pairs into an empty histogram of the same shape gives back the same
 /// buckets, so shards merge exactly (`whalesim merge`).
+///
+/// A dense histogram of this shape is about 160 KB of counts, whatever it holds. A live run keeps
+/// one per metric per second for its charts and scoped thresholds, which grew the runner by about
+/// a megabyte a second (docs/decisions.md, "A bounded runner"); a finished second is therefore
+/// ``compacted()`` to its recorded pairs (a few hundred bytes), and made dense again only while
+/// something records into it, adds it up or reads a percentile from it.
 public struct LatencyHistogram: Sendable {
     public static let highestTrackableUs: UInt64 = 600_000_000
-    public private(set) var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: highestTrackableUs, numberOfSignificantValueDigits: .three)
+    private var dense: Histogram<UInt64>?
+    /// The compact form: recorded values (ascending) and their counts; used when `dense` is nil.
+    private var values: [UInt64] = []
+    private var counts: [UInt64] = []
+    private var sparseTotal = 0
 
     public init() {}
 
-    public mutating func record(us: Int64) {
-        _ = histogram.record(UInt64(min(max(us, 1), Int64(Self.highestTrackableUs))))
+    private static func empty() -> Histogram<UInt64> {
+        Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: highestTrackableUs, numberOfSignificantValueDigits: .three)
     }
 
-    public mutating func add(_ other: LatencyHistogram) { histogram.add(other.histogram) }
+    /// The dense histogram (built from the pairs when compact).
+    public var histogram: Histogram<UInt64> {
+        if let dense { return dense }
+        var h = Self.empty()
+        for (v, c) in zip(values, counts) { _ = h.record(v, count: c) }
+        return h
+    }
 
-    public var count: Int { Int(histogram.totalCount) }
+    private mutating func makeDense() {
+        guard dense == nil else { return }
+        dense = histogram
+        values = []
+        counts = []
+        sparseTotal = 0
+    }
+
+    /// The same histogram in its compact form (recorded pairs only).
+    public func compacted() -> LatencyHistogram {
+        guard let dense else { return self }
+        var out = LatencyHistogram()
+        out.dense = nil
+        for r in dense.recordedValues() {
+            out.values.append(r.value)
+            out.counts.append(UInt64(r.count))
+        }
+        out.sparseTotal = Int(dense.totalCount)
+        return out
+    }
+
+    public mutating func record(us: Int64) {
+        makeDense()
+        _ = dense!.record(UInt64(min(max(us, 1), Int64(Self.highestTrackableUs))))
+    }
+
+    public mutating func add(_ other: LatencyHistogram) {
+        makeDense()
+        if let o = other.dense {
+            dense!.add(o)
+        } else {
+            for (v, c) in zip(other.values, other.counts) { _ = dense!.record(v, count: c) }
+        }
+    }
+
+    public var count: Int { dense.map { Int($0.totalCount) } ?? sparseTotal }
 
     /// The value at a percentile, in milliseconds (nil: no sample).
     public func percentileMs(_ p: Double) -> Double? {
@@ -43,16 +94,19 @@ public struct LatencyHistogram: Sendable {
 
     /// `[[value_us, count], ...]` of every non-empty bucket, in value order.
     public var encoded: [[UInt64]] {
-        histogram.recordedValues().map { [$0.value, UInt64($0.count)] }
+        if let dense { return dense.recordedValues().map { [$0.value, UInt64($0.count)] } }
+        return zip(values, counts).map { [$0, $1] }
     }
 
     public init(encoded pairs: [[UInt64]]) throws(RecordError) {
+        var h = Self.empty()
         for pair in pairs {
             guard pair.count == 2, pair[0] <= Self.highestTrackableUs else {
                 throw RecordError("a histogram entry must be [value_us, count] with value ≤ \(Self.highestTrackableUs), got \(pair)")
             }
-            _ = histogram.record(pair[0], count: pair[1])
+            _ = h.record(pair[0], count: pair[1])
         }
+        dense = h
     }
 }
 

@@ -24,6 +24,8 @@ public final class LiveMetrics: Sendable {
         var attempts = 0
         /// Server outages under way on purpose (server-restart windows).
         var outages = 0
+        /// Buckets before this one hold compacted histograms (finished seconds: see ``LatencyHistogram/compacted()``).
+        var denseFrom = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -36,6 +38,15 @@ public final class LiveMetrics: Sendable {
         state.withLockedValue { s in
             s.total[name, default: LatencyHistogram()].record(us: us)
             s.buckets[b, default: [:]][name, default: LatencyHistogram()].record(us: us)
+            // A second before the last one is over: keep its histograms compact (a dense one is
+            // about 160 KB, so dense seconds grew a long run's runner by a megabyte a second).
+            if b - 1 > s.denseFrom {
+                for old in s.denseFrom..<(b - 1) {
+                    guard let byName = s.buckets[old] else { continue }
+                    s.buckets[old] = byName.mapValues { $0.compacted() }
+                }
+                s.denseFrom = b - 1
+            }
         }
     }
 

@@ -81,6 +81,15 @@ final class NoteSession: Redialing {
     /// Switches catalog faults in this client's session (a fault window opening or closing).
     func setFaults(_ faults: FaultSet) { state.withLockedValue { $0.session.faults = faults } }
     var isJoined: Bool { state.withLockedValue { $0.session.connection == .joined } }
+    /// The session's revision (no copy of the session: the convergence watch reads it every 10 ms).
+    var revision: Int { state.withLockedValue { $0.session.revision } }
+    /// What the connection is doing, for a note about a client that has not come back.
+    var connectionSummary: String {
+        state.withLockedValue { s in
+            let socket = s.socket == nil ? (s.connecting ? "dialing" : "no socket") : "socket open"
+            return "\(socket), \(s.session.connection), dial \(s.generation), connection \(s.connectionId)"
+        }
+    }
     var isSynchronized: Bool { state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized } }
 
     /// Opens a socket and joins (or resyncs). Returns once the upgrade is done or failed.
