@@ -277,9 +277,15 @@ public final class LeanSocket: @unchecked Sendable {
         if let channel { write(text, binary: binary, on: channel) }
     }
 
+    /// Always through the loop's task queue, even from the loop itself. A write made right there
+    /// can run the channel's read path before it returns (a failed flush reads to learn why:
+    /// a server restart resets every socket), and that read delivers a frame to a client whose
+    /// lock the sender holds: with Swift tasks on the event loops, a whole loop hung that way at a
+    /// soak run's restart. Through the queue, frames also leave in the order `send` was called,
+    /// from whichever thread (a direct write on the loop could pass one queued from elsewhere).
     private func write(_ text: String, binary: Bool, on channel: any Channel) {
         let frame = WebSocketFrame(fin: true, opcode: binary ? .binary : .text, maskKey: .random(), data: ByteBuffer(string: text))
-        channel.writeAndFlush(frame, promise: nil)
+        channel.eventLoop.execute { channel.writeAndFlush(frame, promise: nil) }
     }
 
     /// How it ended, once it has.

@@ -46,7 +46,7 @@ public struct LatencyHistogram: Sendable {
         var out = LatencyHistogram()
         out.dense = nil
         for r in dense.recordedValues() {
-            out.values.append(r.value)
+            out.values.append(Self.portable(r.value))
             out.counts.append(UInt64(r.count))
         }
         out.sparseTotal = Int(dense.totalCount)
@@ -94,17 +94,24 @@ public struct LatencyHistogram: Sendable {
 
     /// `[[value_us, count], ...]` of every non-empty bucket, in value order.
     public var encoded: [[UInt64]] {
-        if let dense { return dense.recordedValues().map { [$0.value, UInt64($0.count)] } }
+        if let dense { return dense.recordedValues().map { [Self.portable($0.value), UInt64($0.count)] } }
         return zip(values, counts).map { [$0, $1] }
     }
+
+    /// A recorded value as the portable form writes it. The top bucket's value (a sample clamped
+    /// to 10 minutes) reads back as 600,309,759 µs, past what the histogram takes, so re-recording
+    /// it failed (and a record holding it could not be read back); the limit itself lands in the
+    /// same bucket.
+    static func portable(_ value: UInt64) -> UInt64 { min(value, highestTrackableUs) }
 
     public init(encoded pairs: [[UInt64]]) throws(RecordError) {
         var h = Self.empty()
         for pair in pairs {
-            guard pair.count == 2, pair[0] <= Self.highestTrackableUs else {
+            // Up to twice the limit: the top bucket's value, as records written before `portable` hold it.
+            guard pair.count == 2, pair[0] <= 2 * Self.highestTrackableUs else {
                 throw RecordError("a histogram entry must be [value_us, count] with value ≤ \(Self.highestTrackableUs), got \(pair)")
             }
-            _ = h.record(pair[0], count: pair[1])
+            _ = h.record(Self.portable(pair[0]), count: pair[1])
         }
         dense = h
     }

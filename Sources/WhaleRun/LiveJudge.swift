@@ -8,7 +8,7 @@ enum LiveJudge {
     static func checks(_ scenario: Scenario, _ history: History) -> [CheckResult] {
         // The model checker finds nothing to check in a history without model pages and would
         // say valid: say unknown instead, with the reason.
-        let drove = history.entries.contains { if case .modelClientFinal = $0.event { true } else { false } }
+        let drove = history.events.contains { if case .modelClientFinal = $0.event { true } else { false } }
         var results = Checkers.run(scenario.checkers.filter { $0 != .model || drove }, on: history)
         if scenario.checkers.contains(.model), !drove {
             let why = scenario.model == nil ? "the scenario has no model section" : "the server offers no whalesim GraphQL extensions, so no model page was driven"

@@ -575,18 +575,17 @@ public final class LiveRun: @unchecked Sendable {
     /// recorders missed is taken from it, what they saw differently is a conflict. Notes say what
     /// came from where; a note without an account keeps its gaps (the checkers say unknown).
     private func reconcile(_ history: History, accounts: [[ServerAccountOp]?]) -> History {
-        var h = history
-        let readAt = clock.nowMs
+        var given: [(document: Int, account: [ServerAccountOp])] = []
         for (d, account) in accounts.enumerated() {
             guard let account else {
-                note("\(h.documentNames[d]): the server gave no account of its history (no protocol-2 resync); revisions the recorder missed stay unobserved")
+                note("\(history.documentNames[d]): the server gave no account of its history (no protocol-2 resync); revisions the recorder missed stay unobserved")
                 continue
             }
-            let (next, said) = h.reconciled(document: d, account: account, readAt: readAt,
-                                            source: "the server's resync from revision \(recorders[d].baseline ?? 0) after quiescence")
-            h = next
-            if let said { note(said) }
+            given.append((d, account))
         }
+        let (h, said) = history.reconciled(accounts: given, readAt: clock.nowMs,
+                                           source: { "the server's resync from revision \(self.recorders[$0].baseline ?? 0) after quiescence" })
+        for line in said { note(line) }
         return h
     }
 

@@ -126,8 +126,8 @@ public struct LiveRunRecord: Codable, Sendable {
     }
 
     static func counts(_ r: LiveRunResult) -> [String: Int] {
-        var c: [String: Int] = ["clients": r.clientsStarted, "errors": r.errors, "durationMs": r.durationMs, "historyEvents": r.history.entries.count]
-        for e in r.history.entries {
+        var c: [String: Int] = ["clients": r.clientsStarted, "errors": r.errors, "durationMs": r.durationMs, "historyEvents": r.history.count]
+        for e in r.history.events {
             switch e.event {
             case .edit: c["edits", default: 0] += 1
             case .invoke: c["invoked", default: 0] += 1

@@ -29,6 +29,11 @@ enum SignalPipe {
                 signalPipe = fds[1]
                 readerStarted = true
                 let reader = Thread { [fds] in
+                    // The signals whalesim handles may land on this thread, whatever it inherited.
+                    var handled = sigset_t()
+                    sigemptyset(&handled)
+                    for number in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&handled, number) }
+                    pthread_sigmask(SIG_UNBLOCK, &handled, nil)
                     var byte: UInt8 = 0
                     while true {
                         let n = read(fds[0], &byte, 1)
@@ -40,6 +45,14 @@ enum SignalPipe {
                 }
                 reader.start()
             }
+            // A parent may have started us from a thread that blocks these signals (Dispatch's
+            // and Swift's pool threads block most), and a child inherits the mask: a SIGTERM
+            // then stays pending forever (a test harness's `terminate()` hung on `lazyfs`). Unblock
+            // them here, on the thread that installs, and in the reader thread it starts.
+            var set = sigset_t()
+            sigemptyset(&set)
+            for number in signals { sigaddset(&set, number) }
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
             for number in signals {
                 var action = sigaction()
                 action.__sigaction_handler.sa_handler = writeSignalNumber

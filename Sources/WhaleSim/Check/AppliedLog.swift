@@ -86,7 +86,7 @@ struct AppliedLog {
     /// The log after every event of `history`.
     static func final(_ history: History) -> AppliedLog {
         var log = AppliedLog(documents: history.documentNames.count)
-        for entry in history.entries { log.consume(entry, history: history) }
+        for entry in history.events { log.consume(entry, history: history) }
         return log
     }
 }

@@ -13,7 +13,7 @@ public enum ConvergenceChecker {
         var serverText: [Int: String] = [:]
         var serverRevision: [Int: Int] = [:]
         var quiescent: Bool?
-        for entry in history.entries {
+        for entry in history.events {
             switch entry.event {
             case .serverFinal(let d, let text, let revision, _):
                 serverText[d] = text
@@ -50,7 +50,7 @@ public enum ConvergenceChecker {
                 evidence.invalid("\(history.documentNames[d]): the server's text is not the replay of its history: \(firstDifference(serverText[d]!, replay.text))")
             }
         }
-        for entry in history.entries {
+        for entry in history.events {
             guard case .clientFinal(let c, let text, let revision, let pending, let connected) = entry.event else { continue }
             let d = history.clientDocuments[c]
             let name = history.clientNames[c]

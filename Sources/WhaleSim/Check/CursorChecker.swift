@@ -19,7 +19,7 @@ public enum CursorChecker {
         var delivered: [Int: (revision: Int, selection: Selection, time: SimTime)] = [:]
         var lastConnect: [Int: SimTime] = [:]
         var observations = 0
-        for entry in history.entries {
+        for entry in history.events {
             log.consume(entry, history: history)
             switch entry.event {
             case .connect(let c):

@@ -34,7 +34,7 @@ public enum IntentionChecker {
         var widths = DeleteAllowance(clients: history.clientNames.count)
         var sentRevision: [String: Int] = [:]
         var invokedOp: [String: Operation] = [:]
-        for entry in history.entries {
+        for entry in history.events {
             switch entry.event {
             case .edit(let c, _, let deleted, _):
                 widths.edit(client: c, deleted: deleted)

@@ -9,7 +9,7 @@ public enum LivenessChecker {
     public static func check(_ history: History) -> CheckResult {
         var evidence = Evidence()
         var sawQuiescence = false
-        for entry in history.entries {
+        for entry in history.events {
             switch entry.event {
             case .quiescence(let reached, let ticks):
                 sawQuiescence = true

@@ -21,7 +21,7 @@ public enum ModelChecker {
         var sawModel = false
         var invoked: [(id: String, mutation: String)] = []
         var answered: Set<String> = []
-        for entry in history.entries {
+        for entry in history.events {
             switch entry.event {
             case .modelInvoke(_, let id, let mutation):
                 invoked.append((id, mutation))

@@ -14,7 +14,7 @@ public enum RevisionChecker {
         var invokeIndex: [String: Int] = [:]
         var lastAck: [Int: (id: String, index: Int)] = [:]
         var ackedIds: Set<String> = []
-        for entry in history.entries {
+        for entry in history.events {
             let t = entry.time
             switch entry.event {
             case .invoke(let c, let id, _, _):

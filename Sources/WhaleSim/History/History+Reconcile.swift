@@ -30,81 +30,106 @@ extension History {
     /// Returns the new history and one line per document for the run's notes (none when the
     /// record and the account agree and nothing was missing).
     public func reconciled(document d: Int, account: [ServerAccountOp], readAt: SimTime, source: String) -> (History, String?) {
-        // The observer's final log of `d`, with where each apply stands in `entries`.
-        var live: [(revision: Int, index: Int)] = []
-        var gapEvents: [(index: Int, to: Int)] = []
-        for (i, entry) in entries.enumerated() {
+        let (history, said) = reconciled(accounts: [(d, account)], readAt: readAt, source: { _ in source })
+        return (history, said.first)
+    }
+
+    /// ``reconciled(document:account:readAt:source:)`` for several documents at once: one pass
+    /// over the entries to read every document's log and one to write the new history (a live
+    /// run's packed history of millions of entries is read twice, not twice per note). Returns
+    /// one line per document that changed, in the order given.
+    public func reconciled(accounts: [(document: Int, account: [ServerAccountOp])], readAt: SimTime,
+                           source: (Int) -> String) -> (History, [String]) {
+        typealias Apply = (revision: Int, index: Int, client: Int, opId: String, op: Operation, time: SimTime)
+        // One pass in order (a packed history is not indexed): each apply keeps what the
+        // comparison with the account needs, and where `readAt` falls is noted on the way.
+        let wanted = Set(accounts.map(\.document))
+        var live: [Int: [Apply]] = [:]
+        var gapEvents: [Int: [(index: Int, to: Int)]] = [:]
+        var total = 0
+        var tailAt: Int?
+        for (i, entry) in events.enumerated() {
+            total += 1
+            if tailAt == nil, entry.time > readAt { tailAt = i }
             switch entry.event {
-            case .serverApply(let doc, _, _, _, let revision) where doc == d:
-                live.append((revision, i))
-            case .serverRevision(let doc, _, let to, _) where doc == d:
-                if let keep = live.firstIndex(where: { $0.revision > max(to, 0) }) { live.removeLast(live.count - keep) }
-            case .observation(let doc, _, let to, .gap, _) where doc == d:
-                gapEvents.append((i, to))
+            case .serverApply(let doc, let c, let id, let op, let revision) where wanted.contains(doc):
+                live[doc, default: []].append((revision, i, c, id, op, entry.time))
+            case .serverRevision(let doc, _, let to, _) where wanted.contains(doc):
+                if let keep = live[doc]?.firstIndex(where: { $0.revision > max(to, 0) }) { live[doc]!.removeLast(live[doc]!.count - keep) }
+            case .observation(let doc, _, let to, .gap, _) where wanted.contains(doc):
+                gapEvents[doc, default: []].append((i, to))
             default:
                 break
             }
         }
-        let name = documentNames[d]
-        var seen: [Int: Int] = [:]
-        for l in live { seen[l.revision] = l.index }
-        let top = max(live.last?.revision ?? 0, account.count)
         var before: [Int: [HistoryEvent]] = [:]     // events to put in front of entry i
         var tail: [HistoryEvent] = []
         var replace: [Int: HistoryEvent] = [:]
-        let drop: Set<Int> = Set(gapEvents.filter { $0.to <= account.count }.map(\.index))
-        var filled = 0, conflicts = 0
-        func apply(_ r: Int) -> HistoryEvent {
-            let a = account[r - 1]
-            return .serverApply(document: d, client: max(a.client, 0), opId: a.opId.isEmpty ? "unattributed-r\(r)" : a.opId, op: a.op, revision: r)
-        }
-        var r = 1
-        while r <= top {
-            if let i = seen[r] {
-                guard r <= account.count else { break }
-                if case .serverApply(_, let c, let id, let op, _) = entries[i].event, op != account[r - 1].op || (!account[r - 1].opId.isEmpty && id != account[r - 1].opId) {
-                    conflicts += 1
-                    let a = account[r - 1]
-                    func who(_ c: Int) -> String { c >= 0 && c < clientNames.count ? clientNames[c] : "?" }
-                    let detail = "the server broadcast \(id) (\(who(c))) \(op.compactDescription) as this revision at t=\(entries[i].time); its own account (\(source)) holds \(a.opId) (\(who(a.client))) \(a.op.compactDescription)"
-                    replace[i] = apply(r)
-                    before[i, default: []].append(.observation(document: d, from: r - 1, to: r, kind: .conflict, detail: detail))
-                }
-                r += 1
-                continue
+        var drop: Set<Int> = []
+        var lines: [String] = []
+        for (d, account) in accounts {
+            let source = source(d)
+            let live = live[d] ?? []
+            let name = documentNames[d]
+            var seen: [Int: Apply] = [:]
+            for l in live { seen[l.revision] = l }
+            let top = max(live.last?.revision ?? 0, account.count)
+            let dropHere = Set((gapEvents[d] ?? []).filter { $0.to <= account.count }.map(\.index))
+            var filled = 0, conflicts = 0
+            func apply(_ r: Int) -> HistoryEvent {
+                let a = account[r - 1]
+                return .serverApply(document: d, client: max(a.client, 0), opId: a.opId.isEmpty ? "unattributed-r\(r)" : a.opId, op: a.op, revision: r)
             }
-            // A run of revisions the observer missed: up to the next one it saw, or the account's end.
-            var end = r
-            while end < account.count, seen[end + 1] == nil { end += 1 }
-            guard r <= account.count else { break }
-            filled += end - r + 1
-            let anchor = seen[end + 1]
-            let run = [HistoryEvent.observation(document: d, from: r - 1, to: end, kind: .filled, detail: "not observed live; taken from \(source)")] + (r...end).map(apply)
-            if let anchor { before[anchor, default: []] += run } else { tail += run }
-            r = end + 1
+            var r = 1
+            while r <= top {
+                if let l = seen[r] {
+                    guard r <= account.count else { break }
+                    if l.op != account[r - 1].op || (!account[r - 1].opId.isEmpty && l.opId != account[r - 1].opId) {
+                        conflicts += 1
+                        let a = account[r - 1]
+                        func who(_ c: Int) -> String { c >= 0 && c < clientNames.count ? clientNames[c] : "?" }
+                        let detail = "the server broadcast \(l.opId) (\(who(l.client))) \(l.op.compactDescription) as this revision at t=\(l.time); its own account (\(source)) holds \(a.opId) (\(who(a.client))) \(a.op.compactDescription)"
+                        replace[l.index] = apply(r)
+                        before[l.index, default: []].append(.observation(document: d, from: r - 1, to: r, kind: .conflict, detail: detail))
+                    }
+                    r += 1
+                    continue
+                }
+                // A run of revisions the observer missed: up to the next one it saw, or the account's end.
+                var end = r
+                while end < account.count, seen[end + 1] == nil { end += 1 }
+                guard r <= account.count else { break }
+                filled += end - r + 1
+                let anchor = seen[end + 1]?.index
+                let run = [HistoryEvent.observation(document: d, from: r - 1, to: end, kind: .filled, detail: "not observed live; taken from \(source)")] + (r...end).map(apply)
+                if let anchor { before[anchor, default: []] += run } else { tail += run }
+                r = end + 1
+            }
+            var wentBack = false
+            if let last = live.last?.revision, last > account.count {
+                wentBack = true
+                tail.append(.serverRevision(document: d, from: last, to: account.count, cause: "the server's own account (\(source)) ends at revision \(account.count), though it broadcast revisions up to \(last)"))
+            }
+            drop.formUnion(dropHere)
+            guard filled > 0 || conflicts > 0 || wentBack || !dropHere.isEmpty else { continue }
+            var said: [String] = []
+            if filled > 0 { said.append("\(filled) revision\(filled == 1 ? "" : "s") not observed live were taken from \(source)") }
+            if conflicts > 0 { said.append("\(conflicts) revision\(conflicts == 1 ? "" : "s") broadcast differently from the server's own account (a conflict)") }
+            if wentBack { said.append("the server's own account ends at revision \(account.count), before revision \(live.last!.revision) it broadcast") }
+            lines.append("\(name): " + said.joined(separator: "; "))
         }
-        var wentBack = false
-        if let last = live.last?.revision, last > account.count {
-            wentBack = true
-            tail.append(.serverRevision(document: d, from: last, to: account.count, cause: "the server's own account (\(source)) ends at revision \(account.count), though it broadcast revisions up to \(last)"))
-        }
-        guard filled > 0 || conflicts > 0 || wentBack || !drop.isEmpty else { return (self, nil) }
+        guard !before.isEmpty || !tail.isEmpty || !replace.isEmpty || !drop.isEmpty else { return (self, lines) }
 
-        var out = History(clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documentNames,
-                          initialTexts: initialTexts, protocolVersion: protocolVersion)
+        var out = emptyCopy()
         // Tail events go where `readAt` falls (entries are in time order), so times stay monotonic.
-        let tailAt = entries.firstIndex { $0.time > readAt } ?? entries.count
-        for (i, entry) in entries.enumerated() {
-            if i == tailAt { for e in tail { out.append(e, at: readAt) } }
+        let tailIndex = tailAt ?? total
+        for (i, entry) in events.enumerated() {
+            if i == tailIndex { for e in tail { out.append(e, at: readAt) } }
             for e in before[i] ?? [] { out.append(e, at: entry.time) }
             if drop.contains(i) { continue }
             out.append(replace[i] ?? entry.event, at: entry.time)
         }
-        if tailAt == entries.count { for e in tail { out.append(e, at: readAt) } }
-        var said: [String] = []
-        if filled > 0 { said.append("\(filled) revision\(filled == 1 ? "" : "s") not observed live were taken from \(source)") }
-        if conflicts > 0 { said.append("\(conflicts) revision\(conflicts == 1 ? "" : "s") broadcast differently from the server's own account (a conflict)") }
-        if wentBack { said.append("the server's own account ends at revision \(account.count), before revision \(live.last!.revision) it broadcast") }
-        return (out, "\(name): " + said.joined(separator: "; "))
+        if tailIndex == total { for e in tail { out.append(e, at: readAt) } }
+        return (out, lines)
     }
 }

@@ -13,10 +13,29 @@ public struct History: Sendable {
     public var documentNames: [String]
     public var initialTexts: [String]
     public var protocolVersion: Int
-    public private(set) var entries: [HistoryEntry] = []
+    private var stored: [HistoryEntry] = []
+    /// Set for a packed history (a live run's): entries kept as bytes, decoded as they are read.
+    private var packed: PackedEvents?
     private var hasher = FNV1a()
 
-    public init(clientNames: [String], clientDocuments: [Int], documentNames: [String], initialTexts: [String], protocolVersion: Int) {
+    /// Every entry, in order. A packed history decodes them all into an array here: read
+    /// ``events`` instead where one pass in order will do (the checkers do).
+    public var entries: [HistoryEntry] { packed.map { Array($0) } ?? stored }
+
+    /// The entries in order, one at a time (a packed history decodes each as it goes).
+    public var events: HistoryEvents { HistoryEvents(packed.map { .packed($0) } ?? .array(stored)) }
+
+    /// How many entries the history holds.
+    public var count: Int { packed?.count ?? stored.count }
+
+    /// Whether the entries are packed (``PackedEvents``).
+    public var isPacked: Bool { packed != nil }
+
+    /// `packed`: keep the entries as bytes (``PackedEvents``), for a history as long as a live
+    /// run's; the simulator's histories are arrays.
+    public init(clientNames: [String], clientDocuments: [Int], documentNames: [String], initialTexts: [String], protocolVersion: Int,
+                packed: Bool = false) {
+        if packed { self.packed = PackedEvents() }
         self.clientNames = clientNames
         self.clientDocuments = clientDocuments
         self.documentNames = documentNames
@@ -31,7 +50,11 @@ public struct History: Sendable {
     public mutating func append(_ event: HistoryEvent, at time: SimTime) {
         hasher.feed(time)
         hasher.feed(event)
-        entries.append(HistoryEntry(time: time, event: event))
+        if packed != nil {
+            packed!.append(HistoryEntry(time: time, event: event))
+        } else {
+            stored.append(HistoryEntry(time: time, event: event))
+        }
     }
 
     /// The stable hash of the run (16 hex digits).
@@ -41,8 +64,47 @@ public struct History: Sendable {
     /// same revision (``ClientSession/Action/diverged(_:)``): the convergence checker's evidence.
     public static let divergedCode = "diverged"
 
+    /// The same names and texts with no entries yet, packed or not as this one is.
+    public func emptyCopy() -> History {
+        History(clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documentNames,
+                initialTexts: initialTexts, protocolVersion: protocolVersion, packed: isPacked)
+    }
+
     /// Clients editing `document`, in index order.
     public func clients(of document: Int) -> [Int] {
         clientDocuments.indices.filter { clientDocuments[$0] == document }
+    }
+}
+
+/// A history's entries read in order, whether it keeps them in an array or packed.
+public struct HistoryEvents: Sequence, Sendable {
+    enum Storage: Sendable {
+        case array([HistoryEntry])
+        case packed(PackedEvents)
+    }
+    let storage: Storage
+    init(_ storage: Storage) { self.storage = storage }
+
+    public var count: Int {
+        switch storage {
+        case .array(let a): a.count
+        case .packed(let p): p.count
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        switch storage {
+        case .array(let a): Iterator(array: a.makeIterator(), packed: nil)
+        case .packed(let p): Iterator(array: nil, packed: p.makeIterator())
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        var array: IndexingIterator<[HistoryEntry]>?
+        var packed: PackedEvents.Iterator?
+        public mutating func next() -> HistoryEntry? {
+            if array != nil { return array!.next() }
+            return packed!.next()
+        }
     }
 }

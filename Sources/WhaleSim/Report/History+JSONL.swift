@@ -6,7 +6,7 @@ extension History {
     /// Written only for reports (never on the simulated path).
     public func jsonLines() -> String {
         var out = ""
-        for entry in entries {
+        for entry in events {
             var fields: [(String, JSONScalar)] = [("t", .int(entry.time))]
             fields += describe(entry.event)
             out += "{" + fields.map { "\(jsonString($0.0)):\($0.1.json)" }.joined(separator: ",") + "}\n"

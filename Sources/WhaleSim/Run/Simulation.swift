@@ -63,7 +63,7 @@ public struct Simulation {
         var sim = Simulation(scenario: scenario, seed: seed)
         sim.runPhases()
         let results = Checkers.run(scenario.checkers, on: sim.history)
-        sim.counts.historyEvents = sim.history.entries.count
+        sim.counts.historyEvents = sim.history.count
         sim.counts.unknown = max(0, sim.counts.invoked - sim.counts.acknowledged - sim.counts.failed)
         return SimulationResult(scenario: scenario, seed: seed, faults: sim.faults.faults, history: sim.history, results: results, counts: sim.counts)
     }
