@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
-        .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+        .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
         .testTarget(name: "WhaleRunTests", dependencies: [
             "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -24,14 +24,20 @@ extension History {
     public static func decodeJSONLines(_ text: String, source: String) throws(HistoryDecodeError) -> [NamedHistoryLine] {
         var out: [NamedHistoryLine] = []
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw HistoryDecodeError(message: "\(source):\(n + 1): not a JSON object")
-            }
-            do { out.append(try decodeLine(object)) } catch {
-                throw HistoryDecodeError(message: "\(source):\(n + 1): \(error.message)")
-            }
+            out.append(try decodeJSONLine(Data(line.utf8), source: source, number: n + 1))
         }
         return out
+    }
+
+    /// One line (a JSON object); `source` and `number` name it in errors. Readers of a history
+    /// file in either form (WhaleRecord's `HistoryFiles.forEachLine`) call this per line.
+    public static func decodeJSONLine(_ line: Data, source: String, number: Int) throws(HistoryDecodeError) -> NamedHistoryLine {
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+            throw HistoryDecodeError(message: "\(source):\(number): not a JSON object")
+        }
+        do { return try decodeLine(object) } catch {
+            throw HistoryDecodeError(message: "\(source):\(number): \(error.message)")
+        }
     }
 
     private static func decodeLine(_ o: [String: Any]) throws(HistoryDecodeError) -> NamedHistoryLine {
