@@ -134,6 +134,10 @@ struct HistoryDecoder {
                     line.append(UInt8(ascii: ":"))
                     line += String(try varint()).utf8
                     line.append(UInt8(ascii: "\""))
+                case .operation:
+                    line.append(UInt8(ascii: "\""))
+                    do { line += try OperationText.read(b, &p) } catch is OperationText.Short { throw NeedMore() }
+                    line.append(UInt8(ascii: "\""))
                 case .true: line += "true".utf8
                 case .false: line += "false".utf8
                 case .null: line += "null".utf8

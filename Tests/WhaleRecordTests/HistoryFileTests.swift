@@ -51,6 +51,17 @@ import WhalesimTesting
         #"{"t":17,"type":"ack","client":"c001","opId":"a\\:7","revision":0}"#,
         #"{"t":17,"type":"ack","client":"c001","opId":"x:123456789012345678901","revision":0}"#,
         "{\"t\":18,\"type\":\"note\",\"text\":\"" + String(repeating: "long ", count: 20_000) + "\"}",
+        // Ops: texts with escaped quotes, backslashes, newlines and astral scalars; ops the op form
+        // cannot hold exactly (kept as strings).
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:1","op":"[3,\"a\\\"b\\\\c\\n\",-2,\"\",\"😀\\ud83d\\ude00\"]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:2","op":"[]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:3","op":"[-0]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:4","op":"[007,1]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:5","op":"[1,]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:6","op":"[\"unterminated]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:7","op":"[\"a\\\"]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:8","op":"[123456789012345678901,\"x\"]","revision":0}"#,
+        #"{"t":17,"type":"send","client":"c1","opId":"c1:9","op":"[1, 2]","revision":0}"#,
         // Ints at the edges, times going back, negative times.
         #"{"t":9223372036854775807,"type":"traffic","messages":-9223372036854775807,"actions":0,"clients":-1}"#,
         #"{"t":-5,"type":"clientRevision","client":"c001","revision":9223372036854775807}"#,
@@ -105,6 +116,15 @@ import WhalesimTesting
         let (back, bytes) = try roundTrip(lines)
         #expect(back == lines)
         #expect(bytes < lines.reduce(0) { $0 + $1.utf8.count } / 4)
+    }
+
+    @Test func opsAreStoredAsComponents() {
+        let op = Array(#"[12,\"c\",-3]"#.utf8)
+        #expect(OperationText.parse(op, 0..<op.count) == [.number(12), .text(6..<7), .number(-3)])
+        for text in ["[007]", "[-0]", "[1,]", "[1, 2]", "12", "[\\\"a]"] {
+            let b = Array(text.utf8)
+            #expect(OperationText.parse(b, 0..<b.count) == nil, "\(text)")
+        }
     }
 
     /// More interned names than a table holds: the rest are written as literals.
