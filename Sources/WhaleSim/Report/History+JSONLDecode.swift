@@ -1,8 +1,9 @@
 import Foundation
 import WhaleOT
 
-/// One line of `history.jsonl` read back: its time, the event with clients and documents by
-/// name (the indexes of the history that wrote it mean nothing elsewhere), for `whalesim merge`.
+/// One history line (as `whalesim history` prints it) read back: its time, the event with clients
+/// and documents by name (the indexes of the history that wrote it mean nothing elsewhere), for
+/// `whalesim merge` and `whalesim reproduce`.
 public struct NamedHistoryLine: Sendable {
     public var time: Int
     public var type: String
@@ -13,14 +14,14 @@ public struct NamedHistoryLine: Sendable {
     public var event: @Sendable (_ client: (String) -> Int, _ document: (String) -> Int) -> HistoryEvent?
 }
 
-/// A `history.jsonl` line that cannot be read; says which line and why.
+/// A history line that cannot be read; says which line and why.
 public struct HistoryDecodeError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public var description: String { message }
 }
 
 extension History {
-    /// Reads `history.jsonl` (as ``jsonLines()`` writes it) back into named lines.
+    /// Reads history lines (as ``jsonLines()`` writes them) back into named lines.
     public static func decodeJSONLines(_ text: String, source: String) throws(HistoryDecodeError) -> [NamedHistoryLine] {
         var out: [NamedHistoryLine] = []
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
