@@ -164,7 +164,7 @@ let package = Package(
         .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
         .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhaleRecord", "WhalesimTesting"]),
         .testTarget(name: "WhaleRecordTests", dependencies: ["WhaleRecord", "WhalesimTesting"]),
-        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
+        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
