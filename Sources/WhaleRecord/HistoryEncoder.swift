@@ -38,7 +38,12 @@ struct HistoryEncoder {
     static let freeText: Set<[UInt8]> = Set(["op", "inserted", "text", "message", "detail", "records", "mutation"].map { Array($0.utf8) })
 
     private var shapes: [[UInt8]: Int] = [:]
-    private var tables: [[UInt8]: [[UInt8]: Int]] = [:]
+    private var signature: [UInt8] = []
+    /// The string tables, one per key, and per shape and field the table its strings use (nil:
+    /// free text, or not a string). Slices of their own small arrays as keys: a lookup copies nothing.
+    private var tables: [[ArraySlice<UInt8>: Int]] = []
+    private var tableOfKey: [[UInt8]: Int] = [:]
+    private var shapeTables: [[Int?]] = []
     private var lastTime: Int64 = 0
     /// Per shape, the last value of each int field: ints are written as the change from it
     /// (a revision broadcast to a hundred clients is a hundred zeros).
@@ -69,9 +74,9 @@ struct HistoryEncoder {
             case .timeDelta:
                 out.appendZigzag(f.number &- lastTime)
                 lastTime = f.number
-            case .string: appendString(key: line[f.key], line[f.value], into: &out)
+            case .string: appendString(table: shapeTables[shape][i], line[f.value], into: &out)
             case .counted:
-                appendString(key: line[f.key], line[f.value], into: &out)
+                appendString(table: shapeTables[shape][i], line[f.value], into: &out)
                 out.appendVarint(UInt64(f.counter))
             case .operation:
                 OperationText.append(f.components, line, into: &out)
@@ -80,21 +85,19 @@ struct HistoryEncoder {
         }
     }
 
-    private mutating func appendString(key: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>, into out: inout [UInt8]) {
-        let k = Array(key)
-        if Self.freeText.contains(k) || value.count > Self.maxInternedLength {
+    private mutating func appendString(table: Int?, _ value: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        guard let table, value.count <= Self.maxInternedLength else {
             out.appendVarint(StringTag.literal)
             out.appendBytes(value)
             return
         }
-        let v = Array(value)
-        if let index = tables[k]?[v] {
+        if let index = tables[table][value] {
             out.appendVarint(StringTag.firstEntry + UInt64(index))
             return
         }
-        let count = tables[k]?.count ?? 0
+        let count = tables[table].count
         if count < Self.maxTableEntries {
-            tables[k, default: [:]][v] = count
+            tables[table][Array(value)[...]] = count
             out.appendVarint(StringTag.intern)
         } else {
             out.appendVarint(StringTag.literal)
@@ -104,7 +107,7 @@ struct HistoryEncoder {
 
     /// The line's shape number, defining it in `out` when it is new; nil when the table is full.
     private mutating func shapeID(_ line: [UInt8], _ fields: [Field], out: inout [UInt8]) -> Int? {
-        var signature: [UInt8] = []
+        signature.removeAll(keepingCapacity: true)
         signature.appendVarint(UInt64(fields.count))
         for f in fields {
             signature.appendBytes(line[f.key])
@@ -116,6 +119,14 @@ struct HistoryEncoder {
         let id = shapes.count
         shapes[signature] = id
         lastInts.append(Array(repeating: 0, count: fields.count))
+        shapeTables.append(fields.map { f -> Int? in
+            let key = Array(line[f.key])
+            guard f.kind == .string || f.kind == .counted, !Self.freeText.contains(key) else { return nil }
+            if let t = tableOfKey[key] { return t }
+            tables.append([:])
+            tableOfKey[key] = tables.count - 1
+            return tables.count - 1
+        })
         out.appendVarint(Tag.defineShape)
         out += signature
         return id
