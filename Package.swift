@@ -6,6 +6,7 @@
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP)
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
+//   WhaleRecord ← WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 //   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
 // Only the live ring (WhalesimLive, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
@@ -21,6 +22,7 @@ let package = Package(
         .library(name: "WhaleModel", targets: ["WhaleModel"]),
         .library(name: "WhaleSim", targets: ["WhaleSim"]),
         .library(name: "WhaleReports", targets: ["WhaleReports"]),
+        .library(name: "WhaleRecord", targets: ["WhaleRecord"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
         .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
@@ -55,8 +57,13 @@ let package = Package(
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
         .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", .product(name: "Yams", package: "Yams")]),
-        // Run directory (run.json, history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
-        .target(name: "WhaleReports"),
+        // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
+        // read and written a line at a time, and packed HdrHistogram buckets. Files only.
+        .target(name: "WhaleRecord", dependencies: ["CZlib"]),
+        // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
+        .target(name: "WhaleReports", dependencies: ["WhaleRecord"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
@@ -122,7 +129,7 @@ let package = Package(
         .target(
             name: "WhaleRun",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleLoad", "WhaleServer",
+                "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad", "WhaleServer",
                 "SalesforceFake", "WhalesimLive",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -148,19 +155,20 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
-        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhalesimTesting"]),
-        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
+        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhaleRecord", "WhalesimTesting"]),
+        .testTarget(name: "WhaleRecordTests", dependencies: ["WhaleRecord", "WhalesimTesting"]),
+        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
-        .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting"]),
+        .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
         .testTarget(name: "WhaleRunTests", dependencies: [
             "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

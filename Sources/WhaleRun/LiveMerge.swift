@@ -1,4 +1,5 @@
 import Foundation
+import WhaleRecord
 import WhaleReports
 import WhaleSim
 
@@ -29,10 +30,15 @@ public enum LiveMerge {
             do { record = try JSONDecoder().decode(LiveRunRecord.self, from: data) } catch {
                 throw RecordError("\(runJSON): not a live run record: \(error)")
             }
-            let historyPath = (dir as NSString).appendingPathComponent("history.jsonl")
-            guard let text = try? String(contentsOfFile: historyPath, encoding: .utf8) else { throw RecordError("\(dir): no history.jsonl") }
+            // A shard's history in either form: history.whr, or the history.jsonl of an older runner.
             let lines: [NamedHistoryLine]
-            do { lines = try History.decodeJSONLines(text, source: historyPath) } catch { throw RecordError(error.message) }
+            do { lines = try RecordHistory.readNamed(try HistoryFiles.history(in: dir)) } catch let e as RecordFileError {
+                throw RecordError(e.message)
+            } catch let e as HistoryDecodeError {
+                throw RecordError(e.message)
+            } catch {
+                throw RecordError("\(dir): \(error)")
+            }
             shards.append(Shard(dir: dir, record: record, lines: lines))
         }
         try check(shards)

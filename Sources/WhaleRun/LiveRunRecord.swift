@@ -1,4 +1,5 @@
 import Foundation
+import WhaleRecord
 import WhaleReports
 import WhaleSim
 
@@ -32,7 +33,7 @@ public struct LiveRunRecord: Codable, Sendable {
         public var initialText: String?
     }
 
-    public var schemaVersion = 2
+    public var schemaVersion = 3
     public var whalesimVersion = WhaleSimVersion.current
     public var mode = "live"
     public var scenario: String
@@ -51,8 +52,12 @@ public struct LiveRunRecord: Codable, Sendable {
     public var documents: [DocumentClients]
     public var series: RunSeries
     public var salesforce: SalesforceFigures?
-    /// Metric name → `[[value_us, count], ...]`.
-    public var histograms: [String: [[UInt64]]]
+    /// Metric name → `[[value_us, count], ...]`. Packed in `run.json` (schema 3; ``PackedHistograms``).
+    public var histograms: [String: [[UInt64]]] {
+        get { histogramsField.metrics.mapValues { $0.first ?? [] } }
+        set { histogramsField.metrics = newValue.mapValues { [$0] } }
+    }
+    private var histogramsField = PackedHistograms()
     public var errors: Int
     public var attempts: Int
     public var shard: Shard?
@@ -60,8 +65,12 @@ public struct LiveRunRecord: Codable, Sendable {
     public var shards: Int?
     /// Wall-clock start of the run's clock, ms since 1970.
     public var epochStartMs: Int64?
-    /// Metric → one `[[value_us, count]]` per series bucket.
-    public var seriesHistograms: [String: [[[UInt64]]]]?
+    /// Metric → one `[[value_us, count]]` per series bucket. Packed in `run.json` (schema 3).
+    public var seriesHistograms: [String: [[[UInt64]]]]? {
+        get { seriesHistogramsField?.metrics }
+        set { seriesHistogramsField = newValue.map { PackedHistograms(metrics: $0) } }
+    }
+    private var seriesHistogramsField: PackedHistograms?
     public var aborted: String?
     /// The signal that interrupted the run (`SIGINT`, `SIGTERM`); absent for a run that ran its course.
     public var interrupted: String?
@@ -70,6 +79,13 @@ public struct LiveRunRecord: Codable, Sendable {
     /// past which latency thresholds are unknown.
     public var steadyWindow: [Int]?
     public var lagBoundMs: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, whalesimVersion, mode, scenario, seed, timeUnit, startedAt, wallSeconds, options, verdict, verdicts,
+             thresholds, metricThresholds, counts, historyHash, replayCommand, documents, series, salesforce, errors, attempts,
+             shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs
+        case histogramsField = "histograms", seriesHistogramsField = "seriesHistograms"
+    }
 
     public init(result r: LiveRunResult, options o: LiveRunOptions, startedAt: Date, wallSeconds: Double) {
         let s = r.scenario
@@ -106,7 +122,7 @@ public struct LiveRunRecord: Codable, Sendable {
         }
         series = r.series
         salesforce = r.salesforce
-        histograms = r.histograms.mapValues(\.encoded)
+        histogramsField = PackedHistograms(metrics: r.histograms.mapValues { [$0.encoded] })
         errors = r.errors
         attempts = r.attempts
         shard = o.shard.map { Shard(index: $0.index, count: $0.count) }
@@ -114,7 +130,7 @@ public struct LiveRunRecord: Codable, Sendable {
         interrupted = r.interrupted
         notes = r.notes
         epochStartMs = r.epochStartMs
-        seriesHistograms = r.bucketHistograms
+        seriesHistogramsField = PackedHistograms(metrics: r.bucketHistograms)
         steadyWindow = r.steadyWindow.map { [$0.lowerBound, $0.upperBound] }
         lagBoundMs = spec.lagBoundMs
     }
@@ -144,19 +160,48 @@ public struct LiveRunRecord: Codable, Sendable {
 
     public func json() throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // One line, sorted keys (`jq .` indents it): a live demo's record went from 2.7 MB to a tenth.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 }
 
-/// Writes a live run's directory: `run.json`, `history.jsonl`, then the rendered
+/// `histograms` and `seriesHistograms` of a live `run.json`: metric → one `[[value_us, count]]`
+/// list per bucket (one bucket for the whole-run histograms). Written as one packed string
+/// (WhaleRecord's `HistogramPack`: varints, deflated, base64; schema 3); read from that or from
+/// the arrays of pairs that schema 2 records hold.
+struct PackedHistograms: Codable, Sendable {
+    var metrics: [String: [[[UInt64]]]] = [:]
+
+    init(metrics: [String: [[[UInt64]]]] = [:]) { self.metrics = metrics }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let text = try? c.decode(String.self) {
+            do { metrics = try HistogramPack.unpack(text) } catch {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "packed histograms: \(error.message)")
+            }
+        } else if let perBucket = try? c.decode([String: [[[UInt64]]]].self) {
+            metrics = perBucket
+        } else {
+            metrics = try c.decode([String: [[UInt64]]].self).mapValues { [$0] }
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(try HistogramPack.pack(metrics))
+    }
+}
+
+/// Writes a live run's directory: `run.json`, `history.whr` (the compact history), then the rendered
 /// `report.html`, `junit.xml` and `summary.json`, and the `latest` links.
 public enum LiveRecordWriter {
     public static func write(_ record: LiveRunRecord, history: History, root: String, startedAt: Date, suffix given: String? = nil) throws -> String {
         let suffix = given ?? record.shard.map { "-shard\($0.index)of\($0.count)" } ?? ""
         let dir = try RunDirectoryLayout.create(root: root, scenario: record.scenario, seed: record.seed, startedAt: startedAt, suffix: suffix)
         try record.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("run.json")))
-        try Data(history.jsonLines().utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("history.jsonl")))
+        try RecordHistory.write(history, to: (dir as NSString).appendingPathComponent(HistoryFiles.compactName))
         try ReportFiles.write(RunDirectory.load(dir))
         try RunDirectoryLayout.linkLatest(root: root, scenario: record.scenario, dir: dir)
         return dir

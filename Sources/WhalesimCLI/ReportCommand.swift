@@ -19,7 +19,7 @@ struct ReportCommand: AsyncParsableCommand {
         commandName: "report",
         abstract: "Render a run directory's report.html, junit.xml and summary.json, or compare two runs.",
         discussion: """
-            RUN_DIR holds run.json and history.jsonl (docs/run-record.md); a `latest` link works. \
+            RUN_DIR holds run.json and history.whr (or an older run's history.jsonl; docs/run-record.md); a `latest` link works. \
             --compare A B prints latency deltas, verdict changes and counts, and writes compare.html and \
             compare.json (into B, or --out). A and B may each be a run directory or a `run --repeat` \
             directory (then B's median run is judged against A's worst run). A latency figure counts \

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import WhaleRecord
+import WhaleRun
 import WhaleSim
 
 /// `whalesim reproduce RUN_DIR [--note ID]`: a run's failing note becomes a scripted simulator
@@ -15,7 +17,7 @@ struct ReproduceCommand: AsyncParsableCommand {
         commandName: "reproduce",
         abstract: "Turn a run's first violation into a deterministic scripted simulator scenario, and shrink it.",
         discussion: """
-            Reads RUN_DIR/run.json and RUN_DIR/history.jsonl (docs/run-record.md), cuts the failing note's \
+            Reads RUN_DIR/run.json and RUN_DIR's history (history.whr, or an older run's history.jsonl; docs/run-record.md), cuts the failing note's \
             history into RUN_DIR/reproducer.yml (docs/scripted-scenarios.md), runs it in the simulator, checks \
             that the same checker fails with the same kind of evidence, shrinks it into \
             RUN_DIR/reproducer-shrunk.yml and prints the replay commands. Exit codes: 0 reproduced, \
@@ -23,7 +25,7 @@ struct ReproduceCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "A run directory (with run.json and history.jsonl).")
+    @Argument(help: "A run directory (with run.json and history.whr or history.jsonl).")
     var runDir: String
 
     @Option(help: "The note to reproduce (default: the one the first violation names).")
@@ -65,14 +67,16 @@ enum ReproduceStep {
         func read(_ name: String) throws(ReproduceError) -> String {
             let path = dir.appendingPathComponent(name).path
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw ReproduceError("cannot read \(path) (a run directory holds run.json and history.jsonl)")
+                throw ReproduceError("cannot read \(path) (a run directory holds run.json and history.whr or history.jsonl)")
             }
             return text
         }
         let summary = try LiveRecordSummary.read(try read("run.json"), source: "run.json")
         let lines: [NamedHistoryLine]
-        do { lines = try History.decodeJSONLines(try read("history.jsonl"), source: "history.jsonl") } catch let e as HistoryDecodeError {
+        do { lines = try RecordHistory.readNamed(try HistoryFiles.history(in: dir.path)) } catch let e as HistoryDecodeError {
             throw ReproduceError(e.message)
+        } catch let e as RecordFileError {
+            throw ReproduceError("\(e.message) (a run directory holds run.json and history.whr or history.jsonl)")
         }
         let deadline = Date().addingTimeInterval(shrinkSeconds ?? 0)
         let r = try Reproduction.make(summary: summary, lines: lines, requestedNote: note, deadline: deadline, shrink: shrinkSeconds != nil)

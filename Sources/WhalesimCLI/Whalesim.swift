@@ -21,6 +21,7 @@ struct Whalesim: AsyncParsableCommand {
             SimulateCommand.self,
             ReproduceCommand.self,
             ReportCommand.self,
+            HistoryCommand.self,
             OTCommand.self,
             ServeCommand.self,
             FakeSalesforceCommand.self,

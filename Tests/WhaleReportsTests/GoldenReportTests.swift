@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhaleRecord
 import WhaleReports
 import WhalesimTesting
 
@@ -34,6 +35,33 @@ import WhalesimTesting
         let json = String(decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
         let golden = Support.fixtures.appendingPathComponent("golden/\(name).summary.json")
         if let problem = GoldenFile.compare(json, with: golden) { Issue.record(Comment(rawValue: problem)) }
+    }
+
+    /// The same runs with their histories in the compact form (history.whr, shrunk-history.whr)
+    /// render the very same files.
+    @Test(arguments: runs) func theCompactFormMatchesTheSameGoldenFiles(name: String) throws {
+        let dir = try Support.copyOfRun(name)
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        for (old, new) in [("history.jsonl", "history.whr"), ("shrunk-history.jsonl", "shrunk-history.whr")] {
+            let file = dir.appendingPathComponent(old)
+            guard FileManager.default.fileExists(atPath: file.path) else { continue }
+            let lines = try HistoryFiles.lines(file.path).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+            try HistoryFiles.write(lines, to: dir.appendingPathComponent(new).path)
+            try FileManager.default.removeItem(at: file)
+        }
+        let record = dir.appendingPathComponent("run.json")
+        try Data(try String(contentsOf: record, encoding: .utf8).replacingOccurrences(of: "shrunk-history.jsonl", with: "shrunk-history.whr").utf8).write(to: record)
+
+        let run = try RunDirectory.load(dir.path)
+        let original = try Support.run(name)
+        #expect(run.history == original.history)
+        #expect(run.shrunkHistory == original.shrunkHistory)
+        let golden = Support.fixtures.appendingPathComponent("golden")
+        let html = ReportHTML(run: run, series: ReportFiles.series(for: run)).render()
+        if let problem = GoldenFile.compare(GoldenFile.normalize(html, Self.strip), with: golden.appendingPathComponent("\(name).report.html")) { Issue.record(Comment(rawValue: problem)) }
+        if let problem = GoldenFile.compare(GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip), with: golden.appendingPathComponent("\(name).junit.xml")) { Issue.record(Comment(rawValue: problem)) }
+        let json = String(decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
+        if let problem = GoldenFile.compare(json, with: golden.appendingPathComponent("\(name).summary.json")) { Issue.record(Comment(rawValue: problem)) }
     }
 
     @Test func renderingIsDeterministic() throws {

@@ -9,7 +9,7 @@ import WhaleProtocol
         let result = Simulation.run(scenario, seed: 3)
         let record = RunRecord(result: result, scenarioRef: "convergence-smoke", overrides: ScenarioOverrides(ops: 50), shrunk: nil)
         let object = try #require(try JSONSerialization.jsonObject(with: record.json()) as? [String: Any])
-        #expect(object["schemaVersion"] as? Int == 2)
+        #expect(object["schemaVersion"] as? Int == 3)
         #expect(object["timeUnit"] as? String == "ticks")
         let documents = try #require(object["documents"] as? [[String: Any]])
         #expect(documents.count == 1)

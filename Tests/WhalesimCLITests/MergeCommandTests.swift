@@ -92,6 +92,17 @@ import Testing
             #expect(output.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"), "\(checker): \(output)")
         }
 
+        // The shards and the merge wrote the compact history (history.whr), which the merge read.
+        let mergedPath = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
+        for name in shardDirs + [mergedPath] {
+            let d = scenarioDir.appendingPathComponent(name)
+            #expect(FileManager.default.fileExists(atPath: d.appendingPathComponent("history.whr").path), "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: d.appendingPathComponent("history.jsonl").path), "\(name)")
+            let record = try json(d.appendingPathComponent("run.json"))
+            let lines = try RecordFiles.history(d).split(separator: "\n")
+            #expect(lines.count == (record["counts"] as? [String: Any])?["historyEvents"] as? Int, "\(name)")
+        }
+
         // Histograms: the merge holds every shard's samples.
         let records = try shardDirs.map { try json(scenarioDir.appendingPathComponent($0).appendingPathComponent("run.json")) }
         // The shards start one by one; each takes its notes' whole history, so a shard that joined
@@ -104,9 +115,10 @@ import Testing
         let mergedDir = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
         let merged = try json(scenarioDir.appendingPathComponent(mergedDir).appendingPathComponent("run.json"))
         #expect(merged["shards"] as? Int == 4)
-        let mergedHistograms = try #require(merged["histograms"] as? [String: [[UInt64]]])
+        let mergedHistograms = try RecordFiles.histograms(merged)
+        let shardHistograms = try records.map { try RecordFiles.histograms($0) }
         for name in ["op_ack", "op_remote_apply", "connect", "login"] {
-            let all = records.flatMap { (($0["histograms"] as? [String: [[UInt64]]])?[name]) ?? [] }
+            let all = shardHistograms.flatMap { $0[name] ?? [] }
             let got = try #require(mergedHistograms[name], "\(name) missing")
             #expect(got.reduce(0) { $0 + $1[1] } == all.reduce(0) { $0 + $1[1] }, "\(name): counts")
             for p in [50.0, 90.0, 99.0, 100.0] {

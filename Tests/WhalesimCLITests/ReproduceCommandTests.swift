@@ -142,7 +142,7 @@ import Testing
             let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
             #expect(run.status == 2, "attempt \(attempt): \(run.all)")
             let runDir = reports.appendingPathComponent("latest").resolvingSymlinksInPath()
-            let history = try String(contentsOf: runDir.appendingPathComponent("history.jsonl"), encoding: .utf8)
+            let history = try RecordFiles.history(runDir)
             #expect(history.contains("backpressure on after revision"), "the server's slow marks are in the history")
             let reproducer = try String(contentsOf: runDir.appendingPathComponent("reproducer.yml"), encoding: .utf8)
             #expect(reproducer.contains("do: slow") && reproducer.contains("do: unslow"))

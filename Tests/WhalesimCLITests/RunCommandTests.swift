@@ -79,14 +79,14 @@ import Testing
         let r = try #require(record, "no run.json: \(run.all)")
         #expect(r["mode"] as? String == "live")
         #expect(r["timeUnit"] as? String == "ms")
-        let histograms = try #require(r["histograms"] as? [String: Any])
+        let histograms = try RecordFiles.histograms(r)
         for name in ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql"] { #expect(histograms[name] != nil, "\(name) missing") }
         let series = try #require(r["series"] as? [String: Any])
         #expect((series["connected"] as? [Int])?.max() == 50)
         let salesforce = try #require(r["salesforce"] as? [String: Any])
         #expect((salesforce["requests"] as? Int ?? 0) > 50)
         let reportDir = dir.appendingPathComponent("Reports/latest")
-        for file in ["report.html", "junit.xml", "summary.json", "history.jsonl"] {
+        for file in ["report.html", "junit.xml", "summary.json", "history.whr"] {
             #expect(FileManager.default.fileExists(atPath: reportDir.appendingPathComponent(file).path), "\(file)")
         }
     }
@@ -196,7 +196,7 @@ import Testing
             #expect((d["baseRevision"] as? Int ?? 0) > 0, "the second run began where the first left the note: \(d)")
             #expect(!(d["initialText"] as? String ?? "").isEmpty, "the first run left text in the note: \(d)")
         }
-        let history = try String(contentsOf: dir.appendingPathComponent("Reports/latest/history.jsonl"), encoding: .utf8)
+        let history = try RecordFiles.history(dir.appendingPathComponent("Reports/latest"))
         #expect(history.contains("already had a history when the run began"))
     }
 

@@ -63,7 +63,7 @@ import WhalesimTesting
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.isEmpty && output.stderr.isEmpty, "quiet when all is there: \(output.stdout)\(output.stderr)")
         let asked = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(asked == ["dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s libsqlite3-dev", "dpkg -s libfuse3-dev", "dpkg -s fuse3"])
+        #expect(asked == ["dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s zlib1g-dev", "dpkg -s libsqlite3-dev", "dpkg -s libfuse3-dev", "dpkg -s fuse3"])
 
         let bad = try await run("scripts/setup", ["--browser"], path: bin)
         #expect(bad.status == 64 && bad.stderr.contains("usage: scripts/setup [--tests]"), "\(bad.stderr)")

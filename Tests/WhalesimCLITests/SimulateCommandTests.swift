@@ -40,9 +40,10 @@ import Testing
         #expect(run.stdout.contains("replay: whalesim simulate convergence-smoke --seed 3"))
         let latest = reports.appendingPathComponent("convergence-smoke/latest")
         let record = try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json"))) as? [String: Any]
-        #expect(record?["schemaVersion"] as? Int == 2)
+        #expect(record?["schemaVersion"] as? Int == 3)
         #expect(record?["seed"] as? Int == 3)
-        let history = try String(contentsOf: latest.appendingPathComponent("history.jsonl"), encoding: .utf8)
+        #expect(!FileManager.default.fileExists(atPath: latest.appendingPathComponent("history.jsonl").path))
+        let history = try RecordFiles.history(latest)
         #expect(history.hasPrefix("{\"t\":0,"))
         // The rendered files sit beside the record; Reports/latest points at the same run.
         for file in ["report.html", "junit.xml", "summary.json"] {
@@ -75,7 +76,7 @@ import Testing
         #expect(command.hasSuffix("--fault client-tie-priority"))
         // The run directory keeps the shrunk history and its report shows it.
         let latest = reports.appendingPathComponent("same-position-storm/latest")
-        #expect(FileManager.default.fileExists(atPath: latest.appendingPathComponent("shrunk-history.jsonl").path))
+        #expect(FileManager.default.fileExists(atPath: latest.appendingPathComponent("shrunk-history.whr").path))
         let html = try String(contentsOf: latest.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(html.contains("Shrunk history per client"))
         #expect(html.contains(command))

@@ -1,4 +1,4 @@
-/// A parser for one flat JSON object of scalars (a `history.jsonl` line): faster than
+/// A parser for one flat JSON object of scalars (a history line): faster than
 /// Foundation's on a big history, and it keeps `true` apart from `1` on every platform.
 /// Nested values are skipped as `null`.
 enum FlatJSON {

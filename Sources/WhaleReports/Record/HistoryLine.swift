@@ -1,5 +1,6 @@
-/// One line of `history.jsonl`: the time, the event type and its fields. Unknown types and
-/// fields are kept, so a newer runner's history still renders.
+/// One line of a run's history (as `whalesim history` prints it, and older runs' `history.jsonl`
+/// held it): the time, the event type and its fields. Unknown types and fields are kept, so a newer
+/// runner's history still renders.
 public struct HistoryLine: Sendable, Equatable {
     public var t: Int
     public var type: String

@@ -1,7 +1,9 @@
 import Foundation
+import WhaleRecord
 
-/// A run directory read back from disk: `run.json`, `history.jsonl` and, for a shrunk
-/// failure, the shrunk run's history. Everything the reports render comes from here.
+/// A run directory read back from disk: `run.json`, the history (`history.whr`, or the
+/// `history.jsonl` of a run recorded before the compact form) and, for a shrunk failure, the
+/// shrunk run's history. Everything the reports render comes from here.
 ///
 /// ```swift
 /// let run = try RunDirectory.load("Reports/flaky-network/latest")
@@ -23,7 +25,8 @@ public struct RunDirectory: Sendable {
     }
 
     public static let recordFile = "run.json"
-    public static let historyFile = "history.jsonl"
+    /// The history file of runs written now; ``load(_:)`` also reads an older run's `history.jsonl`.
+    public static let historyFile = HistoryFiles.compactName
 
     /// Reads the directory (a `latest` link is followed). Throws ``ReportError`` naming the file.
     public static func load(_ path: String) throws -> RunDirectory {
@@ -47,8 +50,10 @@ public struct RunDirectory: Sendable {
         guard record.schemaVersion >= 1, record.schemaVersion <= RunRecordFile.supportedSchemaVersion else {
             throw ReportError.corrupt("\(recordPath): schemaVersion \(record.schemaVersion) is not supported (1...\(RunRecordFile.supportedSchemaVersion))")
         }
-        let history = try readHistory(path, historyFile)
-        let shrunk = try record.shrunk?.history.map { try readHistory(path, $0) }
+        let historyPath: String
+        do { historyPath = try HistoryFiles.history(in: path) } catch { throw ReportError.missing(error.message) }
+        let history = try readHistory(historyPath)
+        let shrunk = try record.shrunk?.history.map { try readHistory((path as NSString).appendingPathComponent($0)) }
         var run = RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
         let reproducerPath = (path as NSString).appendingPathComponent(ReproducerFile.fileName)
         if let data = fm.contents(atPath: reproducerPath) {
@@ -59,14 +64,28 @@ public struct RunDirectory: Sendable {
         return run
     }
 
-    private static func readHistory(_ dir: String, _ name: String) throws -> [HistoryLine] {
-        let file = (dir as NSString).appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: file) else {
+    /// Reads a history file of either form a line at a time (a compact file is never whole in memory).
+    static func readHistory(_ file: String) throws -> [HistoryLine] {
+        guard FileManager.default.fileExists(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
-        let bytes = [UInt8](data)
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw ReportError.corrupt("\(file): not UTF-8") }
-        return try HistoryLine.parse(bytes, file: file)
+        var lines: [HistoryLine] = []
+        var number = 0
+        do {
+            try HistoryFiles.forEachLine(file) { bytes in
+                number += 1
+                if bytes.isEmpty || bytes == [0x0D] { return }
+                guard String(validating: bytes, as: UTF8.self) != nil else { throw ReportError.corrupt("\(file):\(number): not UTF-8") }
+                guard let (t, type, fields) = FlatJSON.object(bytes, 0..<bytes.count) else {
+                    throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
+                }
+                lines.append(HistoryLine(t: t, type: type, fields: fields))
+            }
+        } catch let e as RecordFileError {
+            if case .missing = e { throw ReportError.missing(e.message) }
+            throw ReportError.corrupt(e.message)
+        }
+        return lines
     }
 
     private static func describe(_ error: DecodingError) -> String {

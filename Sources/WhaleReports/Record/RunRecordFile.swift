@@ -69,7 +69,7 @@ public struct RunRecordFile: Codable, Sendable, Equatable {
     public var interrupted: String?
 
     /// The highest schema version these reports understand.
-    public static let supportedSchemaVersion = 2
+    public static let supportedSchemaVersion = 3
 
     /// The time unit, defaulting to ticks for records that predate the field.
     public var unit: String { timeUnit ?? "ticks" }

@@ -1,6 +1,6 @@
 /// Time series of one run, bucketed: what the report's charts draw. The live runner measures
 /// these and writes them into `run.json` (`series`, in ms); for simulator runs, which keep
-/// virtual time, ``SeriesDerivation`` builds them from `history.jsonl` in ticks.
+/// virtual time, ``SeriesDerivation`` builds them from the history in ticks.
 ///
 /// Keys of `latency` are `op_ack`, `op_remote_apply`, `graphql` and `soql`; of `counters`,
 /// `ops_invoked` and `ops_acked`; of `errors`, an error kind (`error:<code>`, `failed:<reason>`).

@@ -6,12 +6,18 @@ extension History {
     /// Written only for reports (never on the simulated path).
     public func jsonLines() -> String {
         var out = ""
+        forEachJSONLine { out += $0 + "\n" }
+        return out
+    }
+
+    /// The same lines one at a time (without the newline), for writers that stream them
+    /// (the compact history file) instead of holding the whole text.
+    public func forEachJSONLine(_ body: (String) throws -> Void) rethrows {
         for entry in events {
             var fields: [(String, JSONScalar)] = [("t", .int(entry.time))]
             fields += describe(entry.event)
-            out += "{" + fields.map { "\(jsonString($0.0)):\($0.1.json)" }.joined(separator: ",") + "}\n"
+            try body("{" + fields.map { "\(jsonString($0.0)):\($0.1.json)" }.joined(separator: ",") + "}")
         }
-        return out
     }
 
     private func client(_ c: Int) -> JSONScalar { .string(c >= 0 && c < clientNames.count ? clientNames[c] : "?") }

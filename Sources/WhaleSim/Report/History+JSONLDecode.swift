@@ -1,8 +1,9 @@
 import Foundation
 import WhaleOT
 
-/// One line of `history.jsonl` read back: its time, the event with clients and documents by
-/// name (the indexes of the history that wrote it mean nothing elsewhere), for `whalesim merge`.
+/// One history line (as `whalesim history` prints it) read back: its time, the event with clients
+/// and documents by name (the indexes of the history that wrote it mean nothing elsewhere), for
+/// `whalesim merge` and `whalesim reproduce`.
 public struct NamedHistoryLine: Sendable {
     public var time: Int
     public var type: String
@@ -13,25 +14,31 @@ public struct NamedHistoryLine: Sendable {
     public var event: @Sendable (_ client: (String) -> Int, _ document: (String) -> Int) -> HistoryEvent?
 }
 
-/// A `history.jsonl` line that cannot be read; says which line and why.
+/// A history line that cannot be read; says which line and why.
 public struct HistoryDecodeError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public var description: String { message }
 }
 
 extension History {
-    /// Reads `history.jsonl` (as ``jsonLines()`` writes it) back into named lines.
+    /// Reads history lines (as ``jsonLines()`` writes them) back into named lines.
     public static func decodeJSONLines(_ text: String, source: String) throws(HistoryDecodeError) -> [NamedHistoryLine] {
         var out: [NamedHistoryLine] = []
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw HistoryDecodeError(message: "\(source):\(n + 1): not a JSON object")
-            }
-            do { out.append(try decodeLine(object)) } catch {
-                throw HistoryDecodeError(message: "\(source):\(n + 1): \(error.message)")
-            }
+            out.append(try decodeJSONLine(Data(line.utf8), source: source, number: n + 1))
         }
         return out
+    }
+
+    /// One line (a JSON object); `source` and `number` name it in errors. Readers of a history
+    /// file in either form (WhaleRecord's `HistoryFiles.forEachLine`) call this per line.
+    public static func decodeJSONLine(_ line: Data, source: String, number: Int) throws(HistoryDecodeError) -> NamedHistoryLine {
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
+            throw HistoryDecodeError(message: "\(source):\(number): not a JSON object")
+        }
+        do { return try decodeLine(object) } catch {
+            throw HistoryDecodeError(message: "\(source):\(number): \(error.message)")
+        }
     }
 
     private static func decodeLine(_ o: [String: Any]) throws(HistoryDecodeError) -> NamedHistoryLine {

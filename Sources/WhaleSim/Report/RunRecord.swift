@@ -10,10 +10,11 @@ public enum WhaleSimVersion {
 /// command. Versioned (`schemaVersion`) so CI tooling can rely on the shape; every field is
 /// documented in docs/run-record.md (bump the version and the doc together).
 public struct RunRecord: Codable, Sendable {
-    /// 2 added `timeUnit`, `startedAt`, `wallSeconds`, `documents` and `shrunk.history`.
-    public static let schemaVersion = 2
-    /// The shrunk run's history, next to `history.jsonl` in the run directory.
-    public static let shrunkHistoryFile = "shrunk-history.jsonl"
+    /// 2 added `timeUnit`, `startedAt`, `wallSeconds`, `documents` and `shrunk.history`; 3 writes
+    /// the histories in the compact form (`history.whr`, `shrunk-history.whr`) and `run.json` unindented.
+    public static let schemaVersion = 3
+    /// The shrunk run's history, next to `history.whr` in the run directory.
+    public static let shrunkHistoryFile = "shrunk-history.whr"
 
     public struct Options: Codable, Sendable {
         public var clients: Int
@@ -108,7 +109,8 @@ public struct RunRecord: Codable, Sendable {
 
     public func json() throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // One line, sorted keys: `jq .` prints it indented; the indentation took a third of the file.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 }
