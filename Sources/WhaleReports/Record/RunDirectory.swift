@@ -12,8 +12,19 @@ import WhaleRecord
 public struct RunDirectory: Sendable {
     public var path: String
     public var record: RunRecordFile
+    /// The history's lines; for a passing run with its own series and documents (a live run that
+    /// passed), only the ones the report reads (``summaryTypes``): see ``historyIsSummary``.
     public var history: [HistoryLine]
     public var shrunkHistory: [HistoryLine]?
+    /// True when ``history`` holds only the end-of-run lines (``summaryTypes``): a passing run's
+    /// report needs nothing else (no timeline, the series in `run.json`), so reading a long run's
+    /// record keeps memory bounded by its clients and notes, not by its length.
+    public var historyIsSummary = false
+    /// Lines in the history file (all of them, whether ``history`` keeps them or not).
+    public var historyLineCount = 0
+
+    /// The lines a passing run's report reads: the end state (the convergence table).
+    public static let summaryTypes: Set<String> = ["quiescence", "serverFinal", "clientFinal"]
     /// `reproducer.json`, when `whalesim reproduce` (or a failing live run) wrote one.
     public var reproducer: ReproducerFile?
 
@@ -52,9 +63,14 @@ public struct RunDirectory: Sendable {
         }
         let historyPath: String
         do { historyPath = try HistoryFiles.history(in: path) } catch { throw ReportError.missing(error.message) }
-        let history = try readHistory(historyPath)
-        let shrunk = try record.shrunk?.history.map { try readHistory((path as NSString).appendingPathComponent($0)) }
+        // A failed run shows its timeline; a run without series derives them from the history;
+        // one without documents infers them: those read every line. A passing live run does not.
+        let summary = record.verdict == "valid" && record.series != nil && record.documents != nil
+        let (history, lineCount) = try readHistory(historyPath, keep: summary ? { summaryTypes.contains($0) } : nil)
+        let shrunk = try record.shrunk?.history.map { try readHistory((path as NSString).appendingPathComponent($0)).lines }
         var run = RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
+        run.historyIsSummary = summary
+        run.historyLineCount = lineCount
         let reproducerPath = (path as NSString).appendingPathComponent(ReproducerFile.fileName)
         if let data = fm.contents(atPath: reproducerPath) {
             do { run.reproducer = try JSONDecoder().decode(ReproducerFile.self, from: data) } catch {
@@ -65,7 +81,9 @@ public struct RunDirectory: Sendable {
     }
 
     /// Reads a history file of either form a line at a time (a compact file is never whole in memory).
-    static func readHistory(_ file: String) throws -> [HistoryLine] {
+    /// `keep`: which line types to keep (by `type`; nil keeps every line); every line is still
+    /// read and checked, and counted.
+    static func readHistory(_ file: String, keep: ((String) -> Bool)? = nil) throws -> (lines: [HistoryLine], count: Int) {
         guard FileManager.default.fileExists(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
@@ -79,13 +97,13 @@ public struct RunDirectory: Sendable {
                 guard let (t, type, fields) = FlatJSON.object(bytes, 0..<bytes.count) else {
                     throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
                 }
-                lines.append(HistoryLine(t: t, type: type, fields: fields))
+                if keep?(type) ?? true { lines.append(HistoryLine(t: t, type: type, fields: fields)) }
             }
         } catch let e as RecordFileError {
             if case .missing = e { throw ReportError.missing(e.message) }
             throw ReportError.corrupt(e.message)
         }
-        return lines
+        return (lines, number)
     }
 
     private static func describe(_ error: DecodingError) -> String {
