@@ -35,7 +35,7 @@ struct Whalesim: AsyncParsableCommand {
 
 extension Whalesim {
     /// Parses and runs the command, as ArgumentParser's own `main` does, after one choice made
-    /// before any task starts: a command that drives live sockets (`run`, `bench`, `conform`,
+    /// before any task starts: a command that drives live sockets (`run`, `bench`, `conform`; not
     /// `serve`) runs Swift concurrency on NIO's event loops (``LiveExecutor``), so a virtual user's
     /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
     /// pool, its timer thread and the socket's loop (docs/decisions.md, "A lean generator").

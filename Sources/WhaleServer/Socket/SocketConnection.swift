@@ -107,7 +107,7 @@ final class SocketConnection: Sendable {
 
 /// Frames for many connections, written with one hop per event loop: each loop writes its
 /// connections' frames, then flushes each connection once. Built by the thread that delivers
-/// (a note shard, the model hub), then handed over.
+/// (a note shard, the model hub), then handed over; never written inline (see ``flush(_:)``).
 struct FrameBatch {
     private var groups: [(loop: any EventLoop, frames: [(SocketConnection, ByteBuffer)])] = []
 
@@ -123,15 +123,16 @@ struct FrameBatch {
         }
     }
 
-    /// Hands every group to its event loop (inline when already on it).
+    /// Hands every group to its event loop, always as a job queued on it, even when the caller
+    /// is already on that loop. An event loop runs its queued jobs in the order they were queued,
+    /// so batches flushed in the outbox's order are written in that order; a batch written at
+    /// once by a caller running on the loop would overtake the batches other threads had queued
+    /// there and not yet run (issue 21: with Swift concurrency on NIO's event loops, the socket
+    /// route's pump runs on a loop, and members got revision n+1 before revision n).
     func flush(_ server: ReferenceServer) {
         for group in groups {
             let frames = group.frames
-            if group.loop.inEventLoop {
-                Self.write(frames, server)
-            } else {
-                group.loop.execute { Self.write(frames, server) }
-            }
+            group.loop.execute { Self.write(frames, server) }
         }
     }
 
