@@ -176,7 +176,9 @@ struct BenchRunCommand: AsyncParsableCommand {
                 let offered = Double(ceilingClients) * 1000 / Double(think)
                 let lag = Self.steady(r, "runner_lag", clients: ceilingClients)?.percentileMs(99) ?? .infinity
                 let achieved = window?.opsPerSecond ?? 0
-                let ok = lag <= Double(lagBound) && achieved >= 0.9 * offered
+                // A user's cycle is its think time plus the action itself, so even an idle runner acks about
+                // 90% of clients / think: falling behind is well under that, not a hair under it.
+                let ok = lag <= Double(lagBound) && achieved >= 0.8 * offered
                 print(String(format: "  offered %5.0f ops/s: %5.0f acks/s, runner_lag p99 %.1f ms, op→ack p50 %.2f ms%@%@", offered, achieved, lag,
                              Self.steady(r, "op_ack", clients: ceilingClients)?.percentileMs(50) ?? .nan,
                              window.map { "; " + Self.describe($0, runner: "runner") } ?? "",
