@@ -72,7 +72,7 @@ import WhaleProtocol
         var original = try BuiltinScenarios.load("flaky-network")
         original.protocolVersion = 1
         #expect(original.cannotExercise(.remoteCursorWrongRule) == "flaky-network speaks the original protocol, which has no remote cursors")
-        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, power-loss, sales-team, same-position-storm, scripted-resend, server-restart, unicode)") == true,
+        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, power-loss, sales-team, same-position-storm, scripted-resend, server-restart, soak, unicode)") == true,
                 "\(FaultCatalog.listing.first ?? "")")
     }
 
