@@ -123,7 +123,7 @@ import Testing
         #expect(run.status == 3, "\(run.stdout)")
         #expect(run.stdout.contains("inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"))
         let list = try whalesim(["simulate", "--list-faults"])
-        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, power-loss, sales-team, scripted-resend, server-restart)"))
+        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, power-loss, sales-team, scripted-resend, server-restart, soak)"))
     }
 
     @Test func badInputExits64WithEveryProblem() throws {
