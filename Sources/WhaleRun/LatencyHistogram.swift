@@ -40,6 +40,14 @@ public struct LatencyHistogram: Sendable {
         sparseTotal = 0
     }
 
+    /// The same histogram in its dense form: read several figures from a compact one through this,
+    /// since each figure read from a compact histogram builds the dense one again.
+    public func densified() -> LatencyHistogram {
+        var out = self
+        out.makeDense()
+        return out
+    }
+
     /// The same histogram in its compact form (recorded pairs only).
     public func compacted() -> LatencyHistogram {
         guard let dense else { return self }

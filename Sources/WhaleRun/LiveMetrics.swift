@@ -141,7 +141,9 @@ public final class LiveMetrics: Sendable {
         let starts = (0..<n).map { $0 * Self.bucketMs }
         var latency: [String: LatencySeries] = [:]
         for name in Self.latencyNames where s.total[name] != nil {
-            func column(_ f: (LatencyHistogram) -> Double?) -> [Double?] { (0..<n).map { b in s.buckets[b]?[name].flatMap(f) } }
+            // A compact second is made dense once for its four figures, not once a figure.
+            let seconds = (0..<n).map { b in s.buckets[b]?[name].map { $0.densified() } }
+            func column(_ f: (LatencyHistogram) -> Double?) -> [Double?] { seconds.map { $0.flatMap(f) } }
             let t = s.total[name]!
             latency[name] = LatencySeries(
                 p50: column { $0.percentileMs(50) }, p90: column { $0.percentileMs(90) },

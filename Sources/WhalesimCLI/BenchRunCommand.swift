@@ -237,10 +237,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         guard let start = Self.steadyStart(r, clients: clients), let acked = r.series.counters["ops_acked"] else { return (r, nil) }
         let n = Self.steadySeconds(r, clients: clients)
         let ops = acked[start..<min(acked.count, start + n)].reduce(0, +)
-        guard var w = sampler.window(fromMs: start * LiveMetrics.bucketMs, toMs: (start + n) * LiveMetrics.bucketMs, ops: ops) else { return (r, nil) }
-        // The samples fall a little inside the buckets' edges: count the ops over the same span.
-        w.ops = Int((Double(ops) * w.seconds / Double(max(1, n))).rounded())
-        return (r, w)
+        return (r, sampler.window(fromMs: start * LiveMetrics.bucketMs, toMs: (start + n) * LiveMetrics.bucketMs, ops: ops))
     }
 
     /// Runner RSS growth per connected client with `memoryClients` mostly idle clients held.

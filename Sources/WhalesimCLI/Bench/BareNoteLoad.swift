@@ -154,9 +154,7 @@ enum BareNoteLoad {
         let begin = acksAtStart.withLockedValue { $0 }!
         let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks)
         for client in all { await client.state.withLockedValue { $0.socket }?.close() }
-        guard var window else { throw BadInput("bench: the bare clients' CPU samples do not cover their window") }
-        // The samples bound the window; count the ops over the same span.
-        window.ops = Int((Double(acksAtEnd - begin.acks) * window.seconds / (Double(endMs - begin.ms) / 1000)).rounded())
+        guard let window else { throw BadInput("bench: the bare clients' CPU samples do not cover their window") }
         return Result(window: window, joined: joined)
     }
 

@@ -42,10 +42,13 @@ final class RunnerCPUSampler: Sendable {
 
     func stop() { task.withLockedValue { $0?.cancel() } }
 
-    /// The samples nearest inside [`fromMs`, `toMs`], and the CPU and frames between them.
+    /// The samples nearest inside [`fromMs`, `toMs`], and the CPU and frames between them; `ops`
+    /// were counted over the whole of [`fromMs`, `toMs`], so they are scaled to the samples' span.
     func window(fromMs: Int, toMs: Int, ops: Int) -> Window? {
         let all = samples.withLockedValue { $0 }
-        guard let first = all.first(where: { $0.ms >= fromMs }), let last = all.last(where: { $0.ms <= toMs }), last.ms > first.ms else { return nil }
-        return Window(seconds: Double(last.ms - first.ms) / 1000, cpuSeconds: last.cpu - first.cpu, frames: last.frames - first.frames, ops: ops)
+        guard toMs > fromMs, let first = all.first(where: { $0.ms >= fromMs }), let last = all.last(where: { $0.ms <= toMs }), last.ms > first.ms else { return nil }
+        let span = Double(last.ms - first.ms)
+        return Window(seconds: span / 1000, cpuSeconds: last.cpu - first.cpu, frames: last.frames - first.frames,
+                      ops: Int((Double(ops) * span / Double(toMs - fromMs)).rounded()))
     }
 }
