@@ -51,8 +51,8 @@ struct BenchRunCommand: AsyncParsableCommand {
     var protocols: [Int] = [1, 2]
 
     func run() async throws {
-        guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0 else {
-            throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1").exit()
+        guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0, lagBound >= 1 else {
+            throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1, --lag-bound ≥ 1 (ms)").exit()
         }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }

@@ -23,4 +23,14 @@ struct OTBenchSmokeTests {
         #expect(run.stdout.contains("replay automerge-paper (259778 edits, final 104852 scalars)"))
         #expect(run.stdout.contains("ChunkedRope (candidate)"))
     }
+
+    /// `bench run`'s bad input is refused before anything starts: a lag bound under 1 ms or not a
+    /// number, a note of one client, no runs; each exits 64 and says what it needs.
+    @Test(arguments: [["--lag-bound", "0"], ["--lag-bound", "abc"], ["--note-size", "1"], ["--runs", "0"]])
+    func benchRunRefusesBadInput(_ arguments: [String]) throws {
+        let run = try WhalesimRun.run(["bench", "run"] + arguments, stdin: Data())
+        #expect(run.status == 64, "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains(arguments[0]) || run.stderr.contains("need --latency-clients"), "\(run.stderr)")
+        #expect(!run.stdout.contains("runner cost"))
+    }
 }
