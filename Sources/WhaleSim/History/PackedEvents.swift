@@ -7,22 +7,50 @@ import WhaleOT
 /// An op id `P:N` is a prefix from a table (one per client connection) and the number `N`.
 /// Reading decodes one entry at a time, in order; nothing is kept but the bytes and the table.
 ///
+/// Once the bytes held reach a chunk (1 MiB), they move to an unlinked scratch file
+/// (``SpillFile``) and reading takes them back a chunk at a time: the holder's memory stays at
+/// about a chunk however long the history grows. Without a writable temporary directory (or
+/// once a write to it fails) the bytes simply stay in memory. A copy shares the file: it reads
+/// what was spilled before the copy, and one that appends after the original did moves to a
+/// file of its own, so copies stay values.
+///
 /// ```swift
 /// var packed = PackedEvents()
 /// packed.append(HistoryEntry(time: 5, event: .connect(client: 0)))
 /// for entry in packed { print(entry) }
 /// ```
 public struct PackedEvents: Sequence, Sendable {
+    /// The bytes not spilled yet (all of them while nothing is).
     private var bytes: [UInt8] = []
     private var prefixes: [String] = []
     private var prefixIndex: [String: Int] = [:]
     private var lastTime: SimTime = 0
     public private(set) var count = 0
+    /// Spilled chunks' lengths, in order; entries never straddle two chunks.
+    private var chunks: [Int] = []
+    private var spilledBytes = 0
+    private var spill: SpillFile?
+    /// Bytes held in memory before they move to the scratch file; 0 never spills.
+    private var chunkLimit: Int
 
-    public init() {}
+    /// Where the scratch file goes (nil: `TMPDIR`, else `/tmp`).
+    private let spillDirectory: String?
 
-    /// Bytes held (the packed entries and the op id prefixes).
-    public var byteCount: Int { bytes.count + prefixes.reduce(0) { $0 + $1.utf8.count } }
+    /// `chunkBytes`: how many bytes to hold before moving them to a scratch file (0: keep all in
+    /// memory); `spillDirectory`: where that file goes (nil: `TMPDIR`, else `/tmp`).
+    public init(chunkBytes: Int = 1 << 20, spillDirectory: String? = nil) {
+        chunkLimit = Swift.max(0, chunkBytes)
+        self.spillDirectory = spillDirectory
+    }
+
+    /// Bytes held (the packed entries, spilled or not, and the op id prefixes).
+    public var byteCount: Int { spilledBytes + bytes.count + prefixes.reduce(0) { $0 + $1.utf8.count } }
+
+    /// Packed bytes held in memory (not spilled).
+    public var bytesInMemory: Int { bytes.count }
+
+    /// Packed bytes moved to the scratch file.
+    public var bytesSpilled: Int { spilledBytes }
 
     public mutating func append(_ entry: HistoryEntry) {
         let e = entry.event
@@ -62,6 +90,29 @@ public struct PackedEvents: Sequence, Sendable {
             putInt(d); putInt(f); putInt(t); bytes.append(UInt8(ObservationKind.allCases.firstIndex(of: k)!)); putText(detail)
         }
         count += 1
+        if chunkLimit > 0, bytes.count >= chunkLimit { spillChunk() }
+    }
+
+    /// Moves the bytes held to the scratch file (see the type's comment); on any failure they stay
+    /// in memory and no more spilling is tried.
+    private mutating func spillChunk() {
+        if spill == nil { spill = SpillFile(directory: spillDirectory) }
+        guard let file = spill else { chunkLimit = 0; return }
+        if !file.append(bytes, at: spilledBytes) {
+            // Another copy appended to the shared file first (or the disk is full): move what this
+            // copy spilled to a file of its own and try once more there.
+            guard file.size != spilledBytes, let own = SpillFile(directory: spillDirectory) else { chunkLimit = 0; return }
+            var offset = 0
+            for length in chunks {
+                guard own.append(file.read(at: offset, count: length), at: offset) else { chunkLimit = 0; return }
+                offset += length
+            }
+            spill = own
+            guard own.append(bytes, at: spilledBytes) else { chunkLimit = 0; return }
+        }
+        chunks.append(bytes.count)
+        spilledBytes += bytes.count
+        bytes.removeAll(keepingCapacity: true)
     }
 
     // MARK: Writing
@@ -173,22 +224,49 @@ public struct PackedEvents: Sequence, Sendable {
 
     // MARK: Reading
 
-    public func makeIterator() -> Iterator { Iterator(bytes: bytes, prefixes: prefixes) }
+    public func makeIterator() -> Iterator { Iterator(spill: spill, chunks: chunks, tail: bytes, prefixes: prefixes) }
 
-    /// Decodes the entries in order.
+    /// Decodes the entries in order, reading spilled chunks back one at a time.
     public struct Iterator: IteratorProtocol {
-        private let bytes: [UInt8]
+        private let spill: SpillFile?
+        private let chunks: [Int]
+        private let tail: [UInt8]
         private let prefixes: [String]
+        /// The chunk being decoded (a spilled one, then the tail).
+        private var bytes: [UInt8] = []
+        private var nextChunk = 0
+        private var nextOffset = 0
+        private var onTail = false
         private var at = 0
         private var time: SimTime = 0
 
-        init(bytes: [UInt8], prefixes: [String]) {
-            self.bytes = bytes
+        init(spill: SpillFile?, chunks: [Int], tail: [UInt8], prefixes: [String]) {
+            self.spill = spill
+            self.chunks = chunks
+            self.tail = tail
             self.prefixes = prefixes
         }
 
+        /// Loads the next chunk once this one is read; false at the end.
+        private mutating func advance() -> Bool {
+            while at >= bytes.count {
+                if nextChunk < chunks.count, let spill {
+                    bytes = spill.read(at: nextOffset, count: chunks[nextChunk])
+                    nextOffset += chunks[nextChunk]
+                    nextChunk += 1
+                } else if !onTail {
+                    bytes = tail
+                    onTail = true
+                } else {
+                    return false
+                }
+                at = 0
+            }
+            return true
+        }
+
         public mutating func next() -> HistoryEntry? {
-            guard at < bytes.count else { return nil }
+            guard advance() else { return nil }
             let tag = bytes[at]
             at += 1
             time += int()
