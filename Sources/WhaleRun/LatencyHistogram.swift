@@ -13,9 +13,11 @@ import Histogram
 public struct LatencyHistogram: Sendable {
     public static let highestTrackableUs: UInt64 = 600_000_000
     private var dense: Histogram<UInt64>?
-    /// The compact form: recorded values (ascending) and their counts; used when `dense` is nil.
-    private var values: [UInt64] = []
-    private var counts: [UInt64] = []
+    /// The compact form, used when `dense` is nil: the recorded values (ascending) and their
+    /// counts as varints, each value as its distance from the one before. A busy second of
+    /// `op_remote_apply` holds a few thousand distinct values: 16 bytes a pair grew a long run's
+    /// runner by some 90 KB a second; this takes 2 to 4 (issue 21's flat runner).
+    private var pairs: [UInt8] = []
     private var sparseTotal = 0
 
     public init() {}
@@ -28,15 +30,46 @@ public struct LatencyHistogram: Sendable {
     public var histogram: Histogram<UInt64> {
         if let dense { return dense }
         var h = Self.empty()
-        for (v, c) in zip(values, counts) { _ = h.record(v, count: c) }
+        forEachPair { v, c in _ = h.record(v, count: c) }
         return h
+    }
+
+    /// Bytes the compact form holds (0 while dense).
+    var compactByteCount: Int { pairs.count }
+
+    /// Calls `body` with each compact (value, count) pair, in value order.
+    private func forEachPair(_ body: (UInt64, UInt64) -> Void) {
+        var at = 0, value: UInt64 = 0
+        func uint() -> UInt64 {
+            var v: UInt64 = 0, shift: UInt64 = 0
+            while true {
+                let b = pairs[at]
+                at += 1
+                v |= UInt64(b & 0x7F) << shift
+                if b < 0x80 { return v }
+                shift += 7
+            }
+        }
+        while at < pairs.count {
+            value += uint()
+            body(value, uint())
+        }
+    }
+
+    private mutating func putPair(_ value: UInt64, _ count: UInt64, after previous: UInt64) {
+        for var v in [value - previous, count] {
+            while v >= 0x80 {
+                pairs.append(UInt8(truncatingIfNeeded: v) | 0x80)
+                v >>= 7
+            }
+            pairs.append(UInt8(v))
+        }
     }
 
     private mutating func makeDense() {
         guard dense == nil else { return }
         dense = histogram
-        values = []
-        counts = []
+        pairs = []
         sparseTotal = 0
     }
 
@@ -53,9 +86,11 @@ public struct LatencyHistogram: Sendable {
         guard let dense else { return self }
         var out = LatencyHistogram()
         out.dense = nil
+        var previous: UInt64 = 0
         for r in dense.recordedValues() {
-            out.values.append(Self.portable(r.value))
-            out.counts.append(UInt64(r.count))
+            let v = Self.portable(r.value)
+            out.putPair(v, UInt64(r.count), after: previous)
+            previous = v
         }
         out.sparseTotal = Int(dense.totalCount)
         return out
@@ -71,7 +106,7 @@ public struct LatencyHistogram: Sendable {
         if let o = other.dense {
             dense!.add(o)
         } else {
-            for (v, c) in zip(other.values, other.counts) { _ = dense!.record(v, count: c) }
+            other.forEachPair { v, c in _ = dense!.record(v, count: c) }
         }
     }
 
@@ -103,7 +138,9 @@ public struct LatencyHistogram: Sendable {
     /// `[[value_us, count], ...]` of every non-empty bucket, in value order.
     public var encoded: [[UInt64]] {
         if let dense { return dense.recordedValues().map { [Self.portable($0.value), UInt64($0.count)] } }
-        return zip(values, counts).map { [$0, $1] }
+        var out: [[UInt64]] = []
+        forEachPair { out.append([$0, $1]) }
+        return out
     }
 
     /// A recorded value as the portable form writes it. The top bucket's value (a sample clamped

@@ -28,6 +28,15 @@ import Testing
         #expect(try LatencyHistogram(encoded: compact.encoded).encoded == dense.encoded)
     }
 
+    @Test func aCompactPairTakesAFewBytes() {
+        let dense = Self.sample(seed: 11, n: 20_000)
+        let compact = dense.compacted()
+        let pairs = dense.encoded.count
+        #expect(pairs > 1_000)
+        #expect(compact.compactByteCount <= pairs * 5) // was 16 bytes a pair
+        #expect(compact.encoded == dense.encoded)
+    }
+
     @Test func sumsAndRecordsGiveWhatDenseOnesGive() {
         let a = Self.sample(seed: 1, n: 2_000), b = Self.sample(seed: 2, n: 3_000)
         var dense = a
