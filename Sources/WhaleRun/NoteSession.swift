@@ -309,7 +309,8 @@ final class NoteSession: Redialing {
             case .send(let envelope):
                 if case .docChange(let change) = envelope.message {
                     let opId = change.opId ?? envelope.messageId
-                    context.ops.sent(messageId: envelope.messageId, opId: opId)
+                    // Only the original protocol's broadcast names an op by its message id alone.
+                    if change.opId == nil { context.ops.sent(messageId: envelope.messageId, opId: opId) }
                     context.recorder.record(.send(client: index, opId: opId, op: change.op, revision: change.rev))
                     if s.oldestPendingSinceMs == nil { s.oldestPendingSinceMs = context.metrics.clock.nowMs }
                 }

@@ -12,7 +12,7 @@ public final class OpRegistry: Sendable {
     /// Two generations of ops: a run's registry used to keep every op it ever saw, some 100 bytes
     /// an op, which grew a long run's runner without bound (issue 21). An op is looked up within
     /// seconds of its invoke (its ack, its remote applies, a resend after a redial, a restart's
-    /// catch-up, all under a minute in the soak), so every `keepUs` of invokes the older
+    /// catch-up, all within seconds in the soak), so every `keepUs` of invokes (60 s) the older
     /// generation is dropped and the current one becomes it: what is kept is between one and two
     /// windows of ops. An op looked up later than that has no invoke time, and its late
     /// latency is not measured.
@@ -38,7 +38,7 @@ public final class OpRegistry: Sendable {
 
     /// `keepSeconds`: how long a generation of ops is kept before the next replaces it (an op
     /// stays findable for at least that long after its invoke).
-    public init(keepSeconds: Int = 120) {
+    public init(keepSeconds: Int = 60) {
         keepUs = Int64(keepSeconds) * 1_000_000
     }
 
