@@ -18,11 +18,14 @@ public enum RecordCheck {
         public var recorded: [LiveRunRecord.CheckerVerdict]
         public var results: [CheckResult]
         public var events: Int
+        /// The bytes the rebuilt (packed) history held.
+        public var packedBytes: Int
     }
 
     /// Throws `RecordFileError` (no history, or a damaged one), `HistoryDecodeError` (a line that is
     /// not an event) or `RecordError` (no live `run.json`, or a line naming a client it does not list).
-    public static func judge(_ dir: String) throws -> Judged {
+    /// `only`: judge with these checkers instead of the ones the run named.
+    public static func judge(_ dir: String, only: [CheckerName]? = nil) throws -> Judged {
         let path = try HistoryFiles.history(in: dir)
         let runJSON = (dir as NSString).appendingPathComponent("run.json")
         guard let data = FileManager.default.contents(atPath: runJSON) else { throw RecordFileError.missing("\(dir): no run.json") }
@@ -30,12 +33,13 @@ public enum RecordCheck {
         do { record = try JSONDecoder().decode(LiveRunRecord.self, from: data) } catch {
             throw RecordError("\(runJSON): not a live run record (a simulator run is judged again by its replay command): \(error)")
         }
-        let scenario = try LiveMerge.scenario(from: dir)
+        var scenario = try LiveMerge.scenario(from: dir)
+        if let only { scenario.checkers = only }
         var history = try rebuild(path, documents: record.documents, protocolVersion: scenario.protocolVersion)
         let results = LiveJudge.checks(scenario, history)
-        let events = history.count
+        let events = history.count, bytes = history.packedBytes ?? 0
         history = history.emptyCopy()
-        return Judged(scenario: record.scenario, seed: record.seed, recorded: record.verdicts, results: results, events: events)
+        return Judged(scenario: record.scenario, seed: record.seed, recorded: record.verdicts, results: results, events: events, packedBytes: bytes)
     }
 
     /// The history of a record whose notes and clients are `documents`, its lines read a line at

@@ -31,10 +31,22 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Evidence lines printed per checker.")
     var evidence = 5
 
+    @Option(name: .customLong("checker"), help: "Judge with this checker only, not those the run named (repeatable).")
+    var checkers: [String] = []
+
     func run() throws {
+        var only: [CheckerName]?
+        if !checkers.isEmpty {
+            only = try checkers.map { name in
+                guard let checker = CheckerName(rawValue: name) else {
+                    throw BadInput("check: no checker \(name) (\(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))").exit()
+                }
+                return checker
+            }
+        }
         let judged: RecordCheck.Judged
         do {
-            judged = try RecordCheck.judge(runDirectory)
+            judged = try RecordCheck.judge(runDirectory, only: only)
         } catch let e as RecordFileError {
             printError("whalesim: check: \(e.message)")
             if case .missing = e { throw HistoryCommand.noInput }
@@ -43,7 +55,7 @@ struct CheckCommand: ParsableCommand {
             printError("whalesim: check: \(error)")
             throw ExitStatus.badInput
         }
-        print("\(judged.scenario) seed \(judged.seed): \(judged.events) history events")
+        print("\(judged.scenario) seed \(judged.seed): \(judged.events) history events (\(judged.packedBytes / 1_000_000) MB packed)")
         for result in judged.results {
             let recorded = judged.recorded.first { $0.checker == result.checker.rawValue }?.verdict
             let was = recorded.map { $0 == result.verdict.rawValue ? "" : " (recorded: \($0))" } ?? " (not recorded)"
