@@ -6,6 +6,8 @@ import WhaleOT
 /// delta, then its fields (zigzag varints; text as a length and UTF-8; an op as its components).
 /// An op id `P:N` is a prefix from a table (one per client connection) and the number `N`.
 /// Reading decodes one entry at a time, in order; nothing is kept but the bytes and the table.
+/// The bytes are kept in chunks of about ``chunkSize`` (an entry never spans two), so a long
+/// history grows by a chunk at a time instead of copying all it holds into an array twice its size.
 ///
 /// ```swift
 /// var packed = PackedEvents()
@@ -13,7 +15,11 @@ import WhaleOT
 /// for entry in packed { print(entry) }
 /// ```
 public struct PackedEvents: Sequence, Sendable {
+    /// The chunks filled so far, each exactly its size.
+    private var chunks: [[UInt8]] = []
+    /// The chunk being filled.
     private var bytes: [UInt8] = []
+    static let chunkSize = 1 << 20
     private var prefixes: [String] = []
     private var prefixIndex: [String: Int] = [:]
     private var lastTime: SimTime = 0
@@ -22,7 +28,7 @@ public struct PackedEvents: Sequence, Sendable {
     public init() {}
 
     /// Bytes held (the packed entries and the op id prefixes).
-    public var byteCount: Int { bytes.count + prefixes.reduce(0) { $0 + $1.utf8.count } }
+    public var byteCount: Int { chunks.reduce(bytes.count) { $0 + $1.count } + prefixes.reduce(0) { $0 + $1.utf8.count } }
 
     public mutating func append(_ entry: HistoryEntry) {
         let e = entry.event
@@ -62,6 +68,11 @@ public struct PackedEvents: Sequence, Sendable {
             putInt(d); putInt(f); putInt(t); bytes.append(UInt8(ObservationKind.allCases.firstIndex(of: k)!)); putText(detail)
         }
         count += 1
+        if bytes.count >= Self.chunkSize {
+            // Sealed as an exact copy: the chunk's spare capacity is not kept.
+            chunks.append(bytes.withUnsafeBufferPointer { Array($0) })
+            bytes.removeAll(keepingCapacity: true)
+        }
     }
 
     // MARK: Writing
@@ -173,22 +184,30 @@ public struct PackedEvents: Sequence, Sendable {
 
     // MARK: Reading
 
-    public func makeIterator() -> Iterator { Iterator(bytes: bytes, prefixes: prefixes) }
+    public func makeIterator() -> Iterator { Iterator(chunks: chunks + [bytes], prefixes: prefixes) }
 
     /// Decodes the entries in order.
     public struct Iterator: IteratorProtocol {
-        private let bytes: [UInt8]
+        private let chunks: [[UInt8]]
+        private var chunk = 0
+        private var bytes: [UInt8]
         private let prefixes: [String]
         private var at = 0
         private var time: SimTime = 0
 
-        init(bytes: [UInt8], prefixes: [String]) {
-            self.bytes = bytes
+        init(chunks: [[UInt8]], prefixes: [String]) {
+            self.chunks = chunks
+            self.bytes = chunks[0]
             self.prefixes = prefixes
         }
 
         public mutating func next() -> HistoryEntry? {
-            guard at < bytes.count else { return nil }
+            while at >= bytes.count {
+                guard chunk + 1 < chunks.count else { return nil }
+                chunk += 1
+                bytes = chunks[chunk]
+                at = 0
+            }
             let tag = bytes[at]
             at += 1
             time += int()
