@@ -22,6 +22,7 @@ struct Whalesim: AsyncParsableCommand {
             ReproduceCommand.self,
             ReportCommand.self,
             HistoryCommand.self,
+            CheckCommand.self,
             OTCommand.self,
             ServeCommand.self,
             FakeSalesforceCommand.self,

@@ -45,6 +45,22 @@ import WhaleOT
         ]
     }
 
+    /// Past a chunk (``PackedEvents/chunkSize``) every entry still comes back, in order, none split.
+    @Test func aHistoryOfManyChunksComesBackEqual() {
+        var packed = PackedEvents()
+        var expected: [HistoryEntry] = []
+        let kinds = Self.everyKind
+        var i = 0
+        while packed.byteCount < 3 * PackedEvents.chunkSize + 12_345 {
+            let entry = HistoryEntry(time: i * 7, event: kinds[i % kinds.count])
+            packed.append(entry)
+            expected.append(entry)
+            i += 1
+        }
+        #expect(packed.count == expected.count)
+        #expect(Array(packed) == expected)
+    }
+
     @Test func everyEventKindComesBackEqual() {
         var packed = PackedEvents()
         var expected: [HistoryEntry] = []

@@ -1,14 +1,16 @@
 /// Runs the named checkers over a history and merges their verdicts (invalid wins).
+///
+/// Each checker reads the history once more (twice for convergence), with its own window of the
+/// server's log (``AppliedLog``): what each holds is bounded by the notes and the clients, and only
+/// one holds anything at a time.
 public enum Checkers {
     public static func run(_ names: [CheckerName], on history: History) -> [CheckResult] {
-        let needsLog = names.contains { $0 == .convergence || $0 == .intention || $0 == .revisions }
-        let log = needsLog ? AppliedLog.final(history) : AppliedLog(documents: 0)
-        return names.sorted().map { name in
+        names.sorted().map { name in
             switch name {
-            case .convergence: ConvergenceChecker.check(history, log: log)
-            case .intention: IntentionChecker.check(history, log: log)
+            case .convergence: ConvergenceChecker.check(history)
+            case .intention: IntentionChecker.check(history)
             case .cursors: CursorChecker.check(history)
-            case .revisions: RevisionChecker.check(history, log: log)
+            case .revisions: RevisionChecker.check(history)
             case .liveness: LivenessChecker.check(history)
             case .model: ModelChecker.check(history)
             }

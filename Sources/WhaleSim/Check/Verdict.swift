@@ -82,6 +82,15 @@ struct Evidence {
         if lines.count < limit { lines.append("unknown: " + line()) }
     }
 
+    /// Adds what `other` collected: its lines while there is room, every count.
+    mutating func absorb(_ other: Evidence) {
+        problems += other.problems
+        unknowns += other.unknowns
+        findingCount += other.findingCount
+        for line in other.lines where lines.count < limit { lines.append(line) }
+        for line in other.findings where findings.count < limit { findings.append(line) }
+    }
+
     func result(_ checker: CheckerName) -> CheckResult {
         var lines = lines
         if problems + unknowns > lines.count { lines.append("… \(problems + unknowns - lines.count) more") }

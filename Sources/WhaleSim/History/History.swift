@@ -31,6 +31,9 @@ public struct History: Sendable {
     /// Whether the entries are packed (``PackedEvents``).
     public var isPacked: Bool { packed != nil }
 
+    /// The bytes a packed history holds (nil for an array of entries).
+    public var packedBytes: Int? { packed?.byteCount }
+
     /// `packed`: keep the entries as bytes (``PackedEvents``), for a history as long as a live
     /// run's; the simulator's histories are arrays.
     public init(clientNames: [String], clientDocuments: [Int], documentNames: [String], initialTexts: [String], protocolVersion: Int,

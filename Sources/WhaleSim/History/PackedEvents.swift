@@ -33,12 +33,15 @@ public struct PackedEvents: Sequence, Sendable {
     /// Bytes held in memory before they move to the scratch file; 0 never spills.
     private var chunkLimit: Int
 
+    /// The bytes held in memory before they move to the scratch file, by default.
+    public static let chunkSize = 1 << 20
+
     /// Where the scratch file goes (nil: `TMPDIR`, else `/tmp`).
     private let spillDirectory: String?
 
     /// `chunkBytes`: how many bytes to hold before moving them to a scratch file (0: keep all in
     /// memory); `spillDirectory`: where that file goes (nil: `TMPDIR`, else `/tmp`).
-    public init(chunkBytes: Int = 1 << 20, spillDirectory: String? = nil) {
+    public init(chunkBytes: Int = PackedEvents.chunkSize, spillDirectory: String? = nil) {
         chunkLimit = Swift.max(0, chunkBytes)
         self.spillDirectory = spillDirectory
     }
