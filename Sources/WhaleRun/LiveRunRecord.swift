@@ -55,7 +55,7 @@ public struct LiveRunRecord: Codable, Sendable {
     /// Metric name → `[[value_us, count], ...]`. Packed in `run.json` (schema 3; ``PackedHistograms``).
     public var histograms: [String: [[UInt64]]] {
         get { histogramsField.metrics.mapValues { $0.first ?? [] } }
-        set { histogramsField.metrics = newValue.mapValues { [$0] } }
+        set { histogramsField = PackedHistograms(metrics: newValue.mapValues { [$0] }) }
     }
     private var histogramsField = PackedHistograms()
     public var errors: Int
@@ -171,26 +171,37 @@ public struct LiveRunRecord: Codable, Sendable {
 /// (WhaleRecord's `HistogramPack`: varints, deflated, base64; schema 3); read from that or from
 /// the arrays of pairs that schema 2 records hold.
 struct PackedHistograms: Codable, Sendable {
-    var metrics: [String: [[[UInt64]]]] = [:]
+    /// The packed form as read (checked, not unpacked: a reader that needs only the rest of
+    /// `run.json`, such as `whalesim check`, does not pay for the buckets); unpacked on use.
+    private var packed: String?
+    private var unpacked: [String: [[[UInt64]]]]
 
-    init(metrics: [String: [[[UInt64]]]] = [:]) { self.metrics = metrics }
+    init(metrics: [String: [[[UInt64]]]] = [:]) { unpacked = metrics }
+
+    var metrics: [String: [[[UInt64]]]] {
+        // Checked when it was decoded, so it unpacks.
+        guard let packed else { return unpacked }
+        return (try? HistogramPack.unpack(packed)) ?? [:]
+    }
 
     init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
+        unpacked = [:]
         if let text = try? c.decode(String.self) {
-            do { metrics = try HistogramPack.unpack(text) } catch {
+            do { try HistogramPack.validate(text) } catch {
                 throw DecodingError.dataCorruptedError(in: c, debugDescription: "packed histograms: \(error.message)")
             }
+            packed = text
         } else if let perBucket = try? c.decode([String: [[[UInt64]]]].self) {
-            metrics = perBucket
+            unpacked = perBucket
         } else {
-            metrics = try c.decode([String: [[UInt64]]].self).mapValues { [$0] }
+            unpacked = try c.decode([String: [[UInt64]]].self).mapValues { [$0] }
         }
     }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
-        try c.encode(try HistogramPack.pack(metrics))
+        try c.encode(packed ?? (try HistogramPack.pack(unpacked)))
     }
 }
 

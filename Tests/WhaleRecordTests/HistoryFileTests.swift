@@ -242,6 +242,10 @@ import WhalesimTesting
         #expect(throws: RecordFileError.self) { try HistogramPack.unpack("not base64!") }
         #expect(throws: RecordFileError.self) { try HistogramPack.unpack(String(packed.dropLast(8))) }
         #expect(throws: RecordFileError.self) { try HistogramPack.pack(["bad": [[[1, 2, 3]]]]) }
+        // Validating reads what unpacking reads, and refuses what it refuses, building nothing.
+        try HistogramPack.validate(packed)
+        #expect(throws: RecordFileError.self) { try HistogramPack.validate("not base64!") }
+        #expect(throws: RecordFileError.self) { try HistogramPack.validate(String(packed.dropLast(8))) }
     }
 
     @Test func base64MatchesFoundation() {
