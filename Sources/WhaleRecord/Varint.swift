@@ -1,6 +1,6 @@
 /// LEB128 varints (7 bits a byte, low first) and zigzag for signed values: small numbers, small bytes.
 extension Array where Element == UInt8 {
-    mutating func appendVarint(_ value: UInt64) {
+    public mutating func appendVarint(_ value: UInt64) {
         var v = value
         while v >= 0x80 {
             append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -17,6 +17,18 @@ extension Array where Element == UInt8 {
     mutating func appendBytes<C: Collection<UInt8>>(_ bytes: C) {
         appendVarint(UInt64(bytes.count))
         append(contentsOf: bytes)
+    }
+
+    /// The varint at `at`, which moves past it (the caller wrote the bytes: no bounds beyond the array's own).
+    public func readVarint(at: inout Int) -> UInt64 {
+        var v: UInt64 = 0, shift: UInt64 = 0
+        while true {
+            let b = self[at]
+            at += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Histogram
+import WhaleRecord
 
 /// An HdrHistogram of latencies in microseconds (3 significant digits, up to 10 minutes),
 /// and its exact, portable form for run records: the recorded values with their counts.
@@ -40,30 +41,15 @@ public struct LatencyHistogram: Sendable {
     /// Calls `body` with each compact (value, count) pair, in value order.
     private func forEachPair(_ body: (UInt64, UInt64) -> Void) {
         var at = 0, value: UInt64 = 0
-        func uint() -> UInt64 {
-            var v: UInt64 = 0, shift: UInt64 = 0
-            while true {
-                let b = pairs[at]
-                at += 1
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { return v }
-                shift += 7
-            }
-        }
         while at < pairs.count {
-            value += uint()
-            body(value, uint())
+            value += pairs.readVarint(at: &at)
+            body(value, pairs.readVarint(at: &at))
         }
     }
 
     private mutating func putPair(_ value: UInt64, _ count: UInt64, after previous: UInt64) {
-        for var v in [value - previous, count] {
-            while v >= 0x80 {
-                pairs.append(UInt8(truncatingIfNeeded: v) | 0x80)
-                v >>= 7
-            }
-            pairs.append(UInt8(v))
-        }
+        pairs.appendVarint(value - previous)
+        pairs.appendVarint(count)
     }
 
     private mutating func makeDense() {

@@ -222,6 +222,11 @@ extension LiveMerge {
         guard let data = FileManager.default.contents(atPath: runJSON) else { throw RecordError("\(dir): no run.json") }
         let r: LiveRunRecord
         do { r = try JSONDecoder().decode(LiveRunRecord.self, from: data) } catch { throw RecordError("\(runJSON): not a live run record: \(error)") }
+        return scenario(from: r)
+    }
+
+    /// The scenario a decoded live run record describes (see ``scenario(from:)-(String)``).
+    public static func scenario(from r: LiveRunRecord) -> Scenario {
         var s = Scenario(name: r.scenario)
         s.mode = .live
         s.seed = r.seed

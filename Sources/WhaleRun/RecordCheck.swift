@@ -33,7 +33,7 @@ public enum RecordCheck {
         do { record = try JSONDecoder().decode(LiveRunRecord.self, from: data) } catch {
             throw RecordError("\(runJSON): not a live run record (a simulator run is judged again by its replay command): \(error)")
         }
-        var scenario = try LiveMerge.scenario(from: dir)
+        var scenario = LiveMerge.scenario(from: record)
         if let only { scenario.checkers = only }
         var history = try rebuild(path, documents: record.documents, protocolVersion: scenario.protocolVersion)
         let results = LiveJudge.checks(scenario, history)
@@ -54,12 +54,8 @@ public enum RecordCheck {
         let documentIndex = Dictionary(documents.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         var history = History(clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documents.map(\.name),
                               initialTexts: documents.map { $0.initialText ?? "" }, protocolVersion: protocolVersion, packed: true)
-        var number = 0
         var unknownName: String?
-        try HistoryFiles.forEachLine(path) { line in
-            number += 1
-            if line.isEmpty { return }
-            let named = try History.decodeJSONLine(Data(line), source: path, number: number)
+        try RecordHistory.forEachNamed(path) { named, number in
             let event = named.event({ name in
                 if let i = clientIndex[name] { return i }
                 unknownName = unknownName ?? "\(path):\(number): client \(name) is not among run.json's clients"

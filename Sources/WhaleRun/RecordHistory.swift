@@ -20,12 +20,22 @@ public enum RecordHistory {
     /// or `HistoryDecodeError` (a line that is not an event), each naming the file.
     public static func readNamed(_ path: String) throws -> [NamedHistoryLine] {
         var out: [NamedHistoryLine] = []
+        try forEachNamed(path) { out.append($0) }
+        return out
+    }
+
+    /// The file's lines as named events, one at a time (nothing kept); `body` gets each line's
+    /// event and its line number. Throws as ``readNamed(_:)`` does, or what `body` throws.
+    public static func forEachNamed(_ path: String, _ body: (NamedHistoryLine, Int) throws -> Void) throws {
         var number = 0
         try HistoryFiles.forEachLine(path) { line in
             number += 1
             if line.isEmpty { return }
-            out.append(try History.decodeJSONLine(Data(line), source: path, number: number))
+            try body(try History.decodeJSONLine(Data(line), source: path, number: number), number)
         }
-        return out
+    }
+
+    public static func forEachNamed(_ path: String, _ body: (NamedHistoryLine) throws -> Void) throws {
+        try forEachNamed(path) { line, _ in try body(line) }
     }
 }
