@@ -267,6 +267,8 @@ public final class LiveRun: @unchecked Sendable {
         loadStartMs = loadStart
         let lagProbe = RunnerLagProbe(metrics: metrics)
         defer { lagProbe.stop() }
+        let trimmer = HeapTrimmer()
+        defer { trimmer.stop() }
         let starver = options.starveRunnerMs.map { RunnerStarver(blockMs: $0) }
         defer { starver?.stop() }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])

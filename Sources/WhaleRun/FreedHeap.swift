@@ -1,0 +1,53 @@
+import Foundation
+
+/// Hands the heap's free pages back to the system: glibc's `malloc_trim(0)`, which no Swift module
+/// exports (it is declared in <malloc.h>), so it is looked up at run time. Elsewhere it does nothing.
+///
+/// Why a load tool calls it: a thousand clients redialling after a server restart free and
+/// reallocate their buffers on whichever thread runs them, and glibc keeps the freed pages in its
+/// per-thread arenas. Resident memory then climbs by each restart's high-water mark and never comes
+/// down, although nothing live grew; trimming makes the runner's RSS show what it holds.
+public enum FreedHeap {
+    private typealias MallocTrim = @convention(c) (Int) -> Int32
+
+    private static let trim: MallocTrim? = {
+        #if canImport(Glibc)
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: MallocTrim.self)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Returns free heap pages to the system; true when some memory was released.
+    @discardableResult
+    public static func returnToSystem() -> Bool {
+        guard let trim else { return false }
+        return trim(0) != 0
+    }
+}
+
+/// Trims the heap every `every` while a run loads, on a queue of its own: a trim walks the whole
+/// heap (a few milliseconds at 200 MB), and on one of the event loops it would stall that loop's
+/// sockets and users. Set `WHALESIM_TRIM_LOG=1` to print how long each took. (Sendable by hand:
+/// the timer is resumed in `init` and cancelled in `stop`, both thread-safe.)
+final class HeapTrimmer: @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+
+    init(every: DispatchTimeInterval = .seconds(10)) {
+        let log = ProcessInfo.processInfo.environment["WHALESIM_TRIM_LOG"] == "1"
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "whalesim.heap-trim"))
+        timer.schedule(deadline: .now() + every, repeating: every)
+        timer.setEventHandler {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let released = FreedHeap.returnToSystem()
+            if log {
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                FileHandle.standardError.write(Data("heap trim: \(String(format: "%.1f", ms)) ms, released \(released)\n".utf8))
+            }
+        }
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+}
