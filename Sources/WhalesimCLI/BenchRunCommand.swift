@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import NIOConcurrencyHelpers
 import WhaleLoad
 import WhaleRun
@@ -49,18 +50,21 @@ struct BenchRunCommand: AsyncParsableCommand {
     var bare = true
     @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing, op ids), or both (repeatable).")
     var protocols: [Int] = [1, 2]
+    @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the runner and of the bare clients (1...256); default one per core.", valueName: "N"))
+    var runnerThreads: Int?
 
     func run() async throws {
         guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0, lagBound >= 1 else {
             throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1, --lag-bound ≥ 1 (ms)").exit()
         }
+        if let runnerThreads, !LiveExecutor.validThreads.contains(runnerThreads) { throw BadInput("--runner-threads \(runnerThreads): must be 1...256").exit() }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
         if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift build -c release)") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs")
+        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs; runner threads \(NIOSingletons.groupLoopCountSuggestion)")
 
         // 0. Memory per connection: the lean NIO client against hummingbird-websocket's.
         if socketMemory > 0 {

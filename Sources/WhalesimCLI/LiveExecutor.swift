@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// Whether Swift concurrency runs on NIO's event loops in this process.
+/// Whether Swift concurrency runs on NIO's event loops in this process, and on how many.
 ///
 /// By default, an `async` virtual user that wakes from `Task.sleep` runs on Dispatch's
 /// cooperative pool (woken by Dispatch's timer thread), and the frame it sends then hops to its
@@ -16,9 +16,36 @@ enum LiveExecutor {
     /// server under another executor").
     static let liveCommands: Set<String> = ["run", "bench", "conform"]
 
+    /// The option that sets the runner's event loops. It must be read before ArgumentParser runs:
+    /// the loops are made once, when the first task starts. The commands that declare it
+    /// (`run`, `bench run`) validate it again and refuse a bad value with a clear message.
+    static let threadsOption = "--runner-threads"
+
+    /// The runner's event loops when `--runner-threads` is not given: one per core, NIO's own
+    /// default. One loop on this two-core machine costs 16% less CPU per op at the bench's 2,000
+    /// ops/s offered (more sockets ready per wake-up, no hop between loops), but leaves the runner
+    /// one core for a restart's reconnect storm: the soak saw the runner saturated 12 s in 6
+    /// stretches against 4–5 s with two (docs/decisions.md, "How many event loops").
+    static var defaultThreads: Int { System.coreCount }
+
     static func installIfWanted(arguments: [String]) {
         guard arguments.count > 1, liveCommands.contains(arguments[1]) else { return }
+        NIOSingletons.groupLoopCountSuggestion = threads(in: arguments) ?? defaultThreads
         guard ProcessInfo.processInfo.environment["WHALESIM_EXECUTOR"] != "dispatch" else { return }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
+
+    /// `--runner-threads N` or `--runner-threads=N` among `arguments`, when N is a valid count
+    /// (1...256); anything else is left for the command to refuse.
+    static func threads(in arguments: [String]) -> Int? {
+        var value: String?
+        for (i, argument) in arguments.enumerated() {
+            if argument == threadsOption, i + 1 < arguments.count { value = arguments[i + 1] }
+            if argument.hasPrefix(threadsOption + "=") { value = String(argument.dropFirst(threadsOption.count + 1)) }
+        }
+        guard let value, let n = Int(value), validThreads.contains(n) else { return nil }
+        return n
+    }
+
+    static let validThreads = 1...256
 }

@@ -65,6 +65,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
+    @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the load runner (1...256); default one per core. Fewer cost less CPU per op but leave less headroom for a reconnect storm (docs/decisions.md).", valueName: "N"))
+    var runnerThreads: Int?
+
     @Option(help: "The fixtures directory (whaler/seed.json, salesforce/small); default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")
     var fixtures: String?
 
@@ -184,6 +187,9 @@ struct RunCommand: AsyncParsableCommand {
             if (1...10_000).contains(documents) { s.documents = documents; overrides += ["--documents", "\(documents)"] } else { problems.append("--documents \(documents): must be 1...10000") }
         }
         if s.documents > s.clients { problems.append("\(s.documents) documents for \(s.clients) clients: every document needs a client") }
+        if let runnerThreads {
+            if LiveExecutor.validThreads.contains(runnerThreads) { overrides += ["--runner-threads", "\(runnerThreads)"] } else { problems.append("--runner-threads \(runnerThreads): must be 1...256") }
+        }
         if let duration {
             if let ms = Self.parseDuration(duration), ms > 0 { live.durationMs = ms; overrides += ["--duration", duration] } else { problems.append("--duration \(duration): expected e.g. 30s, 2m or 500ms") }
         }

@@ -279,5 +279,18 @@ import Testing
         #expect(clients.status == 64)
         #expect(clients.stderr.contains("--clients 0: must be 1...10000"))
         #expect(clients.stderr.contains("--duration forever: expected e.g. 30s"))
+        // The runner's event loops are sized before the command line is parsed; a bad count is
+        // still refused by the command, with the range.
+        for bad in ["0", "257"] {
+            let threads = try whalesim(["run", "live-demo", "--runner-threads", bad])
+            #expect(threads.status == 64, "\(threads.all)")
+            #expect(threads.stderr.contains("--runner-threads \(bad): must be 1...256"), "\(threads.stderr)")
+        }
+        let words = try whalesim(["run", "live-demo", "--runner-threads", "many"])
+        #expect(words.status == 64)
+        #expect(words.stderr.contains("many"), "\(words.stderr)")
+        let bench = try whalesim(["bench", "run", "--runner-threads", "0"])
+        #expect(bench.status == 64, "\(bench.all)")
+        #expect(bench.stderr.contains("--runner-threads 0: must be 1...256"))
     }
 }
