@@ -176,6 +176,17 @@ let package = Package(
         .testTarget(name: "WhaleConformTests", dependencies: ["WhaleConform", "WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(
+            name: "WhaleLoadSocketTests",
+            dependencies: [
+                "WhaleLoad",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "WhaleLoadProxyTests",
             dependencies: [
                 "WhaleLoad", "WhaleServer", "WhalesimTesting",

@@ -64,8 +64,8 @@ public final class LeanSocket: @unchecked Sendable {
         let connect = bootstrap
             .channelInitializer { [self] channel in
                 let requester = UpgradeRequester(head: head, socket: self)
-                let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize, automaticErrorHandling: true) { channel, _ in
-                    channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self)) }
+                let upgrader = LeanUpgrader(maxFrameSize: maxFrameSize) { channel in
+                    channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self, maxFrameSize: maxFrameSize)) }
                 }
                 let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
                 return channel.pipeline.addHTTPClientHandlers(withClientUpgrade: config).flatMap {
@@ -110,13 +110,41 @@ public final class LeanSocket: @unchecked Sendable {
         }
     }
 
-    /// Frames in: text (and binary as text) to `onText`, pings answered, a close answered and ended.
+    /// NIO's websocket handshake (its request key and its check of the server's
+    /// `Sec-WebSocket-Accept`), then ``FrameHandler`` alone on the bytes: none of NIO's frame
+    /// decoder, encoder or error handler.
+    final class LeanUpgrader: NIOHTTPClientProtocolUpgrader, Sendable {
+        private let handshake: NIOWebSocketClientUpgrader
+        private let install: @Sendable (any Channel) -> EventLoopFuture<Void>
+        init(maxFrameSize: Int, install: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>) {
+            handshake = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize) { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }
+            self.install = install
+        }
+        var supportedProtocol: String { handshake.supportedProtocol }
+        var requiredUpgradeHeaders: [String] { handshake.requiredUpgradeHeaders }
+        func addCustom(upgradeRequestHeaders: inout HTTPHeaders) { handshake.addCustom(upgradeRequestHeaders: &upgradeRequestHeaders) }
+        func shouldAllowUpgrade(upgradeResponse: HTTPResponseHead) -> Bool { handshake.shouldAllowUpgrade(upgradeResponse: upgradeResponse) }
+        func upgrade(context: ChannelHandlerContext, upgradeResponse: HTTPResponseHead) -> EventLoopFuture<Void> { install(context.channel) }
+    }
+
+    /// Frames in, parsed in place from the bytes read (``LeanFrames``): text (and binary) to the
+    /// socket's sink, fragments joined, pings answered, a close answered and ended. A stream that
+    /// breaks RFC 6455 is closed with the code the RFC names (1002, or 1009 for a frame over
+    /// `maxFrameSize`) and the socket ends with the reason.
     final class FrameHandler: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = WebSocketFrame
-        typealias OutboundOut = WebSocketFrame
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
         weak var socket: LeanSocket?
+        let maxFrameSize: Int
+        /// Bytes of a frame whose end has not arrived yet.
+        var unread: ByteBuffer?
+        /// The fragments of a message so far.
         var partial: ByteBuffer?
-        init(socket: LeanSocket) { self.socket = socket }
+        var failed = false
+        init(socket: LeanSocket, maxFrameSize: Int) {
+            self.socket = socket
+            self.maxFrameSize = maxFrameSize
+        }
 
         func handlerAdded(context: ChannelHandlerContext) { Self.open(socket, once: context.pipeline) }
 
@@ -137,31 +165,61 @@ public final class LeanSocket: @unchecked Sendable {
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = unwrapInboundIn(data)
+            guard !failed else { return }
+            var bytes = unwrapInboundIn(data)
+            if var earlier = unread {
+                unread = nil
+                earlier.writeBuffer(&bytes)
+                bytes = earlier
+            }
+            do {
+                while let frame = try LeanFrames.next(in: &bytes, maxFrameSize: maxFrameSize) {
+                    try handle(frame, context: context)
+                    if failed { return }
+                }
+            } catch {
+                fail(error, context: context)
+                return
+            }
+            // Most reads end on a frame's end; what is left waits for the rest of its frame.
+            if bytes.readableBytes > 0 { unread = bytes.slice() }
+        }
+
+        private func handle(_ frame: LeanFrames.Frame, context: ChannelHandlerContext) throws(LeanFrames.Violation) {
             switch frame.opcode {
             case .text, .binary:
-                if frame.fin { socket?.deliver(frame.unmaskedData) } else { partial = frame.unmaskedData }
+                guard partial == nil else { throw LeanFrames.Violation(closeCode: 1002, description: "a new message before the last one's final fragment") }
+                if frame.fin { socket?.deliver(frame.payload) } else { partial = frame.payload }
             case .continuation:
-                var data = frame.unmaskedData
-                partial?.writeBuffer(&data)
+                guard partial != nil else { throw LeanFrames.Violation(closeCode: 1002, description: "a continuation frame with no message begun") }
+                var data = frame.payload
+                guard partial!.readableBytes + data.readableBytes <= maxFrameSize else {
+                    throw LeanFrames.Violation(closeCode: 1009, description: "a fragmented message over the limit of \(maxFrameSize) bytes")
+                }
+                partial!.writeBuffer(&data)
                 if frame.fin, let whole = partial { partial = nil; socket?.deliver(whole) }
             case .pong:
                 socket?.ponged()
             case .ping:
-                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
-                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-            case .connectionClose:
-                var data = frame.unmaskedData
+                context.writeAndFlush(wrapOutboundOut(LeanFrames.encode(.pong, bytes: frame.payload, allocator: context.channel.allocator)), promise: nil)
+            case .close:
+                var data = frame.payload
                 let code = data.readInteger(as: UInt16.self).map(Int.init)
                 let reason = data.readString(length: data.readableBytes)
                 socket?.closing(code: code, reason: reason)
-                var echo = context.channel.allocator.buffer(capacity: 2)
-                echo.writeInteger(UInt16(code ?? 1000))
-                let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: echo)
-                context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
-            default:
-                break
+                let echo = LeanFrames.close(code: UInt16(code ?? 1000), allocator: context.channel.allocator)
+                failed = true // nothing is read after a close
+                context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in context.close(promise: nil) }
             }
+        }
+
+        private func fail(_ violation: LeanFrames.Violation, context: ChannelHandlerContext) {
+            failed = true
+            unread = nil
+            partial = nil
+            socket?.failed("the server broke the websocket protocol: \(violation.description)")
+            let close = LeanFrames.close(code: violation.closeCode, allocator: context.channel.allocator)
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -208,7 +266,7 @@ public final class LeanSocket: @unchecked Sendable {
     /// Sends a ping (the peer must answer with a pong, RFC 6455 §5.5.2).
     public func ping() {
         guard let channel = state.withLockedValue({ $0.open ? $0.channel : nil }) else { return }
-        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer()), promise: nil)
+        channel.writeAndFlush(LeanFrames.encode(.ping, bytes: ByteBuffer(), allocator: channel.allocator), promise: nil)
     }
 
     fileprivate func refused(status: Int) {
@@ -284,7 +342,7 @@ public final class LeanSocket: @unchecked Sendable {
     /// soak run's restart. Through the queue, frames also leave in the order `send` was called,
     /// from whichever thread (a direct write on the loop could pass one queued from elsewhere).
     private func write(_ text: String, binary: Bool, on channel: any Channel) {
-        let frame = WebSocketFrame(fin: true, opcode: binary ? .binary : .text, maskKey: .random(), data: ByteBuffer(string: text))
+        let frame = LeanFrames.encode(binary ? .binary : .text, text: text, allocator: channel.allocator)
         channel.eventLoop.execute { channel.writeAndFlush(frame, promise: nil) }
     }
 
@@ -319,10 +377,7 @@ public final class LeanSocket: @unchecked Sendable {
             await waitEnded()
             return
         }
-        var data = channel.allocator.buffer(capacity: 2)
-        data.writeInteger(UInt16(1000))
-        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
-        channel.writeAndFlush(close, promise: nil)
+        channel.writeAndFlush(LeanFrames.close(code: 1000, allocator: channel.allocator), promise: nil)
         // The server answers the close and shuts the connection; do not wait forever for it.
         channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
         await waitEnded()
