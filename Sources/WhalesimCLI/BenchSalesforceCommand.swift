@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SalesforceFake
+import WhaleRun
 import WhalesimLive
 #if canImport(Glibc)
 import Glibc
@@ -113,13 +114,7 @@ enum ProcessMemory {
     /// Resident MB after handing freed heap back to the system (glibc `malloc_trim`), so the figure
     /// is live data rather than what generation left in malloc's free lists.
     static func residentMB() -> Double {
-        #if canImport(Glibc)
-        // Not in the Glibc module map: look it up (RTLD_DEFAULT is a null handle on glibc).
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-            typealias MallocTrim = @convention(c) (Int) -> Int32
-            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
-        }
-        #endif
+        FreedHeap.returnToSystem()
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let kb = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import WhaleOT
+import WhaleRun
 import WhalesimTesting
 
 /// Resident memory of a 1,000,000-scalar TextDocument (VmRSS delta) and its storage's bytes,
@@ -14,14 +15,14 @@ struct BenchOTMemory {
     static func measure() -> BenchOTMemory {
         var rng = SplitMix64(seed: 3)
         let chunk = RandomOperation.text(scalars: 1000, using: &rng)
-        trimHeap()
+        FreedHeap.returnToSystem()
         let beforeGrown = residentBytes() ?? 0
         var grown = TextDocument()
         for _ in 0..<1000 { try! grown.replace(at: grown.count, deleting: 0, inserting: chunk) }
         let grownDelta = (residentBytes() ?? 0) - beforeGrown
 
         let text = RandomOperation.text(scalars: 1_000_000, using: &rng)
-        trimHeap()
+        FreedHeap.returnToSystem()
         let beforeBuilt = residentBytes() ?? 0
         let built = TextDocument(text)
         let builtDelta = (residentBytes() ?? 0) - beforeBuilt
@@ -37,14 +38,4 @@ struct BenchOTMemory {
         withExtendedLifetime((grown, built)) {}
         return BenchOTMemory(rssDeltaBytes: worst, report: report)
     }
-}
-
-/// glibc's `malloc_trim(0)` (declared in <malloc.h>, which no Swift module exports; looked up
-/// at run time). Does nothing where it is missing.
-private func trimHeap() {
-    #if canImport(Glibc)
-    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return }
-    typealias MallocTrim = @convention(c) (Int) -> Int32
-    _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
-    #endif
 }
