@@ -9,6 +9,13 @@ extension WireCodec {
 
     /// The same for bytes already in an array: no generic copy (the load runner's hot path).
     public static func decodeServer(_ bytes: [UInt8], maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ServerEnvelope {
+        if bytes.count <= maxBytes, let envelope = HotServerDecoder.decode(bytes) { return envelope }
+        return try decodeServerGenerally(bytes, maxBytes: maxBytes)
+    }
+
+    /// Every message through the JSON tree (`decodeServer` takes `docChangeReturnOps` in its
+    /// usual form by ``HotServerDecoder`` first; tests compare the two).
+    static func decodeServerGenerally(_ bytes: [UInt8], maxBytes: Int) throws(ProtocolError) -> ServerEnvelope {
         var (envelope, type, messageId) = try open(bytes, maxBytes: maxBytes)
         let senderId = try envelope.optionalString("senderId") ?? ""
         var data = try FieldReader(try envelope.required("data"), path: "data")
