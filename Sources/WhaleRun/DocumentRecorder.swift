@@ -109,8 +109,8 @@ final class DocumentRecorder: Redialing {
             return s.generation
         }
         let url = SocketURL.appending("protocol=2&whalesim-client=recorder-\(document)", to: socketURL)
-        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)], maxFrameSize: 1 << 26) { [weak self] text in
-            self?.receive(text, generation: generation)
+        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)], maxFrameSize: 1 << 26) { [weak self] (bytes: [UInt8]) in
+            self?.receive(bytes, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
         Task { [weak self] in
@@ -197,8 +197,10 @@ final class DocumentRecorder: Redialing {
         await socket?.close()
     }
 
-    private func receive(_ frame: String, generation: Int) {
-        guard let envelope = try? WireCodec.decodeServer(Array(frame.utf8)) else { return }
+    /// Bytes, not a String: every op of the note passes here, and the decoder reads bytes anyway
+    /// (a String is made only to be taken apart again).
+    private func receive(_ frame: [UInt8], generation: Int) {
+        guard let envelope = try? WireCodec.decodeServer(frame) else { return }
         let now = recorder.clock.nowMs
         let leaving = state.withLockedValue { s -> LeanSocket? in
             guard s.generation == generation else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Testing
 @testable import WhaleRun
 
@@ -27,6 +28,29 @@ import Testing
             await LoopSleep.sleep(ms: 60_000)
         }
         await task.value
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    /// A loop that shuts down with pauses pending wakes their sleepers instead of leaving them
+    /// parked for good.
+    @Test func aLoopShuttingDownWakesItsSleepers() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let start = ContinuousClock.now
+        let sleepers = (0..<10).map { _ in Task { await LoopSleep.sleep(ms: 60_000, group: group) } }
+        try await Task.sleep(for: .milliseconds(50))
+        try await group.shutdownGracefully()
+        for sleeper in sleepers { await sleeper.value }
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    /// Cancelling many pending pauses at once, from the loops themselves and from elsewhere,
+    /// ends them all (the cancel path runs under the loop's task lock: nothing may deadlock).
+    @Test func manyCancelledSleepsAllEnd() async {
+        let start = ContinuousClock.now
+        let tasks = (0..<500).map { i in Task { await LoopSleep.sleep(ms: 30_000 + i) } }
+        try? await Task.sleep(for: .milliseconds(50))
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
