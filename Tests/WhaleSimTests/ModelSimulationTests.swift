@@ -137,13 +137,21 @@ import WhaleProtocol
         #expect(ModelChecker.check(history(superseded)).verdict == .valid)
 
         // A later mutation of that record got no answer (the server was killed after applying
-        // it, before replying): it may have written the record, so the finding is unknown.
+        // it, before replying), and the server's record is exactly the acknowledged write with it
+        // applied: it took effect after the write, which the protocol allows. Valid, said as a finding.
         var indeterminate = lost
         indeterminate.insert(.modelInvoke(client: 1, requestId: "c1:m1", mutation: "saveAccounts a1→Ready"), at: 3)
         indeterminate.insert(.modelFailed(client: 1, requestId: "c1:m1", code: "unavailable"), at: 4)
-        let maybe = ModelChecker.check(history(indeterminate))
+        let explained = ModelChecker.check(history(indeterminate))
+        #expect(explained.verdict == .valid, "\(explained.evidence)")
+        #expect(explained.findings.first?.contains("with c1:m1 (saveAccounts a1→Ready) applied after it") == true, "\(explained.findings)")
+        // One whose setting does not make the server's record may still have written it in a way
+        // the summary does not show: unknown, not lost.
+        var maybeWrote = indeterminate
+        maybeWrote[3] = .modelInvoke(client: 1, requestId: "c1:m1", mutation: "saveAccounts a1→Lead")
+        let maybe = ModelChecker.check(history(maybeWrote))
         #expect(maybe.verdict == .unknown, "\(maybe.evidence)")
-        #expect(maybe.evidence.first?.contains("c1:m1 (saveAccounts a1→Ready) got no answer") == true, "\(maybe.evidence)")
+        #expect(maybe.evidence.first?.contains("c1:m1 (saveAccounts a1→Lead) got no answer") == true, "\(maybe.evidence)")
         // One the server refused (a definite answer), or one about another record, does not excuse it.
         var refused = indeterminate
         refused[4] = .modelFailed(client: 1, requestId: "c1:m1", code: "badInput")
@@ -156,5 +164,38 @@ import WhaleProtocol
         var noisy = stale
         noisy[4] = .quiescence(reached: false, ticksAfterHeal: 5)
         #expect(ModelChecker.check(history(noisy)).verdict == .unknown)
+    }
+
+    /// The case a live demo met: c0 creates a task, c1 completes it as the server is killed; the
+    /// server applied the completion but could not answer. The final task is the creation with
+    /// `done` flipped: the unanswered completion explains it. Had anything else changed too (the
+    /// description), the summary could not explain it: unknown.
+    @Test func anUnansweredCompletionExplainsTheTaskItChanged() {
+        let created = #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let completed = #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let rewritten = #"task:t1 {"associatedTo":"acc-1","description":"other","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        func events(server: String, completion: String = "saveTask t1 done=true assignedTo=null") -> [HistoryEvent] {
+            [
+                .modelInvoke(client: 0, requestId: "c0:m3", mutation: "saveTask t1 done=false assignedTo=null"),
+                .modelApply(client: 0, requestId: "c0:m3", order: 1, records: [created]),
+                .modelAck(client: 0, requestId: "c0:m3", order: 1),
+                .modelInvoke(client: 1, requestId: "c1:m2", mutation: completion),
+                .modelFailed(client: 1, requestId: "c1:m2", code: "unavailable"),
+                .heal, .quiescence(reached: true, ticksAfterHeal: 5),
+                .modelClientFinal(client: 0, page: "account", records: [server], pending: 0),
+                .modelServerFinal(client: 0, page: "account", records: [server]),
+                .modelClientFinal(client: 1, page: "account", records: [server], pending: 0),
+                .modelServerFinal(client: 1, page: "account", records: [server]),
+                .modelServerState(records: [server]),
+            ]
+        }
+        let explained = ModelChecker.check(history(events(server: completed)))
+        #expect(explained.verdict == .valid, "\(explained.evidence)")
+        #expect(explained.findings.count == 1)
+        #expect(ModelChecker.check(history(events(server: rewritten))).verdict == .unknown)
+        // A deletion, or a completion the other way, does not make this record.
+        #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=true assignedTo=null deleted"))).verdict == .unknown)
+        #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=false assignedTo=u2"))).verdict == .unknown)
+
     }
 }

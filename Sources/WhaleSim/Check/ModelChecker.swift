@@ -1,3 +1,5 @@
+import WhaleProtocol
+
 /// Model convergence (DESIGN.md): after quiescence every client's page (its board, or its
 /// account's contacts, tasks and assignment entries) equals the server's answer to that page's
 /// fetch; and every acknowledged mutation is in the final state or superseded: each record it
@@ -7,7 +9,10 @@
 /// A mutation whose call failed as `unavailable` (the server went away before answering) or
 /// that never got an answer may or may not have been applied (Jepsen's indeterminate `info`):
 /// when such a mutation names the record (its id, or a Salesforce id in the record), a record
-/// that differs from an acknowledged write is reported unknown, not a lost mutation.
+/// that differs from an acknowledged write is reported unknown, not a lost mutation; and when
+/// the server's record is exactly the acknowledged write with what that mutation sets applied
+/// (`saveTask`'s `done` and `assignedTo`, `saveAccounts`' and `saveContacts`' state), the
+/// mutation took effect after the write, a history the protocol allows: valid, with a finding.
 public enum ModelChecker {
     public static func check(_ history: History) -> CheckResult {
         var evidence = Evidence()
@@ -72,6 +77,10 @@ public enum ModelChecker {
                 if let last = lastWrite[k], last > apply.order { continue }
                 let now = serverState[k].map { "the server has \($0)" } ?? "the server has no such record"
                 let unanswered = invoked.filter { !answered.contains($0.id) && Self.names($0.mutation, key: k, record: serverState[k]) }
+                if let server = serverState[k], let maybe = unanswered.first(where: { Self.explains($0.mutation, written: line, server: server) }) {
+                    evidence.finding("\(name)'s \(ack.id) wrote \(line); the server has \(server), which is that write with \(maybe.id) (\(maybe.mutation)) applied after it: that call got no answer (the server went away) and took effect")
+                    continue
+                }
                 if let maybe = unanswered.first {
                     evidence.unknown("\(name)'s \(ack.id) wrote \(line) and \(now); \(maybe.id) (\(maybe.mutation)) got no answer (the server went away) and may have written it")
                     continue
@@ -93,6 +102,54 @@ public enum ModelChecker {
             let named = String(word.prefix { $0 != "→" })
             return !named.isEmpty && named != "deleted" && (named == id || record?.contains("\"\(named)\"") == true)
         }
+    }
+
+    /// Whether the server's line is the acknowledged `written` line with the settings an
+    /// unanswered `mutation` names applied and nothing else changed. Only the settings a summary
+    /// carries in full count: `saveTask ID done=B assignedTo=U` (not one that deletes) and
+    /// `saveAccounts`/`saveContacts SFID→STATE`; any other mutation explains nothing.
+    static func explains(_ mutation: String, written: String, server: String) -> Bool {
+        guard key(written) == key(server),
+              case .object(let before)? = try? WireJSON.parse(String(written.dropFirst(key(written).count + 1))),
+              case .object(let after)? = try? WireJSON.parse(String(server.dropFirst(key(server).count + 1)))
+        else { return false }
+        let words = mutation.split(separator: " ").map(String.init)
+        guard let verb = words.first else { return false }
+        var settings: [(String, WireJSON)] = []
+        switch verb {
+        case "saveTask":
+            guard words.count == 4, !words.contains("deleted"), written.contains("\"\(words[1])\"") else { return false }
+            for word in words.dropFirst(2) {
+                let pair = word.split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2 else { return false }
+                switch (pair[0], pair[1]) {
+                case ("done", "true"): settings.append(("done", .bool(true)))
+                case ("done", "false"): settings.append(("done", .bool(false)))
+                case ("assignedTo", "null"): settings.append(("assignedTo", .null))
+                case ("assignedTo", let user): settings.append(("assignedTo", .string(user)))
+                default: return false
+                }
+            }
+        case "saveAccounts", "saveContacts":
+            guard words.count == 2 else { return false }
+            // The entry for this record: its Salesforce id (or id) is a string in the written line.
+            let entries = words[1].split(separator: ",").map { $0.split(separator: "→", maxSplits: 1).map(String.init) }
+            guard let entry = entries.first(where: { $0.count == 2 && written.contains("\"\($0[0])\"") }) else { return false }
+            settings.append(("state", entry[1] == "null" ? .null : .string(entry[1])))
+        default:
+            return false
+        }
+        var expected = before
+        for (name, value) in settings {
+            if let i = expected.firstIndex(where: { $0.0 == name }) { expected[i].1 = value } else { expected.append((name, value)) }
+        }
+        // Member order aside, and a null member the same as none (a record's JSON may leave it out).
+        func members(_ object: [(String, WireJSON)]) -> [String: WireJSON] {
+            var out: [String: WireJSON] = [:]
+            for (name, value) in object where value != .null { out[name] = value }
+            return out
+        }
+        return members(expected) == members(after)
     }
 
     /// The key of a "key json" line.
