@@ -23,6 +23,13 @@ import WhaleProtocol
 /// await server.stop()            // closes sockets with 1001, commits, stops
 /// ```
 public final class ReferenceServer: Sendable {
+    /// The listening socket's queue of connections not yet accepted. Hummingbird's default is
+    /// 256; after a restart a thousand clients, their pages and the note recorders dial within a
+    /// second, the kernel dropped the SYNs past the queue (`ListenOverflows`), and each dropped
+    /// client waited out TCP's SYN retransmission (1 s, then 3 s, 7 s) before its catch-up
+    /// began. The kernel caps it at `net.core.somaxconn` (4096 on current Linux).
+    static let listenBacklog = 4096
+
     public let configuration: ServerConfiguration
     /// The `senderId` on every server message: this instance's id.
     public let serverId: String
@@ -128,7 +135,8 @@ public final class ReferenceServer: Sendable {
             server: .http1WebSocketUpgrade(
                 webSocketRouter: HTTPRoutes(server: self).makeSocketRouter(),
                 configuration: .init(ws: .init(maxFrameSize: max(configuration.maxMessageBytes * 4, 1 << 14), closeTimeout: configuration.closeTimeout))),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                                                    backlog: Self.listenBacklog),
             onServerRunning: { [bound] channel in bound.set(channel.localAddress?.port ?? -1) },
             logger: logger)
         let closer = SocketCloser(server: self)
