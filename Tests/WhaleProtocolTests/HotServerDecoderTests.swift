@@ -1,24 +1,19 @@
 import Testing
 import WhaleOT
 @testable import WhaleProtocol
+import WhalesimTesting
 
 /// `HotServerDecoder` reads the usual form of `docChangeReturnOps` without a JSON tree; whatever
 /// it returns must be exactly what the general decoder returns, and whatever it declines the
 /// general decoder reads (or refuses) as before. Checked on seeded random frames, each also
 /// mangled byte by byte.
 @Suite struct HotServerDecoderTests {
-    /// SplitMix64: a seeded generator of the test's own, so a failure names a seed that replays it.
+    /// The shared seeded generator, with the two draws these tests use.
     struct Seeded {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) < p * 1_000_000 }
+        var rng: SplitMix64
+        init(state: UInt64) { rng = SplitMix64(seed: state) }
+        mutating func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+        mutating func chance(_ p: Double) -> Bool { Double(rng.next() % 1_000_000) < p * 1_000_000 }
     }
 
     /// Pieces of text: plain, accented, astral, and the characters JSON must escape.
