@@ -73,19 +73,55 @@ public final class ChildServer: @unchecked Sendable {
         return nil
     }
 
-    /// SIGTERM, then waits for the child.
-    public func stop() {
+    /// How long a SIGTERM'd child may take to commit and close its sockets before it is killed.
+    public static let stopGraceSeconds = 15.0
+
+    /// SIGTERM, then waits for the child; one still running after ``stopGraceSeconds`` is
+    /// SIGKILLed (a server that cannot finish its shutdown must not hang the run). Blocks the
+    /// calling thread: from Swift concurrency, use ``stopped()``.
+    public func stop(graceSeconds: Double = ChildServer.stopGraceSeconds) {
         defer { RunCleanup.unregister(pid: pid) }
         guard process.isRunning else { return }
         kill(pid, SIGTERM)
-        process.waitUntilExit()
+        if !waitForExit(seconds: graceSeconds) {
+            kill(pid, SIGKILL)
+            _ = waitForExit(seconds: .infinity)
+        }
     }
 
-    /// SIGKILL (nothing flushed, nothing closed cleanly), then waits for the child.
+    /// SIGKILL (nothing flushed, nothing closed cleanly), then waits for the child. Blocks the
+    /// calling thread: from Swift concurrency, use ``killed()``.
     public func kill9() {
         defer { RunCleanup.unregister(pid: pid) }
         guard process.isRunning else { return }
         kill(pid, SIGKILL)
-        process.waitUntilExit()
+        _ = waitForExit(seconds: .infinity)
+    }
+
+    /// ``stop()`` on a Dispatch thread. Swift's tasks run on the event loops, and a loop that
+    /// blocks waiting for the child cannot answer the child's closing of the sockets that loop
+    /// serves, while the child's graceful shutdown waits for exactly that: a CLI test's run hung
+    /// so, the server half-closed and the runner's loop parked in the wait.
+    public func stopped(graceSeconds: Double = ChildServer.stopGraceSeconds) async {
+        await Self.offTheLoops { self.stop(graceSeconds: graceSeconds) }
+    }
+
+    /// ``kill9()`` on a Dispatch thread (the same reason).
+    public func killed() async { await Self.offTheLoops { self.kill9() } }
+
+    private static func offTheLoops(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { body(); c.resume() }
+        }
+    }
+
+    /// Polls for the child's exit (`Process.waitUntilExit` spins a run loop at full CPU); true if it exited.
+    private func waitForExit(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            if Date() >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return true
     }
 }

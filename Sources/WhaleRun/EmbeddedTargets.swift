@@ -83,7 +83,7 @@ public final class EmbeddedServer: Sendable {
     public func kill() async {
         let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
         switch r {
-        case .child(let child): child.kill9()
+        case .child(let child): await child.killed()
         case .inProcess(let server): await server.stop()
         case nil: break
         }
@@ -109,7 +109,7 @@ public final class EmbeddedServer: Sendable {
     public func stop() async {
         let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
         switch r {
-        case .child(let child): child.stop()
+        case .child(let child): await child.stopped()
         case .inProcess(let server): await server.stop()
         case nil: break
         }

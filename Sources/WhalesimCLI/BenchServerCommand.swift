@@ -71,7 +71,7 @@ struct BenchServerCommand: AsyncParsableCommand {
         for run in 1...max(runs, 1) {
             let raw = try ChildServer(["bench", "raw-server", "--mode", "echo"])
             rawEcho.append(try await SocketLoad.rawEcho(url: raw.socketURL, clients: clients, seconds: seconds))
-            raw.stop()
+            await raw.stopped()
             memoryAcks.append(try await acks(serveArguments + ["--database", ":memory:"]))
             sqliteAcks.append(try await acks(serveArguments + ["--database", directory.appendingPathComponent("run\(run).sqlite").path]))
             if let lazyMount {
@@ -95,14 +95,14 @@ struct BenchServerCommand: AsyncParsableCommand {
         for _ in 1...max(runs, 1) {
             let raw = try ChildServer(["bench", "raw-server", "--mode", "broadcast"])
             rawFanout.append(try await SocketLoad.rawBroadcast(url: raw.socketURL, clients: noteClients, seconds: seconds))
-            raw.stop()
+            await raw.stopped()
             for cursors in [false, true] {
                 let server = try ChildServer(serveArguments + ["--database", ":memory:"])
                 let (token, userId, accounts) = try await signIn(server, accounts: 1)
                 let rate = try await SocketLoad.serverBroadcast(url: server.socketURL, token: token, userId: userId,
                                                                 account: accounts[0], clients: noteClients, seconds: seconds, cursors: cursors)
                 if cursors { withCursors.append(rate) } else { serverFanout.append(rate) }
-                server.stop()
+                await server.stopped()
             }
         }
         print("delivered remote ops, one \(noteClients)-client note (median of \(runs)):")
@@ -113,13 +113,13 @@ struct BenchServerCommand: AsyncParsableCommand {
         // 3. Idle sockets: memory per socket and capacity.
         let rawIdle = try ChildServer(["bench", "raw-server", "--mode", "echo"])
         let rawPerSocket = try await idleMemory(rawIdle, url: rawIdle.socketURL, headers: [("ObjectId", "idle")])
-        rawIdle.stop()
+        await rawIdle.stopped()
         let server = try ChildServer(serveArguments + ["--database", ":memory:"])
         let (token, _, _) = try await signIn(server, accounts: 0)
         let organization = try await organizationId(server, token: token)
         let servePerSocket = try await idleMemory(server, url: server.socketURL + "?protocol=2",
                                                   headers: [("ObjectId", organization), ("Authorization", token)])
-        server.stop()
+        await server.stopped()
         print("idle sockets (\(idleSockets) held, each in the organization pool):")
         print("  raw                    \(kb(rawPerSocket.bytes)) KB per socket")
         print("  serve                  \(kb(servePerSocket.bytes)) KB per socket (target ≤ 48); held \(servePerSocket.held) of \(idleSockets)")
