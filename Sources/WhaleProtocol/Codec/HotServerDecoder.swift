@@ -21,30 +21,9 @@ enum HotServerDecoder {
         guard r.literal(#"{"senderId":"#), let senderId = r.string(),
               r.literal(#","messageId":"#), let messageId = r.string(),
               r.literal(#","type":"docChangeReturnOps","data":{"resourceId":"#), let resourceId = r.string(),
-              r.literal(#","n":["#)
+              r.literal(#","n":"#), let n = r.array({ $0.int() }),
+              r.literal(#","s":"#), let s = r.array({ $0.string() })
         else { return nil }
-        var n: [Int] = []
-        if !r.skip(UInt8(ascii: "]")) {
-            while true {
-                guard let k = r.int() else { return nil }
-                n.append(k)
-                if r.skip(UInt8(ascii: ",")) { continue }
-                guard r.skip(UInt8(ascii: "]")) else { return nil }
-                break
-            }
-        }
-        guard r.literal(#","s":["#) else { return nil }
-        var s: [String] = []
-        s.reserveCapacity(n.count)
-        if !r.skip(UInt8(ascii: "]")) {
-            while true {
-                guard let t = r.string() else { return nil }
-                s.append(t)
-                if r.skip(UInt8(ascii: ",")) { continue }
-                guard r.skip(UInt8(ascii: "]")) else { return nil }
-                break
-            }
-        }
         var opId: String?
         if r.literal(#","opId":"#) {
             guard let id = r.string() else { return nil }
@@ -79,6 +58,19 @@ enum HotServerDecoder {
             for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
             index += count
             return true
+        }
+
+        /// `[e, e, ...]` with each element read by `element`; nil if any element or the brackets fail.
+        mutating func array<Element>(_ element: (inout Reader) -> Element?) -> [Element]? {
+            guard skip(UInt8(ascii: "[")) else { return nil }
+            var out: [Element] = []
+            if skip(UInt8(ascii: "]")) { return out }
+            while true {
+                guard let e = element(&self) else { return nil }
+                out.append(e)
+                if skip(UInt8(ascii: ",")) { continue }
+                return skip(UInt8(ascii: "]")) ? out : nil
+            }
         }
 
         mutating func skip(_ byte: UInt8) -> Bool {
