@@ -19,6 +19,21 @@ public enum FreedHeap {
         #endif
     }()
 
+    private typealias MallocStats = @convention(c) () -> Void
+
+    private static let stats: MallocStats? = {
+        #if canImport(Glibc)
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_stats") else { return nil }
+        return unsafeBitCast(symbol, to: MallocStats.self)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Prints glibc's per-arena figures (bytes taken from the system, bytes in use) to standard
+    /// error: what tells live memory from fragmentation when RSS grows.
+    public static func printStatistics() { stats?() }
+
     /// Returns free heap pages to the system; true when some memory was released.
     @discardableResult
     public static func returnToSystem() -> Bool {
@@ -29,13 +44,15 @@ public enum FreedHeap {
 
 /// Trims the heap every `every` while a run loads, on a queue of its own: a trim walks the whole
 /// heap (1.3 ms at the median, 32.9 ms at most in the soak, at about 200 MB), and on one of the
-/// event loops it would stall that loop's sockets and users. Set `WHALESIM_TRIM_LOG=1` to print how long each took. (Sendable by hand:
+/// event loops it would stall that loop's sockets and users. Set `WHALESIM_TRIM_LOG=1` to print how long each took, `2` to add glibc's per-arena statistics. (Sendable by hand:
 /// the timer is resumed in `init` and cancelled in `stop`, both thread-safe.)
 final class HeapTrimmer: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
     init(every: DispatchTimeInterval = .seconds(10)) {
-        let log = ProcessInfo.processInfo.environment["WHALESIM_TRIM_LOG"] == "1"
+        let level = ProcessInfo.processInfo.environment["WHALESIM_TRIM_LOG"] ?? ""
+        let log = level == "1" || level == "2"
+        let arenas = level == "2"
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "whalesim.heap-trim"))
         timer.schedule(deadline: .now() + every, repeating: every)
         timer.setEventHandler {
@@ -45,6 +62,7 @@ final class HeapTrimmer: @unchecked Sendable {
                 let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 FileHandle.standardError.write(Data("heap trim: \(String(format: "%.1f", ms)) ms, released \(released)\n".utf8))
             }
+            if arenas { FreedHeap.printStatistics() }
         }
         timer.resume()
     }

@@ -9,6 +9,82 @@ public final class OpRegistry: Sendable {
     /// kept apart from what the server took for an op on a live connection.
     struct Op { var client: Int; var invokedUs: Int64; var crossedDrop = false }
 
+    /// An op as held: 16 bytes. The soak holds about a hundred thousand of them at once.
+    private struct Stored {
+        var invokedUs: Int64
+        var client: Int32
+        var crossedDrop: Bool
+        init(_ op: Op) { invokedUs = op.invokedUs; client = Int32(truncatingIfNeeded: op.client); crossedDrop = op.crossedDrop }
+        var op: Op { Op(client: Int(client), invokedUs: invokedUs, crossedDrop: crossedDrop) }
+    }
+
+    /// One generation's ops. An op id of whalesim's own form, `PREFIX:N` (the client id and its
+    /// op count), is held as a number: the prefix's index in this generation's table and `N`.
+    /// Keyed by the id string instead, each op took about 120 bytes (the string's own heap
+    /// allocation and a 40-byte entry), 8 MB in the soak's two minutes of ops (issue 21,
+    /// measured with heaptrack); as a number it takes about a third. An id of any other form
+    /// is kept by its string.
+    private struct Generation {
+        /// Substring keys: a lookup slices the id without copying it (a client id is longer than a
+        /// small string, so a `String` prefix would be an allocation for every lookup).
+        var prefixes: [Substring: UInt64] = [:]
+        var ops: [UInt64: Stored] = [:]
+        var otherOps: [String: Stored] = [:]
+        var messages: [String: String] = [:]
+
+        static let seqBits: UInt64 = 40
+
+        /// The numeric key of `opId`, adding its prefix to the table when `adding`; nil for an
+        /// id not of the form `PREFIX:N` (or whose prefix this generation has not seen).
+        mutating func key(_ opId: String, adding: Bool) -> UInt64? {
+            guard let (prefix, seq) = Self.split(opId) else { return nil }
+            if let index = prefixes[prefix] { return index << Self.seqBits | seq }
+            guard adding, UInt64(prefixes.count) < (1 << (64 - Self.seqBits)) else { return nil }
+            let index = UInt64(prefixes.count)
+            prefixes[prefix] = index
+            return index << Self.seqBits | seq
+        }
+
+        func key(_ opId: String) -> UInt64? {
+            guard let (prefix, seq) = Self.split(opId), let index = prefixes[prefix] else { return nil }
+            return index << Self.seqBits | seq
+        }
+
+        /// `PREFIX:N` → (PREFIX, N) when N is a decimal number below 2^40 with no leading zero
+        /// (so that the number gives the id back exactly).
+        static func split(_ opId: String) -> (Substring, UInt64)? {
+            let utf8 = opId.utf8
+            guard let colon = utf8.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+            let digits = utf8[utf8.index(after: colon)...]
+            guard !digits.isEmpty, digits.count <= 12, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+            var seq: UInt64 = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                seq = seq * 10 + UInt64(byte - UInt8(ascii: "0"))
+            }
+            guard seq < (1 << seqBits) else { return nil }
+            return (opId[..<colon], seq)
+        }
+
+        func get(_ opId: String) -> Stored? {
+            if let k = key(opId) { return ops[k] }
+            return otherOps[opId]
+        }
+
+        mutating func put(_ opId: String, _ op: Stored) {
+            if let k = key(opId, adding: true) { ops[k] = op } else { otherOps[opId] = op }
+        }
+
+        /// Marks `opId` as having crossed a drop; false if this generation does not hold it.
+        mutating func markCrossed(_ opId: String) -> Bool {
+            if let k = key(opId), ops[k] != nil { ops[k]!.crossedDrop = true; return true }
+            if otherOps[opId] != nil { otherOps[opId]!.crossedDrop = true; return true }
+            return false
+        }
+
+        var count: Int { ops.count + otherOps.count }
+    }
+
     /// Two generations of ops: a run's registry used to keep every op it ever saw, some 100 bytes
     /// an op, which grew a long run's runner without bound (issue 21). An op is looked up within
     /// seconds of its invoke (its ack, its remote applies, a resend after a redial, a restart's
@@ -17,19 +93,15 @@ public final class OpRegistry: Sendable {
     /// windows of ops. An op looked up later than that has no invoke time, and its late
     /// latency is not measured.
     private struct Generations {
-        var ops: [String: Op] = [:]
-        var olderOps: [String: Op] = [:]
-        var messages: [String: String] = [:]
-        var olderMessages: [String: String] = [:]
+        var current = Generation()
+        var older = Generation()
         var startedUs: Int64?
 
         mutating func rotateIfDue(atUs: Int64, keepUs: Int64) {
             guard let started = startedUs else { startedUs = atUs; return }
             guard atUs - started >= keepUs else { return }
-            olderOps = ops
-            ops = [:]
-            olderMessages = messages
-            messages = [:]
+            older = current
+            current = Generation()
             startedUs = atUs
         }
     }
@@ -45,29 +117,31 @@ public final class OpRegistry: Sendable {
     func invoked(opId: String, client: Int, atUs: Int64) {
         state.withLockedValue { g in
             g.rotateIfDue(atUs: atUs, keepUs: keepUs)
-            if g.ops[opId] == nil, g.olderOps[opId] == nil { g.ops[opId] = Op(client: client, invokedUs: atUs) }
+            if g.current.get(opId) == nil, g.older.get(opId) == nil {
+                g.current.put(opId, Stored(Op(client: client, invokedUs: atUs)))
+            }
         }
     }
 
     func crossedDrop(_ opIds: [String]) {
         guard !opIds.isEmpty else { return }
         state.withLockedValue { g in
-            for id in opIds {
-                if g.ops[id] != nil { g.ops[id]!.crossedDrop = true } else { g.olderOps[id]?.crossedDrop = true }
-            }
+            for id in opIds where !g.current.markCrossed(id) { _ = g.older.markCrossed(id) }
         }
     }
 
-    func sent(messageId: String, opId: String) { state.withLockedValue { $0.messages[messageId] = opId } }
+    func sent(messageId: String, opId: String) { state.withLockedValue { $0.current.messages[messageId] = opId } }
 
-    func op(_ opId: String) -> Op? { state.withLockedValue { $0.ops[opId] ?? $0.olderOps[opId] } }
+    func op(_ opId: String) -> Op? {
+        state.withLockedValue { g in (g.current.get(opId) ?? g.older.get(opId))?.op }
+    }
 
     /// The op id of a broadcast: its own `opId` (protocol 2) or the message id it was sent under.
     func opId(messageId: String, opId: String?) -> String? {
         if let opId { return opId }
-        return state.withLockedValue { $0.messages[messageId] ?? $0.olderMessages[messageId] }
+        return state.withLockedValue { $0.current.messages[messageId] ?? $0.older.messages[messageId] }
     }
 
     /// How many ops the registry holds now (both generations).
-    var count: Int { state.withLockedValue { $0.ops.count + $0.olderOps.count } }
+    var count: Int { state.withLockedValue { $0.current.count + $0.older.count } }
 }

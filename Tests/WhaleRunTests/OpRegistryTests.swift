@@ -44,3 +44,44 @@ import Testing
         #expect(most <= 2 * (2_000 / 97 + 1)) // two one-second generations, whatever the length
     }
 }
+
+/// Ids of whalesim's own form (`PREFIX:N`) are held as numbers; every other id by its string.
+/// Either way an op is found by the id it was invoked under, and only by that id.
+@Suite struct OpRegistryIdFormTests {
+    @Test func idsOfEveryFormAreFoundByExactlyTheirOwnId() {
+        let r = OpRegistry(keepSeconds: 10)
+        let ids = ["3f2a-uuid:0", "3f2a-uuid:7", "3f2a-uuid:07", "3f2a-uuid:", "no-colon", "x:y:12", "x:y",
+                   "c:1099511627775", "c:1099511627776", "c:99999999999999999999", "c:-1", "c:1a", "é:5", ""]
+        for (i, id) in ids.enumerated() { r.invoked(opId: id, client: i, atUs: Int64(i)) }
+        for (i, id) in ids.enumerated() { #expect(r.op(id)?.client == i, "\(id)") }
+        #expect(r.count == ids.count)
+        // A number that reads the same but is written differently is another id.
+        #expect(r.op("3f2a-uuid:007") == nil)
+        #expect(r.op("3f2a-uuid:8") == nil)
+        #expect(r.op("other:7") == nil)
+        #expect(r.op("x:12") == nil)
+    }
+
+    @Test func aDropIsMarkedOnTheOpInWhicheverGenerationHoldsIt() {
+        let r = OpRegistry(keepSeconds: 10)
+        r.invoked(opId: "p:1", client: 1, atUs: 0)
+        r.invoked(opId: "odd", client: 2, atUs: 0)
+        r.invoked(opId: "q:1", client: 3, atUs: 10_000_000) // p:1 and odd are now the older generation
+        r.crossedDrop(["p:1", "odd", "q:1", "never:1"])
+        #expect(r.op("p:1")?.crossedDrop == true)
+        #expect(r.op("odd")?.crossedDrop == true)
+        #expect(r.op("q:1")?.crossedDrop == true)
+        #expect(r.op("never:1") == nil)
+        #expect(r.op("q:2") == nil)
+    }
+
+    @Test func aClientWithManyOpsIsFoundAcrossAGenerationChange() {
+        let r = OpRegistry(keepSeconds: 1)
+        for n in 0..<5_000 { r.invoked(opId: "client-\(n % 50):\(n)", client: n % 50, atUs: Int64(n) * 300) }
+        // 1.5 s of ops: the first second's are the older generation, the rest the current one.
+        #expect(r.op("client-0:0")?.invokedUs == 0)
+        #expect(r.op("client-49:4999")?.invokedUs == Int64(4_999 * 300))
+        #expect(r.op("client-1:0") == nil)
+        #expect(r.count == 5_000)
+    }
+}
