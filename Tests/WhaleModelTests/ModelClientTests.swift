@@ -391,3 +391,66 @@ extension ModelClient {
         }
     }
 }
+
+/// A page forgets the stamps of records gone from it once nothing older can arrive (issue 21:
+/// kept forever, they grew every page of a long run by every task created and deleted in its pool).
+@Suite struct ModelClientForgettingTests {
+    /// Someone else creates and deletes `count` tasks on the account; the page hears each update.
+    func churn(_ count: Int, _ server: inout ModelServer, _ page: inout ModelClient, from first: Int = 0) {
+        for i in first..<(first + count) {
+            var task = TaskItem(id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
+            for m in [Mutation.saveTask(task), { task.deletedAt = "2026-11-26T22:00:00Z"; return .saveTask(task) }()] {
+                let actions = server.handle(.mutate(requestId: "o\(i)", caller: Fixture.ann, senderID: "cq", m))
+                for (client, e) in actions.sends where client == "cp" { page.answerAll(page.handle(.received(e)), server) }
+            }
+        }
+    }
+
+    @Test func aLongChurnOfTasksLeavesThePageItsOwnSize() throws {
+        var server = try Fixture.server()
+        var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"))
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+        page.answerAll(page.handle(.joined), server)
+        var most = 0
+        for round in 0..<20 {
+            churn(100, &server, &page, from: round * 100)
+            most = max(most, page.stamps.count)
+        }
+        #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
+        #expect(most <= 2 * page.confirmed.count + 130, "stamps peaked at \(most) for \(page.confirmed.count) records")
+    }
+
+    @Test func aFetchInFlightKeepsTheStampsThatGuardAgainstItsOlderAnswer() throws {
+        var server = try Fixture.server()
+        var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"))
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+        page.answerAll(page.handle(.joined), server)
+        // Tasks are created; a refetch starts and is answered slowly, from the state with them all.
+        churn(0, &server, &page)
+        var created: [TaskItem] = []
+        for i in 0..<200 {
+            let task = TaskItem(id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
+            created.append(task)
+            let actions = server.handle(.mutate(requestId: "c\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
+            for (client, e) in actions.sends where client == "cp" { _ = page.handle(.received(e)) }
+        }
+        _ = page.handle(.disconnected)
+        _ = server.handle(.leavePool("cp"))
+        _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+        guard case .query(let slowId, let q)? = page.handle(.joined).first else { Issue.record("no refetch"); return }
+        let slowAnswer = try server.answer(q, Fixture.bo)
+        // Meanwhile every one of them is deleted, and the page hears it on its socket.
+        for (i, var task) in created.enumerated() {
+            task.deletedAt = "2026-11-26T22:00:00Z"
+            let actions = server.handle(.mutate(requestId: "d\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
+            for (client, e) in actions.sends where client == "cp" { _ = page.handle(.received(e)) }
+        }
+        // The old answer arrives last: it must not bring back a single deleted task.
+        _ = page.handle(.answered(requestId: slowId, .success(slowAnswer)))
+        #expect(!page.tasks.contains { $0.id.hasPrefix("t-") })
+        #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
+        // Quiet again, with the socket past every deletion: the stamps go with the next update.
+        churn(1, &server, &page, from: 1_000)
+        #expect(page.stamps.count <= 2 * page.confirmed.count + 130)
+    }
+}

@@ -161,6 +161,24 @@ public struct ModelClient: Sendable {
         case .replied(let requestId, let result):
             onReply(requestId, result, &actions)
         }
+        forgetSettledRemovals()
         return actions
+    }
+
+    /// Drops the stamps of keys no longer on the page once nothing older can reach them.
+    ///
+    /// A removed key keeps its stamp so that an older version arriving late (a fetch answer or a
+    /// reply overtaken by the socket, or socket frames a fetch answer overtook) cannot bring it
+    /// back. Kept forever, the stamps grew every page by every task created and deleted in its
+    /// pool: 6 MB a minute and a half across the soak's thousand pages (issue 21, heaptrack).
+    /// Once nothing is pending, no fetch is in flight and the socket has delivered every update
+    /// up to a stamp's `seq` (protocol 2 only: the original has no `seq`), anything that can
+    /// still arrive is newer: socket updates come in order past `socketSeq`, and a fetch or a
+    /// mutation sent later is answered from a server state that already holds that `seq`. So the
+    /// stamp decides nothing any more and is dropped. Done in one sweep once the removed keys
+    /// outnumber the page's records, so the cost is spread over the updates that made them.
+    mutating func forgetSettledRemovals() {
+        guard let delivered = socketSeq, isQuiet, stamps.count - confirmed.count > max(64, confirmed.count) else { return }
+        stamps = stamps.filter { key, seq in confirmed[key] != nil || seq > delivered }
     }
 }
