@@ -12,6 +12,10 @@ import WhaleSim
 /// `staleAfterMs` on a half-open connection) and the session reconnects with backoff, resyncing
 /// from its revision (protocol 2) or losing unacknowledged edits (the original, a finding).
 final class NoteSession: Redialing {
+    /// `WHALESIM_CONNECT_LOG=1`: each failed dial is printed with how long it took and why
+    /// (what tells a refused connection from an upgrade that never came).
+    static let logsFailedConnects = ProcessInfo.processInfo.environment["WHALESIM_CONNECT_LOG"] == "1"
+
     struct Context: Sendable {
         var socketURL: String
         var token: String
@@ -117,6 +121,11 @@ final class NoteSession: Redialing {
             }
             if state.withLockedValue({ $0.generation == generation }) { model?.joined() }
         } else {
+            if Self.logsFailedConnects {
+                let ms = state.withLockedValue { s in s.connectStartedUs.map { (context.metrics.clock.nowUs - $0) / 1000 } } ?? -1
+                let why = socket.ending.map { $0.error ?? "closed \($0.closeCode ?? 0) \($0.reason ?? "")" } ?? "?"
+                FileHandle.standardError.write(Data("connect failed: \(clientId.rawValue) at \(context.metrics.clock.nowMs) ms after \(ms) ms: \(why)\n".utf8))
+            }
             context.metrics.connectFailed()
             state.withLockedValue { s in
                 if s.generation == generation { s.socket = nil }

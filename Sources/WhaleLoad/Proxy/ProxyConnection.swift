@@ -34,6 +34,9 @@ final class ProxyConnection: @unchecked Sendable {
     private var downPaused = false
     private var loop: any EventLoop { clientChannel.eventLoop }
 
+    /// `WHALESIM_CONNECT_LOG=1`: upstream connections that fail or take 500 ms or more are printed.
+    static let logsSlowConnects = ProcessInfo.processInfo.environment["WHALESIM_CONNECT_LOG"] == "1"
+
     init(proxy: FaultProxy, client: any Channel) {
         self.proxy = proxy
         clientChannel = client
@@ -48,7 +51,14 @@ final class ProxyConnection: @unchecked Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ServerSide(self)) } }
             .connect(host: proxy.upstreamHost, port: proxy.upstreamPort)
-            .whenComplete { [self] result in
+            .whenComplete { [self, started = NIODeadline.now()] result in
+                if Self.logsSlowConnects {
+                    let ms = (NIODeadline.now() - started).nanoseconds / 1_000_000
+                    if ms >= 500 || (try? result.get()) == nil {
+                        let outcome = (try? result.get()) == nil ? "failed" : "connected"
+                        FileHandle.standardError.write(Data("proxy: upstream for \(client ?? "?") \(outcome) after \(ms) ms\n".utf8))
+                    }
+                }
                 switch result {
                 case .success(let ch):
                     upstream = ch

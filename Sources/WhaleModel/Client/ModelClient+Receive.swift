@@ -72,7 +72,11 @@ extension ModelClient {
             for key in covered.sorted() {
                 // The fault: the original app applies whatever answer arrives last.
                 if !has(.staleRefetchOverwrites), let known = stamps[key], known > snapshot.seq { continue }
-                confirmed[key] = fetched[key]
+                // A record the page already holds as answered is kept, not replaced by its equal:
+                // after a restart a thousand pages refetch at once, and swapping every record
+                // for a fresh copy scattered the long-lived copies among the storm's short-lived
+                // buffers, which kept the heap's pages from being handed back (issue 21).
+                if confirmed[key] != fetched[key] { confirmed[key] = fetched[key] }
                 stamps[key] = snapshot.seq
             }
             hasFetched = true
