@@ -158,6 +158,17 @@ final class DocumentRecorder: Redialing {
 
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
 
+    /// The history index of the client whose connection is `connectionId`: a client's first
+    /// connection uses its id, and each redial `ID.N` (``NoteSession``), so only the id is
+    /// registered and a redial's suffix is taken off here (registering every connection grew
+    /// the map by one entry a dial, some 2,000 a restart, for the whole run: issue 21).
+    static func clientIndex(of connectionId: String, in ids: [String: Int]) -> Int? {
+        if let c = ids[connectionId] { return c }
+        guard let dot = connectionId.lastIndex(of: "."), connectionId[connectionId.index(after: dot)...].allSatisfy({ $0.isASCII && $0.isNumber }),
+              connectionId.index(after: dot) < connectionId.endIndex else { return nil }
+        return ids[String(connectionId[..<dot])]
+    }
+
     /// The watchdog, called every few hundred ms by the run: a join unanswered for
     /// `deadAfterMs`, or a joined socket that has been silent that long and answered no ping, is
     /// half-open: drop it and dial again. A socket quiet for `pingAfterMs` is pinged.
@@ -238,7 +249,7 @@ final class DocumentRecorder: Redialing {
             case .docChangeReturnOps(_, let op, let opId, _):
                 apply(op, opId: opId, messageId: envelope.messageId, in: &s)
             case .cursorUpdate(let cursor):
-                if let c = clients.withLockedValue({ $0[cursor.clientId.rawValue] }) {
+                if let c = clients.withLockedValue({ Self.clientIndex(of: cursor.clientId.rawValue, in: $0) }) {
                     recorder.record(.cursorDelivered(client: c, revision: cursor.rev, selection: cursor.selection))
                 }
             default:

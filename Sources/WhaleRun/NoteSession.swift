@@ -106,7 +106,8 @@ final class NoteSession: Redialing {
             if context.protocolVersion == .v2 { url += "&protocol=2&clientId=\(s.connectionId)" }
             return (url, s.generation, s.connectionId)
         }
-        context.connections.withLockedValue { $0[connectionId] = index }
+        // Every connection of this client is `serverId` or `serverId.N`: the id alone is registered.
+        context.connections.withLockedValue { $0[serverId.rawValue] = index }
         let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)], onBytes: { [weak self] bytes in
             self?.receive(bytes, generation: generation)
         })

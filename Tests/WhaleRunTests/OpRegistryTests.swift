@@ -85,3 +85,21 @@ import Testing
         #expect(r.count == 5_000)
     }
 }
+
+/// A cursor names the connection it came from; the recorder finds the client from its id,
+/// registered once, whatever the redial (`ID`, `ID.2`, `ID.17`).
+@Suite struct ConnectionIdTests {
+    @Test func aRedialsConnectionIsFoundByItsClientsId() {
+        let ids = ["c007.mwy5v14f": 6, "c010": 9]
+        #expect(DocumentRecorder.clientIndex(of: "c007.mwy5v14f", in: ids) == 6)
+        #expect(DocumentRecorder.clientIndex(of: "c007.mwy5v14f.2", in: ids) == 6)
+        #expect(DocumentRecorder.clientIndex(of: "c007.mwy5v14f.17", in: ids) == 6)
+        #expect(DocumentRecorder.clientIndex(of: "c010.3", in: ids) == 9)
+        // Not a redial of a registered id: nothing.
+        #expect(DocumentRecorder.clientIndex(of: "c007.mwy5v14f.x", in: ids) == nil)
+        #expect(DocumentRecorder.clientIndex(of: "c007.mwy5v14f.", in: ids) == nil)
+        #expect(DocumentRecorder.clientIndex(of: "c007", in: ids) == nil)
+        #expect(DocumentRecorder.clientIndex(of: "c011.2", in: ids) == nil)
+        #expect(DocumentRecorder.clientIndex(of: "", in: ids) == nil)
+    }
+}
