@@ -164,8 +164,9 @@ final class DocumentRecorder: Redialing {
     /// the map by one entry a dial, some 2,000 a restart, for the whole run: issue 21).
     static func clientIndex(of connectionId: String, in ids: [String: Int]) -> Int? {
         if let c = ids[connectionId] { return c }
-        guard let dot = connectionId.lastIndex(of: "."), connectionId[connectionId.index(after: dot)...].allSatisfy({ $0.isASCII && $0.isNumber }),
-              connectionId.index(after: dot) < connectionId.endIndex else { return nil }
+        guard let dot = connectionId.lastIndex(of: ".") else { return nil }
+        let redial = connectionId[connectionId.index(after: dot)...]
+        guard !redial.isEmpty, redial.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return ids[String(connectionId[..<dot])]
     }
 

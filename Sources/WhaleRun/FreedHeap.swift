@@ -10,25 +10,21 @@ import Foundation
 public enum FreedHeap {
     private typealias MallocTrim = @convention(c) (Int) -> Int32
 
-    private static let trim: MallocTrim? = {
+    private static let trim = glibc("malloc_trim", as: MallocTrim.self)
+
+    /// A glibc function no Swift module exports, looked up at run time; nil elsewhere.
+    private static func glibc<F>(_ name: String, as type: F.Type) -> F? {
         #if canImport(Glibc)
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: MallocTrim.self)
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
+        return unsafeBitCast(symbol, to: type)
         #else
         return nil
         #endif
-    }()
+    }
 
     private typealias MallocStats = @convention(c) () -> Void
 
-    private static let stats: MallocStats? = {
-        #if canImport(Glibc)
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_stats") else { return nil }
-        return unsafeBitCast(symbol, to: MallocStats.self)
-        #else
-        return nil
-        #endif
-    }()
+    private static let stats = glibc("malloc_stats", as: MallocStats.self)
 
     /// Prints glibc's per-arena figures (bytes taken from the system, bytes in use) to standard
     /// error: what tells live memory from fragmentation when RSS grows.

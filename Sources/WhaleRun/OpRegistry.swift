@@ -34,20 +34,10 @@ public final class OpRegistry: Sendable {
 
         static let seqBits: UInt64 = 40
 
-        /// The numeric key of `opId`, adding its prefix to the table when `adding`; nil for an
-        /// id not of the form `PREFIX:N` (or whose prefix this generation has not seen).
-        mutating func key(_ opId: String, adding: Bool) -> UInt64? {
-            guard let (prefix, seq) = Self.split(opId) else { return nil }
-            if let index = prefixes[prefix] { return index << Self.seqBits | seq }
-            guard adding, UInt64(prefixes.count) < (1 << (64 - Self.seqBits)) else { return nil }
-            let index = UInt64(prefixes.count)
-            prefixes[prefix] = index
-            return index << Self.seqBits | seq
-        }
-
-        func key(_ opId: String) -> UInt64? {
-            guard let (prefix, seq) = Self.split(opId), let index = prefixes[prefix] else { return nil }
-            return index << Self.seqBits | seq
+        /// The numeric key of an id split by ``split(_:)``; nil when this generation has not seen
+        /// its prefix.
+        func key(_ parsed: (Substring, UInt64)) -> UInt64? {
+            prefixes[parsed.0].map { $0 << Self.seqBits | parsed.1 }
         }
 
         /// `PREFIX:N` → (PREFIX, N) when N is a decimal number below 2^40 with no leading zero
@@ -66,20 +56,35 @@ public final class OpRegistry: Sendable {
             return (opId[..<colon], seq)
         }
 
-        func get(_ opId: String) -> Stored? {
-            if let k = key(opId) { return ops[k] }
-            return otherOps[opId]
+        /// `parsed`: `opId` split once by the caller (``split(_:)``), for both generations.
+        func get(_ opId: String, _ parsed: (Substring, UInt64)?) -> Stored? {
+            guard let parsed else { return otherOps[opId] }
+            return key(parsed).flatMap { ops[$0] }
         }
 
-        mutating func put(_ opId: String, _ op: Stored) {
-            if let k = key(opId, adding: true) { ops[k] = op } else { otherOps[opId] = op }
+        mutating func put(_ opId: String, _ parsed: (Substring, UInt64)?, _ op: Stored) {
+            guard let parsed, let index = prefixes[parsed.0] ?? addPrefix(parsed.0) else { otherOps[opId] = op; return }
+            ops[index << Self.seqBits | parsed.1] = op
+        }
+
+        /// A new prefix's index; nil once the table is full (2^24 prefixes in one generation).
+        private mutating func addPrefix(_ prefix: Substring) -> UInt64? {
+            guard UInt64(prefixes.count) < (1 << (64 - Self.seqBits)) else { return nil }
+            let index = UInt64(prefixes.count)
+            prefixes[prefix] = index
+            return index
         }
 
         /// Marks `opId` as having crossed a drop; false if this generation does not hold it.
-        mutating func markCrossed(_ opId: String) -> Bool {
-            if let k = key(opId), ops[k] != nil { ops[k]!.crossedDrop = true; return true }
-            if otherOps[opId] != nil { otherOps[opId]!.crossedDrop = true; return true }
-            return false
+        mutating func markCrossed(_ opId: String, _ parsed: (Substring, UInt64)?) -> Bool {
+            if let parsed {
+                guard let k = key(parsed), ops[k] != nil else { return false }
+                ops[k]!.crossedDrop = true
+            } else {
+                guard otherOps[opId] != nil else { return false }
+                otherOps[opId]!.crossedDrop = true
+            }
+            return true
         }
 
         var count: Int { ops.count + otherOps.count }
@@ -117,8 +122,9 @@ public final class OpRegistry: Sendable {
     func invoked(opId: String, client: Int, atUs: Int64) {
         state.withLockedValue { g in
             g.rotateIfDue(atUs: atUs, keepUs: keepUs)
-            if g.current.get(opId) == nil, g.older.get(opId) == nil {
-                g.current.put(opId, Stored(Op(client: client, invokedUs: atUs)))
+            let parsed = Generation.split(opId)
+            if g.current.get(opId, parsed) == nil, g.older.get(opId, parsed) == nil {
+                g.current.put(opId, parsed, Stored(Op(client: client, invokedUs: atUs)))
             }
         }
     }
@@ -126,14 +132,18 @@ public final class OpRegistry: Sendable {
     func crossedDrop(_ opIds: [String]) {
         guard !opIds.isEmpty else { return }
         state.withLockedValue { g in
-            for id in opIds where !g.current.markCrossed(id) { _ = g.older.markCrossed(id) }
+            for id in opIds {
+                let parsed = Generation.split(id)
+                if !g.current.markCrossed(id, parsed) { _ = g.older.markCrossed(id, parsed) }
+            }
         }
     }
 
     func sent(messageId: String, opId: String) { state.withLockedValue { $0.current.messages[messageId] = opId } }
 
     func op(_ opId: String) -> Op? {
-        state.withLockedValue { g in (g.current.get(opId) ?? g.older.get(opId))?.op }
+        let parsed = Generation.split(opId)
+        return state.withLockedValue { g in (g.current.get(opId, parsed) ?? g.older.get(opId, parsed))?.op }
     }
 
     /// The op id of a broadcast: its own `opId` (protocol 2) or the message id it was sent under.

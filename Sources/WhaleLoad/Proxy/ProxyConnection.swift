@@ -54,9 +54,9 @@ final class ProxyConnection: @unchecked Sendable {
             .whenComplete { [self, started = NIODeadline.now()] result in
                 if Self.logsSlowConnects {
                     let ms = (NIODeadline.now() - started).nanoseconds / 1_000_000
-                    if ms >= 500 || (try? result.get()) == nil {
-                        let outcome = (try? result.get()) == nil ? "failed" : "connected"
-                        FileHandle.standardError.write(Data("proxy: upstream for \(client ?? "?") \(outcome) after \(ms) ms\n".utf8))
+                    let failed = (try? result.get()) == nil
+                    if ms >= 500 || failed {
+                        FileHandle.standardError.write(Data("proxy: upstream for \(client ?? "?") \(failed ? "failed" : "connected") after \(ms) ms\n".utf8))
                     }
                 }
                 switch result {

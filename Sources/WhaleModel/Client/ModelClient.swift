@@ -170,7 +170,7 @@ public struct ModelClient: Sendable {
     /// A removed key keeps its stamp so that an older version arriving late (a fetch answer or a
     /// reply overtaken by the socket, or socket frames a fetch answer overtook) cannot bring it
     /// back. Kept forever, the stamps grew every page by every task created and deleted in its
-    /// pool: 6 MB a minute and a half across the soak's thousand pages (issue 21, heaptrack).
+    /// pool, for as long as the run went on (issue 21).
     /// Once nothing is pending, no fetch is in flight and the socket has delivered every update
     /// up to a stamp's `seq` (protocol 2 only: the original has no `seq`), anything that can
     /// still arrive is newer: socket updates come in order past `socketSeq`, and a fetch or a
