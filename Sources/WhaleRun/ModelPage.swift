@@ -107,8 +107,9 @@ final class ModelPage: Redialing {
         state.withLockedValue { $0.connecting = false }
     }
 
-    /// Drops the board's socket as the network would (the user's connection went).
-    func abandon() {
+    /// Drops the board's socket as the network would (the user's connection went); with
+    /// `redialAfterMs`, the socket manager dials again after that long.
+    func abandon(redialAfterMs: Int? = nil) {
         let socket = state.withLockedValue { s -> LeanSocket? in
             guard ownsSocket, let socket = s.socket else { return nil }
             s.socket = nil
@@ -118,6 +119,7 @@ final class ModelPage: Redialing {
         guard let socket else { return }
         disconnected()
         Task { await socket.close() }
+        if let redialAfterMs { redial(after: redialAfterMs) }
     }
 
     func close() async {

@@ -205,10 +205,14 @@ final class VirtualUser: @unchecked Sendable {
             case .idle:
                 think *= 3
             case .reconnect:
-                // The network goes while typing: a keystroke, then the socket is gone.
+                // The network goes while typing: a keystroke, then the socket is gone, and the
+                // app's socket manager dials again 10–100 ms later, as in the simulator. (Left to
+                // this loop, the user came back after the think time, up to 8 s: just before a
+                // server restart, that absence was counted as the restart's slow recovery.)
                 typeAtSelection(run.generator.character(using: &rng))
-                note.abandon(cause: "client reconnect")
-                model?.abandon()
+                let redialMs = 10 + rng.int(in: 0...90)
+                note.abandon(cause: "client reconnect", redialAfterMs: redialMs)
+                model?.abandon(redialAfterMs: redialMs)
             case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask:
                 if let model {
                     if !modelAction(model, action) { think *= 2 }

@@ -166,7 +166,8 @@ import WhalesimTesting
     /// A short live run on an in-process server (`compatibility`: the original protocol only,
     /// which offers no resync and so no account of a note's history), with note 0's recorder
     /// stalled one second into the load.
-    func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s") async throws -> LiveRunResult {
+    func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s",
+                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}") async throws -> LiveRunResult {
         let dir = try ExternalProcess.temporaryDirectory("recorder-stalled")
         let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility)
         let yaml = """
@@ -180,7 +181,7 @@ import WhalesimTesting
               server: \(server.baseURL)
               duration: \(duration)
               load: {profile: constant}
-              think-time: {distribution: uniform, min: 50, max: 150}
+              think-time: \(thinkTime)
               keystroke: {distribution: uniform, min: 20, max: 40}
               import: {pages: 1, filters: [Industry]}
               quiescence: 15s
@@ -204,6 +205,28 @@ import WhalesimTesting
         let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
         #expect(causes.contains("client reconnect"))
         #expect(!causes.contains { $0.contains("half-open") }, "\(causes.filter { $0.contains("half-open") }.count) half-open drops")
+        for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
+    }
+
+    /// A user whose network goes (`reconnect`) is back as soon as the app's socket manager
+    /// dials again (10–100 ms, as in the simulator), not after the user's next think time: with
+    /// think times of 3–4 s, every reconnect's connect follows its drop within a second. (Left to
+    /// the user's loop, a reconnect just before a server restart kept its client away for up
+    /// to 8 s after the server was back, and the soak took that for the restart's slow recovery.)
+    @Test func aReconnectingUserIsBackBeforeTheirNextAction() async throws {
+        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 1, reconnect: 20}", duration: "8s",
+                                     thinkTime: "{distribution: uniform, min: 3000, max: 4000}")
+        var droppedAt: [Int: Int] = [:]
+        var gaps: [Int] = []
+        for entry in r.history.entries {
+            switch entry.event {
+            case .disconnect(let client, "client reconnect"): droppedAt[client] = entry.time
+            case .connect(let client): if let at = droppedAt.removeValue(forKey: client) { gaps.append(entry.time - at) }
+            default: break
+            }
+        }
+        #expect(gaps.count >= 3, "reconnects seen: \(gaps.count)")
+        #expect(gaps.allSatisfy { $0 < 1_000 }, "ms from drop to connect: \(gaps.sorted())")
         for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
     }
 

@@ -6,7 +6,12 @@
 /// record.recordType   // "task"
 /// record.key          // "task:t-9f2c"
 /// ```
-public enum ModelRecord: Codable, Hashable, Sendable {
+///
+/// Indirect: stored inline, every value would be as large as the largest case (an ``Account``,
+/// about 270 bytes), and a thousand model pages keep their records in dictionaries, one slot per
+/// record and spare slots besides; boxed, a slot is a pointer and each record takes its own size
+/// (issue 21: the soak's pages grew by this more than by anything else).
+public indirect enum ModelRecord: Codable, Hashable, Sendable {
     case organization(Organization)
     case user(User)
     case account(Account)

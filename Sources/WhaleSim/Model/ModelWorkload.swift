@@ -28,6 +28,9 @@ public enum ModelWorkload {
         }
     }
 
+    /// The most open tasks a page may show for `create-task` to add one.
+    public static let maxTasksOnPage = 12
+
     /// The mutation `action` makes on `client`'s page, or nil when it does not apply there
     /// (wrong page, nothing to act on): the client idles instead.
     public static func mutation(_ action: ActionMix.Action, on client: ModelClient, _ inputs: Inputs,
@@ -59,6 +62,10 @@ public enum ModelWorkload {
             input.state = other(contact.column, in: KanbanState.contactColumns).rawValue
             return .saveContacts([input])
         case (.account(let accountId), .createTask):
+            // A full page gets no new task until one is done with: deletions need a task to pick
+            // and two pages may delete the same one, so at equal weights the lists would grow all
+            // run long, and every page of the account holds them (issue 21's soak).
+            guard client.tasks.count < maxTasksOnPage else { return nil }
             let text = generator.snippet(rng.int(in: 4...12), using: &rng)
             return .saveTask(TaskItem(id: inputs.newTaskId, associatedTo: accountId, description: text, done: false,
                                       type: TaskType.allCases[rng.int(in: 0...2)], dueDate: "2026-12-\(rng.int(in: 10...28))"))
