@@ -38,6 +38,19 @@ public struct LatencyHistogram: Sendable {
     /// Bytes the compact form holds (0 while dense).
     var compactByteCount: Int { pairs.count }
 
+    /// The compact form's bytes and sample count, compacting first (what a spilled second keeps).
+    var compactForm: (pairs: [UInt8], count: Int) {
+        let c = compacted()
+        return (c.pairs, c.sparseTotal)
+    }
+
+    /// A compact histogram from ``compactForm``'s bytes, as written: the caller checked that the
+    /// bytes are whole varint pairs.
+    init(compactPairs: [UInt8], count: Int) {
+        pairs = compactPairs
+        sparseTotal = count
+    }
+
     /// Calls `body` with each compact (value, count) pair, in value order.
     private func forEachPair(_ body: (UInt64, UInt64) -> Void) {
         var at = 0, value: UInt64 = 0

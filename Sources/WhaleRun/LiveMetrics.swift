@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import WhaleReports
 
@@ -24,30 +25,88 @@ public final class LiveMetrics: Sendable {
         var attempts = 0
         /// Server outages under way on purpose (server-restart windows).
         var outages = 0
-        /// Buckets before this one hold compacted histograms (finished seconds: see ``LatencyHistogram/compacted()``).
+        /// Seconds before this one are finished: spilled to disk, or kept compacted in `buckets`
+        /// when the spill file could not take them (see ``LatencyHistogram/compacted()``).
         var denseFrom = 0
+        /// Where each spilled second is in the spill file (index: the second; length 0: none).
+        var spilled: [SpillSlot] = []
+        var spillEnd: Int64 = 0
+    }
+
+    struct SpillSlot: Sendable {
+        var offset: Int64 = 0
+        var length = 0
     }
 
     private let state = NIOLockedValueBox(State())
     public let clock: RunClock
+    /// Where finished seconds go (nil: no scratch file could be made; they stay in memory).
+    private let spill: SpillFile?
 
-    public init(clock: RunClock) { self.clock = clock }
+    /// `spillDirectory`: where the scratch file for finished seconds goes (nil: they stay in memory).
+    public init(clock: RunClock, spillDirectory: String? = NSTemporaryDirectory()) {
+        self.clock = clock
+        spill = spillDirectory.flatMap { SpillFile(directory: $0) }
+    }
+
+    /// Seconds whose histograms are held in memory (the open ones, and any the spill file refused).
+    var secondsInMemory: Int { state.withLockedValue { $0.buckets.count } }
 
     public func latency(_ name: String, us: Int64) {
-        let b = clock.nowMs / Self.bucketMs
+        record(name, us: us, second: clock.nowMs / Self.bucketMs)
+    }
+
+    /// One sample of `name` in second `second` of the run.
+    func record(_ name: String, us: Int64, second: Int) {
         state.withLockedValue { s in
+            // A sample whose second was finished while its thread waited for the lock goes into
+            // the oldest open second: finished seconds are never written again.
+            let b = max(second, s.denseFrom)
             s.total[name, default: LatencyHistogram()].record(us: us)
             s.buckets[b, default: [:]][name, default: LatencyHistogram()].record(us: us)
             // A second before the last one is over: keep its histograms compact (a dense one is
-            // about 160 KB, so dense seconds grew a long run's runner by a megabyte a second).
+            // about 160 KB, so dense seconds grew a long run's runner by a megabyte a second),
+            // and on disk: compact, they still grew the soak's runner by 12 KB a second (issue 21).
             if b - 1 > s.denseFrom {
                 for old in s.denseFrom..<(b - 1) {
                     guard let byName = s.buckets[old] else { continue }
-                    s.buckets[old] = byName.mapValues { $0.compacted() }
+                    let compact = byName.mapValues { $0.compacted() }
+                    s.buckets[old] = spillSecond(compact, second: old, in: &s) ? nil : compact
                 }
                 s.denseFrom = b - 1
             }
         }
+    }
+
+    /// Writes a finished second to the spill file; false when there is none or the write failed
+    /// (the caller keeps the second in memory: nothing is lost).
+    private func spillSecond(_ byName: [String: LatencyHistogram], second: Int, in s: inout State) -> Bool {
+        guard let spill else { return false }
+        let bytes = SpilledSecond.encode(byName)
+        guard spill.write(bytes, at: s.spillEnd) else { return false }
+        while s.spilled.count <= second { s.spilled.append(SpillSlot()) }
+        s.spilled[second] = SpillSlot(offset: s.spillEnd, length: bytes.count)
+        s.spillEnd += Int64(bytes.count)
+        return true
+    }
+
+    /// Second `b`'s histograms by metric, from memory or from the spill file. A second whose
+    /// bytes cannot be read back is nil: its figures are missing from the charts, never made up.
+    private func second(_ b: Int, _ s: State) -> [String: LatencyHistogram]? {
+        if let kept = s.buckets[b] { return kept }
+        guard b < s.spilled.count, s.spilled[b].length > 0, let spill,
+              let bytes = spill.read(at: s.spilled[b].offset, count: s.spilled[b].length) else { return nil }
+        return SpilledSecond.decode(bytes)
+    }
+
+    /// Every second up to `n` (exclusive), each read once.
+    private func seconds(_ n: Int, _ s: State) -> [[String: LatencyHistogram]?] {
+        (0..<n).map { second($0, s) }
+    }
+
+    /// The seconds that have histograms (in memory or spilled).
+    private func secondCount(_ s: State) -> Int {
+        max(s.spilled.count, (s.buckets.keys.max() ?? -1) + 1)
     }
 
     /// One sample of the runner's scheduling lag: a timer or an event-loop task that ran `us` late.
@@ -55,9 +114,11 @@ public final class LiveMetrics: Sendable {
 
     /// Metric → bucket index → that second's histogram (what scoped thresholds add up).
     public var bucketsByMetric: [String: [Int: LatencyHistogram]] {
-        let buckets = state.withLockedValue { $0.buckets }
+        let s = state.withLockedValue { $0 }
         var out: [String: [Int: LatencyHistogram]] = [:]
-        for (b, byName) in buckets { for (name, h) in byName { out[name, default: [:]][b] = h } }
+        for (b, byName) in seconds(secondCount(s), s).enumerated() {
+            for (name, h) in byName ?? [:] { out[name, default: [:]][b] = h }
+        }
         return out
     }
 
@@ -122,9 +183,10 @@ public final class LiveMetrics: Sendable {
     public func bucketHistograms(endMs: Int) -> [String: [[[UInt64]]]] {
         let s = state.withLockedValue { $0 }
         let n = max(1, (endMs + Self.bucketMs - 1) / Self.bucketMs)
+        let all = seconds(n, s)
         var out: [String: [[[UInt64]]]] = [:]
         for name in Self.latencyNames where s.total[name] != nil {
-            out[name] = (0..<n).map { b in s.buckets[b]?[name]?.encoded ?? [] }
+            out[name] = all.map { $0?[name]?.encoded ?? [] }
         }
         return out
     }
@@ -140,9 +202,10 @@ public final class LiveMetrics: Sendable {
         let n = max(1, (endMs + Self.bucketMs - 1) / Self.bucketMs)
         let starts = (0..<n).map { $0 * Self.bucketMs }
         var latency: [String: LatencySeries] = [:]
+        let all = seconds(n, s)
         for name in Self.latencyNames where s.total[name] != nil {
             // A compact second is made dense once for its four figures, not once a figure.
-            let seconds = (0..<n).map { b in s.buckets[b]?[name].map { $0.densified() } }
+            let seconds = all.map { $0?[name].map { $0.densified() } }
             func column(_ f: (LatencyHistogram) -> Double?) -> [Double?] { seconds.map { $0.flatMap(f) } }
             let t = s.total[name]!
             latency[name] = LatencySeries(

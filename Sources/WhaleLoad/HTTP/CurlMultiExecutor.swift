@@ -27,18 +27,31 @@ public final class CurlMultiExecutor: HTTPExecutor {
         public var maxConnections: Int
         /// Finished easy handles kept for reuse.
         public var idleHandlesMax: Int
+        /// Idle handles kept however quiet it gets; above it, the pool keeps only as many as
+        /// were in flight at once in the last one or two `idleStretch`es.
+        public var idleHandlesMin: Int
+        public var idleStretch: Duration
+        /// A keep-alive connection idle longer than this is closed instead of reused (CURLOPT_MAXAGE_CONN).
+        public var connectionMaxIdleSeconds: Int
         /// libcurl's CURLOPT_VERBOSE (to stderr), for debugging only.
         public var verbose: Bool
 
-        public init(caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, verbose: Bool = false) {
+        public init(caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, idleHandlesMin: Int = 16,
+                    idleStretch: Duration = .seconds(10), connectionMaxIdleSeconds: Int = 30, verbose: Bool = false) {
             self.caFile = caFile
             self.maxConnections = maxConnections
             self.idleHandlesMax = idleHandlesMax
+            self.idleHandlesMin = idleHandlesMin
+            self.idleStretch = idleStretch
+            self.connectionMaxIdleSeconds = connectionMaxIdleSeconds
             self.verbose = verbose
         }
     }
 
     private let inbox: CurlInbox
+    private let idleReport = NIOLockedValueBox(0)
+    /// Easy handles kept idle for reuse, as of the pool's last trim (every `idleStretch`).
+    public var idleHandleCount: Int { idleReport.withLockedValue { $0 } }
     private let stopped = NIOLockedValueBox<[CheckedContinuation<Void, Never>]?>([])
 
     public convenience init(caFile: String? = nil, maxConnections: Int = 1024, verbose: Bool = false) {
@@ -48,7 +61,7 @@ public final class CurlMultiExecutor: HTTPExecutor {
     public init(options: Options) {
         CurlGlobal.initialize()
         inbox = CurlInbox()
-        let loop = CurlMultiLoop(options: options, inbox: inbox)
+        let loop = CurlMultiLoop(options: options, inbox: inbox, idleReport: idleReport)
         let stopped = self.stopped
         let thread = Thread {
             #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The curl thread of a ``CurlMultiExecutor``: owns the multi handle, the easy handles and every
 /// transfer in flight; nothing here is touched from another thread except through ``CurlInbox``.
@@ -10,10 +11,17 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     /// CURLOPT_ERRORBUFFER of each easy handle (CURL_ERROR_SIZE bytes), freed with the handle.
     private var errorBuffers: [UnsafeMutableRawPointer: UnsafeMutablePointer<CChar>] = [:]
+    /// The most transfers in flight at once in this stretch and the one before (see `shrinkIdle`).
+    private var peakNow = 0, peakBefore = 0
+    private var stretchStart = ContinuousClock.now
 
-    init(options: CurlMultiExecutor.Options, inbox: CurlInbox) {
+    /// The idle pool's size after its last trim, for whoever watches from another thread.
+    let idleReport: NIOLockedValueBox<Int>
+
+    init(options: CurlMultiExecutor.Options, inbox: CurlInbox, idleReport: NIOLockedValueBox<Int>) {
         self.options = options
         self.inbox = inbox
+        self.idleReport = idleReport
     }
 
     func run() {
@@ -42,6 +50,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 complete(easy, code: whalesim_message_result(message), multi: multi)
             }
+            shrinkIdle()
             // Sleeps until a socket is ready, a curl timer is due, or curl_multi_wakeup.
             _ = curl_multi_poll(multi, nil, 0, 1000, nil)
         }
@@ -66,12 +75,30 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         transfer.easy = easy
         active[easy] = transfer
+        peakNow = max(peakNow, active.count)
         let code = curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
             active[easy] = nil
             release(easy, of: transfer, reuse: false)
             transfer.finish(.failure(HTTPTransportError(.other, String(cString: curl_multi_strerror(code)))))
         }
+    }
+
+    /// Frees the idle handles a burst left behind once it is over: the pool keeps as many as were
+    /// in flight at once in the last 10 to 20 s (at least `idleHandlesMin`). After a server
+    /// restart, a thousand pages refetch at once, and the thousand handles (about 5 KB each,
+    /// with their buffers) stayed idle for the rest of the run: some 9 MB of a soak's runner
+    /// that grew at every restart (issue 21).
+    private func shrinkIdle() {
+        let now = ContinuousClock.now
+        guard now - stretchStart >= options.idleStretch else { return }
+        stretchStart = now
+        peakBefore = peakNow
+        peakNow = active.count
+        let keep = max(options.idleHandlesMin, peakBefore)
+        while idleHandles.count > keep, let easy = idleHandles.popLast() { free(easy) }
+        let count = idleHandles.count
+        idleReport.withLockedValue { $0 = count }
     }
 
     private func makeHandle() -> UnsafeMutableRawPointer? {
@@ -91,6 +118,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         codes.append(whalesim_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, transfer.timeoutMilliseconds))
         codes.append(whalesim_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, transfer.timeoutMilliseconds))
         codes.append(whalesim_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1))
+        // A connection idle this long is closed rather than reused: the storm's thousand
+        // connections go once it is over (curl's default keeps them for 118 s).
+        codes.append(whalesim_easy_setopt_long(easy, CURLOPT_MAXAGE_CONN, options.connectionMaxIdleSeconds))
         codes.append(whalesim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffers[easy]))
         errorBuffers[easy]?[0] = 0
         codes.append(whalesim_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))

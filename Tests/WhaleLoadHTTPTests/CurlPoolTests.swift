@@ -1,0 +1,45 @@
+import Foundation
+import SalesforceFake
+import Testing
+import WhaleLoad
+import WhalesimLive
+
+/// What a burst of requests leaves in the curl executor once it is over: after a server restart a
+/// thousand model pages refetch at once, and the handles and keep-alive connections of that
+/// burst stayed for the rest of the run, some 9 MB of the soak's runner (issue 21).
+@Suite(.serialized) struct CurlPoolTests {
+    @Test func aBurstsHandlesAndConnectionsGoOnceItIsOver() async throws {
+        let server = try await FakeSalesforceServer.start(org: try HTTPExecutorTests.loadSmallOrg())
+        let http = CurlMultiExecutor(options: .init(idleHandlesMin: 2, idleStretch: .milliseconds(200), connectionMaxIdleSeconds: 1))
+        let url = "\(server.httpURL)/services/data/"
+        #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
+        try await HTTPExecutorTests.waitForDescriptors(atMost: Int.max)
+        let before = HTTPExecutorTests.openDescriptors()
+
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<60 { group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.count == 60 && statuses.allSatisfy { $0 == 200 })
+        let burst = HTTPExecutorTests.openDescriptors()
+        #expect(burst > before + 20, "the burst should have opened many connections: \(before) → \(burst)")
+
+        // The pool first keeps what the burst had in flight, then falls to its minimum.
+        var largest = 0
+        let deadline = ContinuousClock.now + .seconds(4)
+        while ContinuousClock.now < deadline {
+            largest = max(largest, http.idleHandleCount)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(largest >= 10, "the pool never held the burst's handles (largest \(largest))")
+        #expect(http.idleHandleCount <= 2)
+
+        // Idle past a second, the burst's connections are closed when the next request looks for one.
+        #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
+        try await HTTPExecutorTests.waitForDescriptors(atMost: before + 2)
+        #expect(HTTPExecutorTests.openDescriptors() <= before + 2, "\(before) before the burst, \(HTTPExecutorTests.openDescriptors()) after")
+
+        await http.shutdown()
+        await server.stop()
+    }
+}
