@@ -3,6 +3,7 @@ import SalesforceFake
 import Testing
 import WhaleLoad
 import WhalesimLive
+import WhalesimTesting
 
 /// What a burst of requests leaves in the curl executor once it is over: after a server restart a
 /// thousand model pages refetch at once, and the handles and keep-alive connections of that
@@ -39,6 +40,30 @@ import WhalesimLive
         try await HTTPExecutorTests.waitForDescriptors(atMost: before + 2)
         #expect(HTTPExecutorTests.openDescriptors() <= before + 2, "\(before) before the burst, \(HTTPExecutorTests.openDescriptors()) after")
 
+        await http.shutdown()
+        await server.stop()
+    }
+
+    /// An answer many times the receive buffer arrives whole, over HTTP and HTTPS.
+    @Test(arguments: [false, true])
+    func anAnswerLargerThanTheReceiveBufferArrivesWhole(secure: Bool) async throws {
+        let server = try await FakeSalesforceServer.start(org: try HTTPExecutorTests.loadSmallOrg())
+        let http = CurlMultiExecutor(options: .init(caFile: server.caFile.path, receiveBufferBytes: 1024))
+        let base = secure ? server.httpsURL : server.httpURL
+        let token = try await HTTPExecutorTests.login(http, base: base)
+        // The describe of every object, each answer several times the 1 KB buffer.
+        var total = 0
+        for object in ["Account", "Contact", "Opportunity"] {
+            let result = try await http.execute(HTTPRequestSpec(
+                url: "\(base)/services/data/v59.0/sobjects/\(object)/describe", headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(30))
+            #expect(result.status == 200, "\(object)")
+            #expect(result.body.count > 4 * 1024, "\(object): \(result.body.count) bytes")
+            let json = try JSONValue.parse(result.text)
+            #expect(json["name"] == .string(object))
+            #expect((json["fields"]?.arrayValue?.count ?? 0) > 5, "\(object)")
+            total += result.body.count
+        }
+        #expect(total > 16 * 1024, "\(total) bytes in all")
         await http.shutdown()
         await server.stop()
     }

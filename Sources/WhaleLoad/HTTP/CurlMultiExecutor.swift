@@ -33,17 +33,22 @@ public final class CurlMultiExecutor: HTTPExecutor {
         public var idleStretch: Duration
         /// A keep-alive connection idle longer than this is closed instead of reused (CURLOPT_MAXAGE_CONN).
         public var connectionMaxIdleSeconds: Int
+        /// The receive buffer of each transfer (CURLOPT_BUFFERSIZE, 1 KB to 512 KB): the
+        /// answers the runner reads are a few KB; a larger one only takes fewer reads.
+        public var receiveBufferBytes: Int
         /// libcurl's CURLOPT_VERBOSE (to stderr), for debugging only.
         public var verbose: Bool
 
         public init(caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, idleHandlesMin: Int = 16,
-                    idleStretch: Duration = .seconds(10), connectionMaxIdleSeconds: Int = 30, verbose: Bool = false) {
+                    idleStretch: Duration = .seconds(10), connectionMaxIdleSeconds: Int = 30, receiveBufferBytes: Int = 4096,
+                    verbose: Bool = false) {
             self.caFile = caFile
             self.maxConnections = maxConnections
             self.idleHandlesMax = idleHandlesMax
             self.idleHandlesMin = idleHandlesMin
             self.idleStretch = idleStretch
             self.connectionMaxIdleSeconds = connectionMaxIdleSeconds
+            self.receiveBufferBytes = min(max(receiveBufferBytes, 1024), 512 * 1024)
             self.verbose = verbose
         }
     }

@@ -121,6 +121,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         // A connection idle this long is closed rather than reused: the storm's thousand
         // connections go once it is over (curl's default keeps them for 118 s).
         codes.append(whalesim_easy_setopt_long(easy, CURLOPT_MAXAGE_CONN, options.connectionMaxIdleSeconds))
+        // Each transfer in flight holds a receive buffer of this size: at curl's 16 KB, a restart's
+        // thousand page refetches took 16 MB at once, and the heap kept most of it (issue 21).
+        codes.append(whalesim_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, options.receiveBufferBytes))
         codes.append(whalesim_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffers[easy]))
         errorBuffers[easy]?[0] = 0
         codes.append(whalesim_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody))
