@@ -36,7 +36,7 @@ extension ModelServer {
     /// `organization`: the caller's organization with its users.
     public func organization(_ caller: Caller) throws(ModelError) -> OrganizationView {
         _ = try member(caller)
-        let users = ModelState.sorted(state.users).filter { $0.organizationId == caller.organizationId }
+        let users = ModelState.sorted(state.users) { $0.organizationId == caller.organizationId }
         return OrganizationView(organization: state.organizations[caller.organizationId]!, users: users)
     }
 
@@ -49,13 +49,13 @@ extension ModelServer {
     /// `contacts(accountID)`, sorted by id.
     public func contacts(accountID: String, _ caller: Caller) throws(ModelError) -> [Contact] {
         _ = try account(accountID, caller)
-        return ModelState.sorted(state.contacts).filter { $0.accountID == accountID }
+        return ModelState.sorted(state.contacts) { $0.accountID == accountID }
     }
 
     /// `tasks(associatedTo)`: the account's tasks that are not deleted, sorted by id.
     public func tasks(associatedTo accountID: String, _ caller: Caller) throws(ModelError) -> [TaskItem] {
         _ = try account(accountID, caller)
-        return ModelState.sorted(state.tasks).filter { $0.associatedTo == accountID && !$0.isDeleted }
+        return ModelState.sorted(state.tasks) { $0.associatedTo == accountID && !$0.isDeleted }
     }
 
     public func accountAssignmentEntries(accountID: String, _ caller: Caller) throws(ModelError) -> [AssignmentEntry] {
@@ -74,12 +74,12 @@ extension ModelServer {
     }
 
     func entries(_ kind: AssignmentKind, _ targetId: String) -> [AssignmentEntry] {
-        ModelState.sorted(state.assignments).filter { $0.kind == kind && $0.targetId == targetId }
+        ModelState.sorted(state.assignments) { $0.kind == kind && $0.targetId == targetId }
     }
 
     /// The credential to check a login against (the live server compares the bcrypt hash).
     public func credential(email: String) -> Credential? {
-        ModelState.sorted(state.credentials).first { $0.email == email }
+        ModelState.sorted(state.credentials) { $0.email == email }.first
     }
 
     public func user(id: String) -> User? { state.users[id] }
@@ -122,8 +122,8 @@ extension ModelServer {
             return PoolSnapshot(poolId: caller.organizationId, seq: poolSeq(caller.organizationId), accounts: try accounts(caller))
         case .accountPage(let accountID):
             let contacts = try contacts(accountID: accountID, caller)
-            let tasks = ModelState.sorted(state.tasks).filter { $0.associatedTo == accountID && !$0.isDeleted }
-            let assignments = ModelState.sorted(state.assignments).filter { accountPool(of: .assignment($0)) == accountID }
+            let tasks = ModelState.sorted(state.tasks) { $0.associatedTo == accountID && !$0.isDeleted }
+            let assignments = ModelState.sorted(state.assignments) { accountPool(of: .assignment($0)) == accountID }
             return PoolSnapshot(poolId: accountID, seq: poolSeq(accountID), contacts: contacts, tasks: tasks, assignments: assignments)
         }
     }

@@ -67,7 +67,7 @@ final class ModelHub: Sendable {
         machine.withLockedValue { machine -> [String: Any]? in
             guard let user = machine.user(id: userId) else { return nil }
             let organization = machine.state.organizations[user.organizationId]
-            let users = ModelState.sorted(machine.state.users).filter { $0.organizationId == user.organizationId }.map(Self.restUser)
+            let users = ModelState.sorted(machine.state.users) { $0.organizationId == user.organizationId }.map(Self.restUser)
             var response = Self.restUser(user)
             response["organization"] = [
                 "id": user.organizationId, "name": organization?.name ?? "", "users": users,
