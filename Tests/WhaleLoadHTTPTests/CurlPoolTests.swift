@@ -37,14 +37,18 @@ import WhalesimTesting
 
         // Idle past a second, the burst's connections are closed as later requests look for one
         // (curl prunes its cache at most once a second, so a few requests may take a few seconds).
+        // A few descriptors may be others' (in a full test run, 4 more than before stayed open
+        // whatever curl did): at most a tenth of what the burst opened may be left. Without the
+        // connections' idle limit, curl kept all of them for 118 s.
+        let allowed = before + max(2, (burst - before) / 10)
         var open = HTTPExecutorTests.openDescriptors()
         let settle = ContinuousClock.now + .seconds(10)
-        while open > before + 2, ContinuousClock.now < settle {
+        while open > allowed, ContinuousClock.now < settle {
             #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
             try await Task.sleep(for: .milliseconds(500))
             open = HTTPExecutorTests.openDescriptors()
         }
-        #expect(open <= before + 2, "\(before) before the burst, \(burst) during it, \(open) 10 s after")
+        #expect(open <= allowed, "\(before) before the burst, \(burst) during it, \(open) 10 s after")
 
         await http.shutdown()
         await server.stop()
