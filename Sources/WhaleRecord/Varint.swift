@@ -14,9 +14,23 @@ extension Array where Element == UInt8 {
     }
 
     /// A length-prefixed byte string.
-    mutating func appendBytes<C: Collection<UInt8>>(_ bytes: C) {
+    public mutating func appendBytes<C: Collection<UInt8>>(_ bytes: C) {
         appendVarint(UInt64(bytes.count))
         append(contentsOf: bytes)
+    }
+
+    /// The varint at `at`, moving past it; nil when it runs past the end or past 64 bits (bytes
+    /// that may have been damaged: a scratch file read back, a record from elsewhere).
+    public func readVarintChecked(at: inout Int) -> UInt64? {
+        var v: UInt64 = 0, shift: UInt64 = 0
+        while at < count, shift < 64 {
+            let b = self[at]
+            at += 1
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+        return nil
     }
 
     /// The varint at `at`, which moves past it (the caller wrote the bytes: no bounds beyond the array's own).

@@ -70,8 +70,8 @@ public final class LiveMetrics: Sendable {
             if b - 1 > s.denseFrom {
                 for old in s.denseFrom..<(b - 1) {
                     guard let byName = s.buckets[old] else { continue }
-                    let compact = byName.mapValues { $0.compacted() }
-                    s.buckets[old] = spillSecond(compact, second: old, in: &s) ? nil : compact
+                    // `encode` compacts as it writes; only a second kept in memory is compacted here.
+                    s.buckets[old] = spillSecond(byName, second: old, in: &s) ? nil : byName.mapValues { $0.compacted() }
                 }
                 s.denseFrom = b - 1
             }

@@ -8,11 +8,9 @@ enum SpilledSecond {
         var out: [UInt8] = []
         for name in byName.keys.sorted() {
             let (pairs, count) = byName[name]!.compactForm
-            out.appendVarint(UInt64(name.utf8.count))
-            out.append(contentsOf: name.utf8)
+            out.appendBytes(Array(name.utf8))
             out.appendVarint(UInt64(count))
-            out.appendVarint(UInt64(pairs.count))
-            out.append(contentsOf: pairs)
+            out.appendBytes(pairs)
         }
         return out
     }
@@ -22,17 +20,7 @@ enum SpilledSecond {
     /// must be whole varints.
     static func decode(_ bytes: [UInt8]) -> [String: LatencyHistogram]? {
         var at = 0
-        func varint() -> Int? {
-            var v: UInt64 = 0, shift: UInt64 = 0
-            while at < bytes.count, shift < 64 {
-                let b = bytes[at]
-                at += 1
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { return v <= UInt64(Int.max) ? Int(v) : nil }
-                shift += 7
-            }
-            return nil
-        }
+        func varint() -> Int? { bytes.readVarintChecked(at: &at).flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil } }
         func take(_ n: Int) -> ArraySlice<UInt8>? {
             guard n <= bytes.count - at else { return nil }
             defer { at += n }
@@ -41,19 +29,20 @@ enum SpilledSecond {
         var out: [String: LatencyHistogram] = [:]
         while at < bytes.count {
             guard let nameLength = varint(), let nameBytes = take(nameLength), let name = String(validating: nameBytes, as: UTF8.self),
-                  let count = varint(), let pairsLength = varint(), let pairs = take(pairsLength), wholeVarints(pairs), out[name] == nil else { return nil }
-            out[name] = LatencyHistogram(compactPairs: Array(pairs), count: count)
+                  let count = varint(), let pairsLength = varint(), let pairs = take(pairsLength).map(Array.init), wholePairs(pairs),
+                  out[name] == nil else { return nil }
+            out[name] = LatencyHistogram(compactPairs: pairs, count: count)
         }
         return out
     }
 
-    /// Each value and count of the pairs ends inside the bytes, and they come in pairs.
-    private static func wholeVarints(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var values = 0, open = false
-        for b in bytes {
-            open = b >= 0x80
-            if !open { values += 1 }
+    /// The bytes are whole (value, count) varint pairs.
+    private static func wholePairs(_ bytes: [UInt8]) -> Bool {
+        var at = 0, values = 0
+        while at < bytes.count {
+            guard bytes.readVarintChecked(at: &at) != nil else { return false }
+            values += 1
         }
-        return !open && values % 2 == 0
+        return values % 2 == 0
     }
 }
