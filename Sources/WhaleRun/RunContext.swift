@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import WhaleModel
 import WhaleProtocol
 import WhaleSim
 
@@ -31,6 +32,8 @@ final class RunContext: Sendable {
     /// The scenario's model section when the run drives ModelClients (the server offers
     /// whalesim's GraphQL extensions); nil: notes only, board moves unchecked.
     let modelSpec: ModelSpec?
+    /// One copy of each record the model pages receive, shared by every page that shows it.
+    let modelInterner = ModelRecordInterner()
     /// The organization's user ids (who cards and tasks may be assigned to).
     let organizationUsers: [String]
     /// Makes ids this run creates (tasks, op ids, connection ids) unique on a server that outlives the run.

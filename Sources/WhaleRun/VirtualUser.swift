@@ -68,9 +68,10 @@ final class VirtualUser: @unchecked Sendable {
             var page: ModelPage?
             if let spec = run.modelSpec {
                 let onBoard = index < spec.boardClients
-                let client = ModelClient(clientId: ClientID(name), caller: Caller(userId: session.userId, organizationId: session.organizationId),
+                var client = ModelClient(clientId: ClientID(name), caller: Caller(userId: session.userId, organizationId: session.organizationId),
                                          page: onBoard ? .board : .account(accountId),
                                          configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
+                client.interner = run.modelInterner
                 page = ModelPage(index: index, client: client, context: run.modelContext(token: session.accessToken))
                 model = page
             } else {

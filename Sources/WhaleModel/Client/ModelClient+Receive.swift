@@ -57,7 +57,10 @@ extension ModelClient {
             actions.append(.failed("fetch \(requestId) refused: \(error)"))
         case .success(let snapshot):
             var fetched: [String: ModelRecord] = [:]
-            for record in snapshot.records { fetched[record.key] = record }
+            for received in snapshot.records {
+                let (key, record) = shared(received)
+                fetched[key] = record
+            }
             var covered = Set(fetched.keys)
             if page == .board {
                 for account in snapshot.accounts {
@@ -117,8 +120,8 @@ extension ModelClient {
     }
 
     /// Someone else's record; true when it changed what the page shows from the server.
-    mutating func absorbRemote(_ record: ModelRecord, seq: Int, _ actions: inout [Action]) -> Bool {
-        let key = record.key
+    mutating func absorbRemote(_ received: ModelRecord, seq: Int, _ actions: inout [Action]) -> Bool {
+        let (key, record) = shared(received)
         switch (page, record) {
         case (.board, .account(let a)):
             // Kept even when not on this board: a later tracking of ours shows the latest content.
@@ -146,6 +149,12 @@ extension ModelClient {
     mutating func absorbOwn(_ record: ModelRecord, seq: Int, reply: MutationReply) {
         var ignored: [Action] = []
         _ = absorbRemote(record, seq: seq, &ignored)
+    }
+
+    /// The record and its key, as another page of this process already holds them when it has
+    /// an equal one (``ModelRecordInterner``); the record itself without an interner.
+    func shared(_ record: ModelRecord) -> (key: String, record: ModelRecord) {
+        interner?.intern(record) ?? (record.key, record)
     }
 
     /// Where the board keeps whether the user tracks an account (a `Tracking` record).

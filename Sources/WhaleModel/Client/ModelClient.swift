@@ -68,6 +68,9 @@ public struct ModelClient: Sendable {
     public let caller: Caller
     public let page: Page
     public internal(set) var configuration: Configuration
+    /// Shares the records this page receives with the other pages of the process that hold
+    /// them (a live runner's thousand pages); nil keeps a copy of its own, as the simulator does.
+    public var interner: ModelRecordInterner?
 
     /// Server-confirmed records of the page, by key.
     public internal(set) var confirmed: [String: ModelRecord] = [:]
