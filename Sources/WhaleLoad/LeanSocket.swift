@@ -29,6 +29,8 @@ public final class LeanSocket: @unchecked Sendable {
         case bytes(@Sendable ([UInt8]) -> Void)
     }
     private let sink: Sink
+    /// Where the upgrade's time-out runs (``connected(timeout:)``).
+    private let timerLoop: any EventLoop
 
     /// `receiveBufferBytes` sets the socket's kernel receive buffer (SO_RCVBUF) before it
     /// connects: small, it lets ``pauseReading()`` make a reader the server sees as slow within a
@@ -47,6 +49,7 @@ public final class LeanSocket: @unchecked Sendable {
 
     private init(url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup, receiveBufferBytes: Int?, sink: Sink) {
         self.sink = sink
+        timerLoop = group.next()
         guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
             finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "not a ws:// URL: \(url)"))
             return
@@ -310,9 +313,13 @@ public final class LeanSocket: @unchecked Sendable {
 
     /// Waits for the upgrade at most `timeout`; on time-out the connection is closed and false returned.
     public func connected(timeout: Duration) async -> Bool {
-        let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
+        // A timer on an event loop, not a task asleep on a Dispatch timer: after a server restart
+        // a thousand sockets wait here at once, and each task and its timer added some 2 KB to
+        // the storm's peak (issue 21).
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let wait = TimeAmount.nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        let timer = timerLoop.scheduleTask(in: wait) { [self] in
             let channel = state.withLockedValue { s -> (any Channel)? in
                 if !s.open, s.ending == nil { s.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)") }
                 return s.open ? nil : s.channel

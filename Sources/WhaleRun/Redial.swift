@@ -19,7 +19,10 @@ extension Redialing {
         Task { [weak self] in
             var wait = firstMs, attempt = 0
             while let page = self {
-                try? await Task.sleep(for: .milliseconds(wait))
+                // On the event loop's timer, not `Task.sleep`: a restart sends a thousand pages
+                // into this loop at once, and each Dispatch timer (a source, a continuation and
+                // a task of its own) added some 3 KB to the storm's peak (issue 21).
+                await LoopSleep.sleep(ms: wait)
                 guard page.needsReconnect else { return }
                 await page.reconnectIfNeeded()
                 attempt += 1
