@@ -61,6 +61,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
         if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift build -c release)") }
+        defer { BuiltinFixtures.cleanUp() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -224,6 +225,13 @@ struct BenchRunCommand: AsyncParsableCommand {
         return s
     }
 
+    /// The fixtures the live runs read (the Whaler seed, the small Salesforce org) as `whalesim run` finds
+    /// them: `./Fixtures`, else `Fixtures/` beside the binary, else the built-in copies. A bench run started
+    /// outside the project's directory used to stop at once on a missing `./Fixtures`.
+    private static func fixtures() throws -> URL {
+        try BuiltinFixtures.directory(given: nil, holding: "whaler/seed.json").url
+    }
+
     /// One live run against `server`, with the runner's CPU sampled throughout; the window is
     /// the steady one (from two seconds after the last client joined to the end of the load).
     private func live(_ server: ChildServer, clients: Int, documents: Int, rampMs: Int, think: DelayDistribution,
@@ -231,7 +239,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         var s = scenario(clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers,
                          durationMs: rampMs + seconds * 1000, protocolVersion: protocolVersion)
         s.live?.server = .url(server.baseURL)
-        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
+        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: try Self.fixtures(), reportsRoot: "")
         options.progress = .none
         let run = LiveRun(options: options) { _ in }
         let clock = run.metrics.clock
@@ -249,7 +257,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         var s = scenario(clients: memoryClients, documents: max(1, memoryClients / noteSize), rampMs: 60_000,
                          think: .uniform(min: 20_000, max: 40_000), mix: [.paste: 1], checkers: [.convergence], durationMs: 70_000)
         s.live?.server = .url(server.baseURL)
-        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
+        var options = LiveRunOptions(scenario: s, scenarioRef: "bench", seed: 1, fixtures: try Self.fixtures(), reportsRoot: "")
         options.progress = .none
         let run = LiveRun(options: options) { _ in }
         let finished = NIOLockedValueBox(false)

@@ -61,6 +61,19 @@ import WhalesimTesting
         #expect(refused.out.contains("--fixtures \(empty.path): no whaler/seed.json there"), "\(refused.out)")
     }
 
+    /// `bench run` finds its fixtures as `run` does (it stopped at once outside the project before:
+    /// "Fixtures/salesforce/small/org.json: missing or unreadable file").
+    @Test(.timeLimit(.minutes(3))) func aCopiedBinaryBenchmarksFromAnotherDirectory() throws {
+        let (binary, cwd) = try copiedBinary()
+        let bench = try run(binary, ["bench", "run", "--latency-clients", "4", "--note-size", "2", "--seconds", "1", "--runs", "1",
+                                     "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0", "--protocol", "2"], in: cwd)
+        #expect(bench.status == 0, "\(bench.out)")
+        #expect(bench.out.contains("verdict valid"), "\(bench.out)")
+        #expect(!bench.out.contains("missing or unreadable"), "\(bench.out)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(bench.pid)-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test func aGivenFixturesDirectoryOverridesTheBuiltInOnes() throws {
         let (binary, cwd) = try copiedBinary()
         let empty = try ExternalProcess.temporaryDirectory("empty-fixtures")
