@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SalesforceFake
 import WhaleLoad
+import WhaleRun
 import WhalesimLive
 #if canImport(Glibc)
 import Glibc
@@ -33,8 +34,8 @@ struct BenchHTTPCommand: AsyncParsableCommand {
     var scheme = "both"
     @Option(help: "Executors to measure (curl, async-http-client), comma-separated.")
     var clients = HTTPClientKind.allCases.map(\.rawValue).joined(separator: ",")
-    @Option(help: "Org fixture directory.")
-    var org = "Fixtures/salesforce/small"
+    @Option(help: "Org fixture directory (default: the small org, ./Fixtures or built in).")
+    var org: String?
     @Option(help: "Seed of the query mix.")
     var seed: UInt64 = 1
     @Option(name: .customLong("timeout-ms"), help: "Per-request timeout in milliseconds.")
@@ -59,10 +60,12 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         }
         guard !kinds.isEmpty else { throw BadInput("--clients names no executor").exit() }
         let loaded: Org
-        do { loaded = try Org.load(directory: URL(fileURLWithPath: org)) } catch {
-            throw BadInput("--org \(org): \(error)").exit()
+        defer { BuiltinFixtures.cleanUp() }
+        let orgPath = try SmallOrg.directory(given: org)
+        do { loaded = try Org.load(directory: URL(fileURLWithPath: orgPath)) } catch {
+            throw BadInput("--org \(orgPath): \(error)").exit()
         }
-        let command = "whalesim bench http --concurrency \(concurrency) --seconds \(seconds) --runs \(runs) --scheme \(scheme) --clients \(kinds.map(\.rawValue).joined(separator: ",")) --org \(org) --seed \(seed)"
+        let command = "whalesim bench http --concurrency \(concurrency) --seconds \(seconds) --runs \(runs) --scheme \(scheme) --clients \(kinds.map(\.rawValue).joined(separator: ","))\(org.map { " --org \($0)" } ?? "") --seed \(seed)"
         if !isReleaseBuild { printError("whalesim: warning: debug build; measure with swift build -c release") }
 
         let server: FakeSalesforceServer

@@ -28,8 +28,8 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
     var runs = 3
     @Option(name: .customLong("batch-size"), help: "Sforce-Query-Options batchSize.")
     var batchSize = 200
-    @Option(help: "Template org directory for the generator.")
-    var template = "Fixtures/salesforce/small"
+    @Option(help: "Template org directory for the generator (default: the small org, ./Fixtures or built in).")
+    var template: String?
     @Option(help: "Seed of the generated org and of the query mix.")
     var seed: UInt64 = 1
     @Option(name: .customLong("min-qps"), help: "Threshold: queries per second.")
@@ -50,7 +50,9 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
         let rssBefore = ProcessMemory.residentMB()
         let loadStart = ContinuousClock.now
         let org: Org
-        do { org = try BenchOrg.generate(seed: seed, accounts: accounts, template: template) } catch let error as BadInput { throw error.exit() }
+        defer { BuiltinFixtures.cleanUp() }
+        let templatePath = try SmallOrg.directory(given: template, option: "--template")
+        do { org = try BenchOrg.generate(seed: seed, accounts: accounts, template: templatePath) } catch let error as BadInput { throw error.exit() }
         let loadTime = ContinuousClock.now - loadStart
         let rssAfter = ProcessMemory.residentMB()
         let queries = BenchOrg.queries(org: org, seed: seed, count: 512)

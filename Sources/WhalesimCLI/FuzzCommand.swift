@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SalesforceFake
+import WhaleRun
 import WhaleSim
 
 /// `whalesim fuzz soql|wire`: the CI fuzz tests' generators, run longer. Prints the throughput
@@ -78,13 +79,15 @@ struct FuzzSOQLCommand: ParsableCommand {
 
     @OptionGroup var options: FuzzOptions
 
-    @Option(help: "Org fixture directory.")
-    var org = "Fixtures/salesforce/small"
+    @Option(help: "Org fixture directory (default: the small org, ./Fixtures or built in).")
+    var org: String?
 
     func run() throws {
         let loaded: Org
-        do { loaded = try Org.load(directory: URL(fileURLWithPath: org)) } catch {
-            throw BadInput("--org \(org): \(error)").exit()
+        defer { BuiltinFixtures.cleanUp() }
+        let orgPath = try SmallOrg.directory(given: org)
+        do { loaded = try Org.load(directory: URL(fileURLWithPath: orgPath)) } catch {
+            throw BadInput("--org \(orgPath): \(error)").exit()
         }
         let seed = options.seed
         let verbose = options.verbose

@@ -74,6 +74,20 @@ import WhalesimTesting
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// So do the commands whose `--org` is optional (`fuzz soql`, `bench http`, `bench salesforce`):
+    /// their default was `Fixtures/salesforce/small` under the working directory.
+    @Test(.timeLimit(.minutes(3))) func aCopiedBinaryFuzzesTheBuiltInOrgFromAnotherDirectory() throws {
+        let (binary, cwd) = try copiedBinary()
+        let fuzz = try run(binary, ["fuzz", "soql", "--seed", "1", "--count", "20"], in: cwd)
+        #expect(fuzz.status == 0, "\(fuzz.out)")
+        #expect(fuzz.out.contains("no findings"), "\(fuzz.out)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(fuzz.pid)-") }
+        #expect(left.isEmpty, "\(left)")
+        let missing = try run(binary, ["fuzz", "soql", "--seed", "1", "--count", "1", "--org", cwd.appendingPathComponent("nowhere").path], in: cwd)
+        #expect(missing.status == 64, "\(missing.out)")
+        #expect(missing.out.contains("--org \(cwd.appendingPathComponent("nowhere").path)"), "\(missing.out)")
+    }
+
     @Test func aGivenFixturesDirectoryOverridesTheBuiltInOnes() throws {
         let (binary, cwd) = try copiedBinary()
         let empty = try ExternalProcess.temporaryDirectory("empty-fixtures")
