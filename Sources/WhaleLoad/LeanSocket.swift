@@ -316,10 +316,7 @@ public final class LeanSocket: @unchecked Sendable {
         // A timer on an event loop, not a task asleep on a Dispatch timer: after a server restart
         // a thousand sockets wait here at once, and each task and its timer added some 2 KB to
         // the storm's peak (issue 21).
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let wait = TimeAmount.nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
-        let timer = timerLoop.scheduleTask(in: wait) { [self] in
+        let timer = timerLoop.scheduleTask(in: TimeAmount(timeout)) { [self] in
             let channel = state.withLockedValue { s -> (any Channel)? in
                 if !s.open, s.ending == nil { s.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)") }
                 return s.open ? nil : s.channel

@@ -51,7 +51,7 @@ struct BenchSalesforceCommand: AsyncParsableCommand {
         let loadStart = ContinuousClock.now
         let org: Org
         defer { BuiltinFixtures.cleanUp() }
-        let templatePath = try SmallOrg.directory(given: template, option: "--template")
+        let templatePath = try SmallOrg.directory(given: template)
         do { org = try BenchOrg.generate(seed: seed, accounts: accounts, template: templatePath) } catch let error as BadInput { throw error.exit() }
         let loadTime = ContinuousClock.now - loadStart
         let rssAfter = ProcessMemory.residentMB()

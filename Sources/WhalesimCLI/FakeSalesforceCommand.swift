@@ -95,12 +95,7 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
             throw BadInput("give --org DIR, or --generate-accounts N (with --org as the template)").exit()
         }
         // With --generate-accounts, --org names the template (default: the small org, ./Fixtures or built in).
-        let path: String
-        if let org { path = org } else {
-            do { path = try BuiltinFixtures.directory(given: nil, holding: "salesforce/small/org.json").url.appendingPathComponent("salesforce/small").path } catch {
-                throw BadInput("cannot write the built-in org to a temporary directory: \(error)").exit()
-            }
-        }
+        let path = try SmallOrg.directory(given: org)
         let directory = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
