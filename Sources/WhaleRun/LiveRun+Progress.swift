@@ -1,4 +1,5 @@
 import Foundation
+import WhaleLoad
 
 extension LiveRun {
     /// Once a second: a progress line rewritten in place on a terminal, or a plain line every
@@ -6,6 +7,9 @@ extension LiveRun {
     func reportProgress(loadStart: Int) async {
         var tick = 0
         let census = ProcessInfo.processInfo.environment["WHALESIM_MODEL_LOG"] == "1"
+        // WHALESIM_HTTP_LOG=1: every 10 s, the most HTTP transfers in flight at once and the
+        // handles kept idle, which is what sizes the runner's idle connections (LiveRun.start).
+        let httpLog = ProcessInfo.processInfo.environment["WHALESIM_HTTP_LOG"] == "1" ? executor as? CurlMultiExecutor : nil
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             if Task.isCancelled { break }
@@ -14,6 +18,9 @@ extension LiveRun {
             let remaining = max(0, spec.durationMs / 1000 - elapsed)
             let p99 = metrics.totals["op_ack"]?.percentileMs(99).map { String(format: "%.1fms", $0) } ?? "-"
             let line = "[\(elapsed)s/\(spec.durationMs / 1000)s] clients \(metrics.connected) · ops/s \(metrics.rate("ops_acked")) · op_ack p99 \(p99) · errors \(metrics.errorCount) · \(remaining)s left"
+            if let httpLog, tick % 10 == 0 {
+                FileHandle.standardError.write(Data("http at \(elapsed)s: at most \(httpLog.takePeakInFlight()) in flight, \(httpLog.idleHandleCount) idle handles\n".utf8))
+            }
             if census, tick % 30 == 0 { FileHandle.standardError.write(Data("model census at \(elapsed)s: \(modelCensus())\n".utf8)) }
             switch options.progress {
             case .terminal:

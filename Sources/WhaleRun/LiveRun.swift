@@ -31,7 +31,7 @@ public final class LiveRun: @unchecked Sendable {
     /// Fault windows this run cannot carry out, and why (the run is then inconclusive).
     let unavailable = NIOLockedValueBox<[String]>([])
     private var salesforceServer: FakeSalesforceServer?
-    private var executor: (any HTTPExecutor)?
+    private(set) var executor: (any HTTPExecutor)?
     private(set) var recorders: [DocumentRecorder] = []
     private let users = NIOLockedValueBox<[VirtualUser]>([])
     let windows = NIOLockedValueBox<[FaultWindow]>([])
@@ -186,7 +186,8 @@ public final class LiveRun: @unchecked Sendable {
             if scenario.storageSync != .full { note("storage.synchronous \(scenario.storageSync.rawValue) applies to the embedded server only: the target at \(u) syncs as it is configured") }
             serverURL = u
         }
-        let executor = HTTPExecutors.make(.preferred, caFile: nil, maxConnections: 1024)
+        // Sized for bursts: a restart's thousand page refetches come and go (HTTPExecutors.forRunner).
+        let executor = HTTPExecutors.forRunner(clients: scenario.clients)
         self.executor = executor
         let api = APIClient(executor: executor, metrics: metrics)
         let whaler = WhalerAPI(baseURL: serverURL, client: api)

@@ -54,6 +54,47 @@ import WhalesimTesting
         await server.stop()
     }
 
+    /// With an idle bound, the burst's connections beyond it close as their transfers end, long
+    /// before their idle age: a restart's thousand page refetches left a thousand keep-alive
+    /// connections for 30 s, the plateau of the soak runner's memory after each restart.
+    @Test func aBurstsConnectionsBeyondTheIdleBoundCloseAsTheirTransfersEnd() async throws {
+        let server = try await FakeSalesforceServer.start(org: try HTTPExecutorTests.loadSmallOrg())
+        // An idle age longer than the test: only the bound can close them here.
+        let http = CurlMultiExecutor(options: .init(idleConnectionsMax: 4, connectionMaxIdleSeconds: 120))
+        let url = "\(server.httpURL)/services/data/"
+        #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
+        try await HTTPExecutorTests.waitForDescriptors(atMost: Int.max)
+        let before = HTTPExecutorTests.openDescriptors()
+
+        // Descriptors sampled while the burst is in flight: it does open many connections.
+        let sampling = Task {
+            var most = 0
+            while !Task.isCancelled {
+                most = max(most, HTTPExecutorTests.openDescriptors())
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return most
+        }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<60 { group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        sampling.cancel()
+        let most = await sampling.value
+        #expect(statuses.count == 60 && statuses.allSatisfy { $0 == 200 })
+        #expect(most > before + 10, "the burst should have had many connections open at once: \(before) → \(most)")
+
+        // Within a second of the burst, at most the bound (and a descriptor or two of others').
+        try await HTTPExecutorTests.waitForDescriptors(atMost: before + 4 + 2)
+        let after = HTTPExecutorTests.openDescriptors()
+        #expect(after <= before + 4 + 2, "\(before) before the burst, \(most) during it, \(after) after it, with at most 4 idle")
+        // And the connections kept still serve.
+        #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
+
+        await http.shutdown()
+        await server.stop()
+    }
+
     /// An answer many times the receive buffer arrives whole, over HTTP and HTTPS.
     @Test(arguments: [false, true])
     func anAnswerLargerThanTheReceiveBufferArrivesWhole(secure: Bool) async throws {

@@ -9,8 +9,8 @@ import Glibc
 /// (`curl_multi_perform` / `curl_multi_info_read` / `curl_multi_poll`), so thousands of concurrent
 /// requests cost one thread and the sockets they use. Requests reach the thread through a locked
 /// inbox and `curl_multi_wakeup`; each completion resumes its caller's continuation. Keep-alive
-/// connections live in the multi handle's cache (up to `maxConnections`) and finished easy handles
-/// are reset and reused.
+/// connections live in the multi handle's cache (up to `maxConnections`, or `idleConnectionsMax` once
+/// their transfers are done) and finished easy handles are reset and reused.
 ///
 /// ```swift
 /// let http = CurlMultiExecutor(caFile: server.caFile.path)
@@ -31,6 +31,10 @@ public final class CurlMultiExecutor: HTTPExecutor {
         /// were in flight at once in the last one or two `idleStretch`es.
         public var idleHandlesMin: Int
         public var idleStretch: Duration
+        /// Keep-alive connections kept open once their transfers are done (CURLMOPT_MAXCONNECTS);
+        /// beyond it, each connection a finished transfer hands back closes the oldest idle one.
+        /// Nil keeps as many as `maxConnections`.
+        public var idleConnectionsMax: Int?
         /// A keep-alive connection idle longer than this is closed instead of reused (CURLOPT_MAXAGE_CONN).
         public var connectionMaxIdleSeconds: Int
         /// The receive buffer of each transfer (CURLOPT_BUFFERSIZE, 1 KB to 512 KB): the
@@ -40,13 +44,14 @@ public final class CurlMultiExecutor: HTTPExecutor {
         public var verbose: Bool
 
         public init(caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, idleHandlesMin: Int = 16,
-                    idleStretch: Duration = .seconds(10), connectionMaxIdleSeconds: Int = 30, receiveBufferBytes: Int = 4096,
+                    idleStretch: Duration = .seconds(10), idleConnectionsMax: Int? = nil, connectionMaxIdleSeconds: Int = 30, receiveBufferBytes: Int = 4096,
                     verbose: Bool = false) {
             self.caFile = caFile
             self.maxConnections = maxConnections
             self.idleHandlesMax = idleHandlesMax
             self.idleHandlesMin = idleHandlesMin
             self.idleStretch = idleStretch
+            self.idleConnectionsMax = idleConnectionsMax.map { min(max($0, 1), maxConnections) }
             self.connectionMaxIdleSeconds = connectionMaxIdleSeconds
             self.receiveBufferBytes = min(max(receiveBufferBytes, 1024), 512 * 1024)
             self.verbose = verbose
@@ -57,16 +62,20 @@ public final class CurlMultiExecutor: HTTPExecutor {
     private let idleReport = NIOLockedValueBox(0)
     /// Easy handles kept idle for reuse, as of the pool's last trim (every `idleStretch`).
     public var idleHandleCount: Int { idleReport.withLockedValue { $0 } }
+    private let peakReport: NIOLockedValueBox<Int>
+    /// The most transfers in flight at once since the last call (for a run's diagnostics).
+    public func takePeakInFlight() -> Int { peakReport.withLockedValue { p in defer { p = 0 }; return p } }
     private let stopped = NIOLockedValueBox<[CheckedContinuation<Void, Never>]?>([])
 
-    public convenience init(caFile: String? = nil, maxConnections: Int = 1024, verbose: Bool = false) {
-        self.init(options: Options(caFile: caFile, maxConnections: maxConnections, verbose: verbose))
+    public convenience init(caFile: String? = nil, maxConnections: Int = 1024, idleConnectionsMax: Int? = nil, verbose: Bool = false) {
+        self.init(options: Options(caFile: caFile, maxConnections: maxConnections, idleConnectionsMax: idleConnectionsMax, verbose: verbose))
     }
 
     public init(options: Options) {
         CurlGlobal.initialize()
         inbox = CurlInbox()
         let loop = CurlMultiLoop(options: options, inbox: inbox, idleReport: idleReport)
+        peakReport = loop.peakReport
         let stopped = self.stopped
         let thread = Thread {
             #if canImport(Glibc)

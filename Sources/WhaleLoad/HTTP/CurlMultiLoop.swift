@@ -17,6 +17,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// The idle pool's size after its last trim, for whoever watches from another thread.
     let idleReport: NIOLockedValueBox<Int>
+    /// The most transfers in flight at once since the watcher last took it.
+    let peakReport = NIOLockedValueBox(0)
 
     init(options: CurlMultiExecutor.Options, inbox: CurlInbox, idleReport: NIOLockedValueBox<Int>) {
         self.options = options
@@ -30,7 +32,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return
         }
         _ = whalesim_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.maxConnections)
-        _ = whalesim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, options.maxConnections)
+        _ = whalesim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, options.idleConnectionsMax ?? options.maxConnections)
         inbox.attach(multi)
 
         var running: Int32 = 0
@@ -76,6 +78,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         transfer.easy = easy
         active[easy] = transfer
         peakNow = max(peakNow, active.count)
+        let inFlight = active.count
+        peakReport.withLockedValue { $0 = max($0, inFlight) }
         let code = curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
             active[easy] = nil

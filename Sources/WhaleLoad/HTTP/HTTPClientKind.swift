@@ -16,4 +16,21 @@ public enum HTTPExecutors {
         case .asyncHTTPClient: AsyncHTTPClientExecutor(caFile: caFile, maxConnections: maxConnections)
         }
     }
+
+    /// The live runner's executor for `clients` virtual users. Its load comes in bursts: a few
+    /// requests in flight at a time (3 to 64 in any 10 s of the soak, `WHALESIM_HTTP_LOG=1`), then
+    /// a server restart and every model page refetching at once (600 to 900 in flight). What a
+    /// burst makes should go with it (issue 21), so with curl: idle keep-alive connections beyond
+    /// `max(64, clients / 16)` close as their transfers end (kept for the 30 s idle limit, a
+    /// thousand of them held some 3 MB for as long), the idle handles above what was in flight in
+    /// the last 3 to 6 s are freed, and each handle reads into 1 KB, not 4 (the answers are a few
+    /// KB; a handle keeps its buffer while it idles in the pool).
+    public static func forRunner(_ kind: HTTPClientKind = .preferred, clients: Int) -> any HTTPExecutor {
+        switch kind {
+        case .curl:
+            CurlMultiExecutor(options: .init(maxConnections: 1024, idleStretch: .seconds(3),
+                                             idleConnectionsMax: max(64, clients / 16), receiveBufferBytes: 1024))
+        case .asyncHTTPClient: AsyncHTTPClientExecutor(maxConnections: 1024)
+        }
+    }
 }
