@@ -8,7 +8,7 @@ extension LiveRun {
         var tick = 0
         let census = ProcessInfo.processInfo.environment["WHALESIM_MODEL_LOG"] == "1"
         // WHALESIM_HTTP_LOG=1: every 10 s, the most HTTP transfers in flight at once and the
-        // handles kept idle, which is what sizes the runner's idle connections (LiveRun.start).
+        // handles kept idle, which is what sizes the runner's idle connections (HTTPExecutors.forRunner).
         let httpLog = ProcessInfo.processInfo.environment["WHALESIM_HTTP_LOG"] == "1" ? executor as? CurlMultiExecutor : nil
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))

@@ -19,7 +19,7 @@ public enum HTTPExecutors {
 
     /// The live runner's executor for `clients` virtual users. Its load comes in bursts: a few
     /// requests in flight at a time (3 to 64 in any 10 s of the soak, `WHALESIM_HTTP_LOG=1`), then
-    /// a server restart and every model page refetching at once (600 to 900 in flight). What a
+    /// a server restart and every model page refetching at once (400 to 900 in flight). What a
     /// burst makes should go with it (issue 21), so with curl: idle keep-alive connections beyond
     /// `max(64, clients / 16)` close as their transfers end (kept for the 30 s idle limit, a
     /// thousand of them held some 3 MB for as long), the idle handles above what was in flight in
