@@ -67,8 +67,8 @@ public final class CurlMultiExecutor: HTTPExecutor {
     public func takePeakInFlight() -> Int { peakReport.withLockedValue { p in defer { p = 0 }; return p } }
     private let stopped = NIOLockedValueBox<[CheckedContinuation<Void, Never>]?>([])
 
-    public convenience init(caFile: String? = nil, maxConnections: Int = 1024, idleConnectionsMax: Int? = nil, verbose: Bool = false) {
-        self.init(options: Options(caFile: caFile, maxConnections: maxConnections, idleConnectionsMax: idleConnectionsMax, verbose: verbose))
+    public convenience init(caFile: String? = nil, maxConnections: Int = 1024, verbose: Bool = false) {
+        self.init(options: Options(caFile: caFile, maxConnections: maxConnections, verbose: verbose))
     }
 
     public init(options: Options) {

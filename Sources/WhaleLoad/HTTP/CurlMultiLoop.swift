@@ -77,8 +77,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         transfer.easy = easy
         active[easy] = transfer
-        peakNow = max(peakNow, active.count)
         let inFlight = active.count
+        peakNow = max(peakNow, inFlight)
         peakReport.withLockedValue { $0 = max($0, inFlight) }
         let code = curl_multi_add_handle(multi, easy)
         if code != CURLM_OK {
