@@ -17,6 +17,7 @@ public final class LeanSocket: @unchecked Sendable {
         var ending: LiveSocket.Ending?
         var waiters: [CheckedContinuation<Bool, Never>] = []
         var endWaiters: [CheckedContinuation<Void, Never>] = []
+        var endCallbacks: [@Sendable () -> Void] = []
         var pending: [(String, Bool)] = []
         var pongs = 0
     }
@@ -285,14 +286,15 @@ public final class LeanSocket: @unchecked Sendable {
     }
 
     private func finish(_ ending: LiveSocket.Ending) {
-        let (waiters, endWaiters) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [CheckedContinuation<Void, Never>]) in
+        let (waiters, endWaiters, callbacks) = state.withLockedValue { s in
             if s.ending == nil { s.ending = ending }
             s.open = false
-            defer { s.waiters = []; s.endWaiters = [] }
-            return (s.waiters, s.endWaiters)
+            defer { s.waiters = []; s.endWaiters = []; s.endCallbacks = [] }
+            return (s.waiters, s.endWaiters, s.endCallbacks)
         }
         for w in waiters { w.resume(returning: false) }
         for w in endWaiters { w.resume() }
+        if !callbacks.isEmpty { timerLoop.execute { for callback in callbacks { callback() } } }
     }
 
     private var isEnded: Bool { state.withLockedValue { $0.ending != nil && !$0.open && ($0.channel == nil || !$0.channel!.isActive) } }
@@ -363,6 +365,20 @@ public final class LeanSocket: @unchecked Sendable {
             }
             if done { c.resume() }
         }
+    }
+
+    /// Calls `then` once the socket has ended, whoever ended it, on an event loop and never from
+    /// inside the call that ended it (a caller may hold its own lock there). What a client keeps
+    /// for the whole life of a connection is then a closure, where a task awaiting
+    /// ``waitEnded()`` kept a task and its first stack slab, some 1.5 KB a socket, made anew for
+    /// a thousand sockets at each server restart (issue 21).
+    public func onEnded(_ then: @escaping @Sendable () -> Void) {
+        let done = state.withLockedValue { s -> Bool in
+            if s.ending != nil, !s.open, s.channel.map({ !$0.isActive }) ?? true { return true }
+            s.endCallbacks.append(then)
+            return false
+        }
+        if done { timerLoop.execute(then) }
     }
 
     /// Sends a close frame (1000) and waits for the socket to end.

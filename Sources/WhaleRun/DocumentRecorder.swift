@@ -113,10 +113,7 @@ final class DocumentRecorder: Redialing {
             self?.receive(bytes, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
-        Task { [weak self] in
-            await socket.waitEnded()
-            self?.socketEnded(generation: generation)
-        }
+        socket.onEnded { [weak self] in self?.socketEnded(generation: generation) }
         guard await socket.connected(timeout: .seconds(5)) else {
             state.withLockedValue { if $0.generation == generation { $0.socket = nil } }
             return false

@@ -132,10 +132,7 @@ final class NoteSession: Redialing {
                 if s.generation == generation { s.socket = nil }
             }
         }
-        Task { [weak self] in
-            await socket.waitEnded()
-            self?.socketEnded(generation: generation, ending: socket.ending)
-        }
+        socket.onEnded { [weak self] in self?.socketEnded(generation: generation, ending: socket.ending) }
     }
 
     /// Opens a new socket if this one is down and nobody else is already opening one. The
