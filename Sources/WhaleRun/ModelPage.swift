@@ -89,10 +89,7 @@ final class ModelPage: Redialing {
             context.metrics.connectFailed()
             state.withLockedValue { s in if s.generation == generation { s.socket = nil } }
         }
-        Task { [weak self] in
-            await socket.waitEnded()
-            self?.socketEnded(generation: generation)
-        }
+        socket.onEnded { [weak self] in self?.socketEnded(generation: generation) }
     }
 
     /// Opens the board's socket again if it is down and nobody is opening it already.
@@ -188,11 +185,9 @@ final class ModelPage: Redialing {
             case .query(let requestId, let query):
                 let accountID: String? = if case .accountPage(let id) = query { id } else { nil }
                 state.withLockedValue { $0.inFlight += 1 }
-                Task {
-                    let result: Result<PoolSnapshot, ModelError>
-                    do { result = .success(try await context.whaler.page(accountID: accountID, token: context.token)) } catch { result = .failure(Self.modelError(error)) }
+                context.whaler.startPage(accountID: accountID, token: context.token) { [self] result in
                     state.withLockedValue { $0.inFlight -= 1 }
-                    handle(.answered(requestId: requestId, result))
+                    handle(.answered(requestId: requestId, result.mapError { Self.modelError($0) }))
                 }
             case .mutate(let requestId, let mutation):
                 context.recorder.record(.modelInvoke(client: index, requestId: requestId, mutation: mutation.summary))

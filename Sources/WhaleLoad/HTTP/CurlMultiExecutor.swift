@@ -102,9 +102,9 @@ public final class CurlMultiExecutor: HTTPExecutor {
         let transfer = CurlTransfer(request: request, timeout: timeout)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResult, HTTPTransportError>, Never>) in
-                transfer.continuation = continuation
+                transfer.completion = { continuation.resume(returning: $0) }
                 if !inbox.submit(transfer) {
-                    transfer.continuation = nil
+                    transfer.completion = nil
                     continuation.resume(returning: .failure(HTTPTransportError(.other, "the curl executor is shut down")))
                 }
             }
@@ -112,6 +112,17 @@ public final class CurlMultiExecutor: HTTPExecutor {
             inbox.cancel(transfer)
         }
         return try result.get()
+    }
+
+    /// `then` runs on the curl thread as the transfer ends: keep it short (hand the result to
+    /// an event loop for anything more than bookkeeping).
+    public func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
+        let transfer = CurlTransfer(request: request, timeout: timeout)
+        transfer.completion = then
+        if !inbox.submit(transfer) {
+            transfer.completion = nil
+            then(.failure(HTTPTransportError(.other, "the curl executor is shut down")))
+        }
     }
 
     /// Fails the transfers in flight, stops the thread and frees every curl handle. Idempotent.
@@ -139,7 +150,8 @@ enum CurlGlobal {
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequestSpec
     let timeoutMilliseconds: Int
-    var continuation: CheckedContinuation<Result<HTTPResult, HTTPTransportError>, Never>?
+    /// Whom the outcome goes to: an awaiting caller's continuation, or a ``CurlMultiExecutor/start(_:timeout:then:)`` callback.
+    var completion: (@Sendable (Result<HTTPResult, HTTPTransportError>) -> Void)?
     // Filled by the curl thread.
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
@@ -156,9 +168,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Resumes the caller once; later calls do nothing.
     func finish(_ result: Result<HTTPResult, HTTPTransportError>) {
-        let c = continuation
-        continuation = nil
-        c?.resume(returning: result)
+        let c = completion
+        completion = nil
+        c?(result)
     }
 }
 

@@ -33,8 +33,22 @@ public struct HTTPResult: Sendable {
 /// Implementations: libcurl's multi interface and AsyncHTTPClient (docs/decisions.md says which the runner uses).
 public protocol HTTPExecutor: Sendable {
     func execute(_ request: HTTPRequestSpec, timeout: Duration) async throws(HTTPTransportError) -> HTTPResult
+    /// Starts the request and calls `then` once with its outcome, on whatever thread the
+    /// executor finishes it: nothing waits meanwhile. For callers that keep many requests in
+    /// flight at once (a restart's page refetches), where a task awaiting ``execute(_:timeout:)``
+    /// for each would hold its stack for as long as the request is out.
+    func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void)
     /// Ends every transfer and frees the executor's threads; call once, from async code.
     func shutdown() async
+}
+
+extension HTTPExecutor {
+    /// On a task that awaits ``execute(_:timeout:)``: for executors with no completion of their own.
+    public func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
+        Task {
+            do throws(HTTPTransportError) { then(.success(try await execute(request, timeout: timeout))) } catch { then(.failure(error)) }
+        }
+    }
 }
 
 /// Why a request got no HTTP response at all.

@@ -17,7 +17,12 @@ public struct APIClient: Sendable {
 
     /// Sends the request and returns the parsed JSON body of a 2xx response.
     public func json(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> Any {
-        let result = try await send(request, metric: metric)
+        try json(of: try await send(request, metric: metric), for: request)
+    }
+
+    /// The parsed JSON body of `result`, the answer to `request`: a 2xx status and a body that
+    /// parses, or the error counted.
+    func json(of result: HTTPResult, for request: HTTPRequestSpec) throws(APIError) -> Any {
         guard (200..<300).contains(result.status) else {
             metrics.error("http:\(result.status)")
             throw APIError("http:\(result.status)", "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
@@ -27,6 +32,24 @@ public struct APIClient: Sendable {
         } catch {
             metrics.error("http:bad-json")
             throw APIError("http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
+        }
+    }
+
+    /// Starts the request and calls `then` with its outcome, measured and counted as ``send(_:metric:)``
+    /// does, on the executor's own thread: nothing waits for it meanwhile (see
+    /// ``HTTPExecutor/start(_:timeout:then:)``).
+    func start(_ request: HTTPRequestSpec, metric: String, then: @escaping @Sendable (Result<HTTPResult, APIError>) -> Void) {
+        metrics.attempt()
+        let started = metrics.clock.nowUs
+        executor.start(request, timeout: timeout) { [metrics] outcome in
+            switch outcome {
+            case .success(let result):
+                metrics.latency(metric, us: metrics.clock.nowUs - started)
+                then(.success(result))
+            case .failure(let error):
+                metrics.error("transport:\(error.kind.rawValue)")
+                then(.failure(APIError("transport:\(error.kind.rawValue)", error.message)))
+            }
         }
     }
 

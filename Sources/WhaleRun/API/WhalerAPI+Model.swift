@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import WhaleModel
 
 /// The model side of the Whaler API as a ``ModelClient`` needs it: the app's own mutations
@@ -21,7 +23,35 @@ extension WhalerAPI {
 
     /// A page fetch: the board (`accountID` nil) or an account's page.
     func page(accountID: String?, token: String) async throws(APIError) -> PoolSnapshot {
-        let data = try await graphQL("query($a: ID) { whalesimPage(accountID: $a) }", variables: accountID.map { ["a": $0] } ?? [:], token: token)
+        let data = try await graphQL(Self.pageQuery, variables: Self.pageVariables(accountID), token: token)
+        return try Self.snapshot(fromPage: data)
+    }
+
+    /// A page fetch with no task waiting for it: `then` gets the page on an event loop of
+    /// `group` (not on the HTTP thread, which would decode it ahead of every other transfer).
+    /// A server restart sends every model page of a run here at once, up to 900 in flight in
+    /// the soak, and a task per fetch (its stack slabs for each async call down to the
+    /// executor, some 4 to 5 KB) was a third of the restart's peak (issue 21).
+    func startPage(accountID: String?, token: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                   then: @escaping @Sendable (Result<PoolSnapshot, APIError>) -> Void) {
+        let request = graphQLRequest(Self.pageQuery, variables: Self.pageVariables(accountID), token: token)
+        client.start(request, metric: "graphql") { [self] outcome in
+            group.next().execute {
+                do throws(APIError) {
+                    let object = try graphQLObject(try client.json(of: try outcome.get(), for: request))
+                    then(.success(try Self.snapshot(fromPage: object["data"] as? [String: Any] ?? [:])))
+                } catch {
+                    then(.failure(error))
+                }
+            }
+        }
+    }
+
+    private static let pageQuery = "query($a: ID) { whalesimPage(accountID: $a) }"
+    private static func pageVariables(_ accountID: String?) -> [String: Any] { accountID.map { ["a": $0] } ?? [:] }
+
+    /// The snapshot a `whalesimPage` answer's `data` carries (as a JSON string).
+    private static func snapshot(fromPage data: [String: Any]) throws(APIError) -> PoolSnapshot {
         guard let text = data["whalesimPage"] as? String, let snapshot = try? JSONDecoder().decode(PoolSnapshot.self, from: Data(text.utf8)) else {
             throw APIError("graphql", "whalesimPage: not a pool snapshot: \(String(describing: data["whalesimPage"]).prefix(200))")
         }

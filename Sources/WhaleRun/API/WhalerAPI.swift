@@ -53,10 +53,20 @@ public struct WhalerAPI: Sendable {
     /// server for whalesim's extensions (header `Whalesim-Protocol: 2`). GraphQL errors are thrown.
     public func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String, whalesimExtensions: Bool = false,
                          countErrors: Bool = true) async throws(APIError) -> [String: Any] {
+        let request = graphQLRequest(query, variables: variables, token: token, whalesimExtensions: whalesimExtensions)
+        return try graphQLObject(try await client.json(request, metric: "graphql"), countErrors: countErrors)
+    }
+
+    /// The POST of a GraphQL call.
+    func graphQLRequest(_ query: String, variables: [String: Any], token: String, whalesimExtensions: Bool = false) -> HTTPRequestSpec {
         let body = APIClient.jsonBody(["query": query, "variables": variables])
         var headers = [("Content-Type", "application/json"), ("Authorization", token)]
         if whalesimExtensions { headers.append(("Whalesim-Protocol", "2")) }
-        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/query", headers: headers, body: body), metric: "graphql")
+        return HTTPRequestSpec(method: "POST", url: baseURL + "/query", headers: headers, body: body)
+    }
+
+    /// A GraphQL response's object; its GraphQL errors thrown with their messages.
+    func graphQLObject(_ json: Any, countErrors: Bool = true) throws(APIError) -> [String: Any] {
         guard let object = json as? [String: Any] else { throw APIError("graphql", "not a GraphQL response: \(json)") }
         if let errors = object["errors"] as? [[String: Any]], !errors.isEmpty {
             if countErrors { client.metrics.error("graphql") }
