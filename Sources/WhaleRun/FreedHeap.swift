@@ -30,6 +30,29 @@ public enum FreedHeap {
     /// error: what tells live memory from fragmentation when RSS grows.
     public static func printStatistics() { stats?() }
 
+    private typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+
+    private static let mallopt = glibc("mallopt", as: MallOpt.self)
+
+    /// glibc's `M_ARENA_MAX`: how many heaps (arenas) threads may spread over.
+    private static let arenaMax: Int32 = -8
+
+    /// Caps glibc's arenas at `count` (by default up to eight per core); true when glibc took it.
+    /// Call it before the threads that allocate start: a thread keeps the arena it first got.
+    ///
+    /// Why the load runner takes one: its event loops, the curl thread and Dispatch's threads
+    /// each took an arena of their own, and what one thread's arena holds free no other thread
+    /// can use, so a server restart's burst (a thousand sockets and page refetches at once) grew
+    /// whichever arena took it and left that arena's free pages pinned by the long-lived objects
+    /// made amid it. With one arena the soak's cut sat 4 MB lower and its restart peaks 4 to 7 MB
+    /// lower, at the same CPU per op in `bench run` (docs/decisions.md, "A restart's peak that
+    /// stays within 10%").
+    @discardableResult
+    public static func limitArenas(to count: Int) -> Bool {
+        guard let mallopt, count > 0 else { return false }
+        return mallopt(arenaMax, Int32(clamping: count)) == 1
+    }
+
     /// Returns free heap pages to the system; true when some memory was released.
     @discardableResult
     public static func returnToSystem() -> Bool {
@@ -45,7 +68,10 @@ public enum FreedHeap {
 final class HeapTrimmer: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
-    init(every: DispatchTimeInterval = .seconds(10)) {
+    /// Every 2 s: a restart's burst is freed within a second or two of its peak, and at 10 s its
+    /// free pages stayed resident for up to 10 s after it (the soak's RSS samples caught them as
+    /// the restart's peak). A trim at the soak's heap size takes about a millisecond.
+    init(every: DispatchTimeInterval = .seconds(2)) {
         let level = ProcessInfo.processInfo.environment["WHALESIM_TRIM_LOG"] ?? ""
         let log = level == "1" || level == "2"
         let arenas = level == "2"

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import WhaleRun
 
 /// Whether Swift concurrency runs on NIO's event loops in this process, and on how many.
 ///
@@ -27,6 +28,21 @@ enum LiveExecutor {
     /// one core for a restart's reconnect storm: the soak saw the runner saturated 12 s in 6
     /// stretches against 4–5 s with two (docs/decisions.md, "How many event loops").
     static var defaultThreads: Int { System.coreCount }
+
+    /// The commands whose process is a load runner: `run` and `bench run`.
+    static func isLoadRunner(_ arguments: [String]) -> Bool {
+        guard arguments.count > 1 else { return false }
+        return arguments[1] == "run" || (arguments[1] == "bench" && arguments.count > 2 && arguments[2] == "run")
+    }
+
+    /// A load runner keeps one glibc arena (``FreedHeap/limitArenas(to:)`` says why), set before
+    /// any thread starts; `WHALESIM_MALLOC_ARENAS=N` sets another cap, `0` leaves glibc's own.
+    /// Child processes (the embedded server) are not touched.
+    static func limitArenasIfWanted(arguments: [String]) {
+        guard isLoadRunner(arguments) else { return }
+        let wanted = ProcessInfo.processInfo.environment["WHALESIM_MALLOC_ARENAS"].flatMap { Int($0) } ?? 1
+        if wanted > 0 { FreedHeap.limitArenas(to: wanted) }
+    }
 
     static func installIfWanted(arguments: [String]) {
         guard arguments.count > 1, liveCommands.contains(arguments[1]) else { return }

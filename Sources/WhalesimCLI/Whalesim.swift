@@ -41,6 +41,7 @@ extension Whalesim {
     /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
     /// pool, its timer thread and the socket's loop (docs/decisions.md, "A lean generator").
     static func main() async {
+        LiveExecutor.limitArenasIfWanted(arguments: CommandLine.arguments)
         LiveExecutor.installIfWanted(arguments: CommandLine.arguments)
         do {
             var command = try parseAsRoot()
