@@ -179,6 +179,7 @@ let package = Package(
             name: "WhaleLoadSocketTests",
             dependencies: [
                 "WhaleLoad",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

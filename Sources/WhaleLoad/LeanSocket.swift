@@ -72,8 +72,15 @@ public final class LeanSocket: @unchecked Sendable {
                     channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self, maxFrameSize: maxFrameSize)) }
                 }
                 let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
-                return channel.pipeline.addHTTPClientHandlers(withClientUpgrade: config).flatMap {
-                    channel.pipeline.addHandler(requester)
+                // Forward what follows the 101 in the decoder's buffer: a frame the server sent at
+                // once (a refusal's `error`) arrives in the same read on a busy machine, and NIO's
+                // default drops it (LeanSocketFirstFrameTests).
+                do {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
+                    try channel.pipeline.syncOperations.addHandler(requester)
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
                 }
             }
             .connect(host: host, port: port)
