@@ -102,11 +102,7 @@ public final class CurlMultiExecutor: HTTPExecutor {
         let transfer = CurlTransfer(request: request, timeout: timeout)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResult, HTTPTransportError>, Never>) in
-                transfer.completion = { continuation.resume(returning: $0) }
-                if !inbox.submit(transfer) {
-                    transfer.completion = nil
-                    continuation.resume(returning: .failure(HTTPTransportError(.other, "the curl executor is shut down")))
-                }
+                submit(transfer) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             inbox.cancel(transfer)
@@ -117,7 +113,12 @@ public final class CurlMultiExecutor: HTTPExecutor {
     /// `then` runs on the curl thread as the transfer ends: keep it short (hand the result to
     /// an event loop for anything more than bookkeeping).
     public func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
-        let transfer = CurlTransfer(request: request, timeout: timeout)
+        submit(CurlTransfer(request: request, timeout: timeout), then: then)
+    }
+
+    /// Hands `transfer` to the curl thread, `then` to be called with its outcome; at once with an
+    /// error once the executor is shutting down.
+    private func submit(_ transfer: CurlTransfer, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
         transfer.completion = then
         if !inbox.submit(transfer) {
             transfer.completion = nil

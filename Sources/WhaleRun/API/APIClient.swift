@@ -41,28 +41,26 @@ public struct APIClient: Sendable {
     func start(_ request: HTTPRequestSpec, metric: String, then: @escaping @Sendable (Result<HTTPResult, APIError>) -> Void) {
         metrics.attempt()
         let started = metrics.clock.nowUs
-        executor.start(request, timeout: timeout) { [metrics] outcome in
-            switch outcome {
-            case .success(let result):
-                metrics.latency(metric, us: metrics.clock.nowUs - started)
-                then(.success(result))
-            case .failure(let error):
-                metrics.error("transport:\(error.kind.rawValue)")
-                then(.failure(APIError("transport:\(error.kind.rawValue)", error.message)))
-            }
-        }
+        executor.start(request, timeout: timeout) { [self] outcome in then(measured(outcome, metric: metric, since: started)) }
     }
 
     public func send(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> HTTPResult {
         metrics.attempt()
         let started = metrics.clock.nowUs
-        do {
-            let result = try await executor.execute(request, timeout: timeout)
+        let outcome: Result<HTTPResult, HTTPTransportError>
+        do { outcome = .success(try await executor.execute(request, timeout: timeout)) } catch { outcome = .failure(error) }
+        return try measured(outcome, metric: metric, since: started).get()
+    }
+
+    /// A request's outcome counted: an answer's latency into `metric`, a transport failure by kind.
+    private func measured(_ outcome: Result<HTTPResult, HTTPTransportError>, metric: String, since started: Int64) -> Result<HTTPResult, APIError> {
+        switch outcome {
+        case .success(let result):
             metrics.latency(metric, us: metrics.clock.nowUs - started)
-            return result
-        } catch {
+            return .success(result)
+        case .failure(let error):
             metrics.error("transport:\(error.kind.rawValue)")
-            throw APIError("transport:\(error.kind.rawValue)", error.message)
+            return .failure(APIError("transport:\(error.kind.rawValue)", error.message))
         }
     }
 
