@@ -40,7 +40,14 @@ enum LiveExecutor {
     /// Child processes (the embedded server) are not touched.
     static func limitArenasIfWanted(arguments: [String]) {
         guard isLoadRunner(arguments) else { return }
-        let wanted = ProcessInfo.processInfo.environment["WHALESIM_MALLOC_ARENAS"].flatMap { Int($0) } ?? 1
+        var wanted = 1
+        if let value = ProcessInfo.processInfo.environment["WHALESIM_MALLOC_ARENAS"] {
+            if let n = Int(value), n >= 0 {
+                wanted = n
+            } else {
+                FileHandle.standardError.write(Data("whalesim: WHALESIM_MALLOC_ARENAS=\(value): expected a whole number (0 for glibc's own arenas); keeping one arena\n".utf8))
+            }
+        }
         if wanted > 0 { FreedHeap.limitArenas(to: wanted) }
     }
 

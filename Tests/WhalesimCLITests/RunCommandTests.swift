@@ -230,6 +230,13 @@ import Testing
         }
     }
 
+    /// A cap that is not a whole number is named on standard error, and the run goes on with one arena.
+    @Test func aBadArenaCapIsNamed() throws {
+        let run = try whalesim(["run", "nosuch-scenario"], environment: ["WHALESIM_MALLOC_ARENAS": "many"])
+        #expect(run.stderr.contains("WHALESIM_MALLOC_ARENAS=many: expected a whole number"), "\(run.stderr)")
+        #expect(run.status == 64)
+    }
+
     @Test func aThresholdSetToFailExits1() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
