@@ -60,7 +60,7 @@ public final class CurlMultiExecutor: HTTPExecutor {
 
     private let inbox: CurlInbox
     private let idleReport = NIOLockedValueBox(0)
-    /// Easy handles kept idle for reuse, as of the pool's last trim (every `idleStretch`).
+    /// Easy handles kept idle for reuse now (as the executor's thread last changed the pool).
     public var idleHandleCount: Int { idleReport.withLockedValue { $0 } }
     private let peakReport: NIOLockedValueBox<Int>
     /// The most transfers in flight at once since the last call (for a run's diagnostics).

@@ -66,6 +66,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func start(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
+        defer { reportIdle() }
         guard let easy = idleHandles.popLast() ?? makeHandle() else {
             transfer.finish(.failure(HTTPTransportError(.other, "curl_easy_init failed")))
             return
@@ -101,6 +102,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         peakNow = active.count
         let keep = max(options.idleHandlesMin, peakBefore)
         while idleHandles.count > keep, let easy = idleHandles.popLast() { free(easy) }
+        reportIdle()
+    }
+
+    private func reportIdle() {
         let count = idleHandles.count
         idleReport.withLockedValue { $0 = count }
     }
@@ -208,6 +213,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         } else {
             free(easy)
         }
+        reportIdle()
     }
 
     private func free(_ easy: UnsafeMutableRawPointer) {

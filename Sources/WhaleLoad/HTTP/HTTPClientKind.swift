@@ -22,13 +22,14 @@ public enum HTTPExecutors {
     /// a server restart and every model page refetching at once (400 to 900 in flight). What a
     /// burst makes should go with it (issue 21), so with curl: idle keep-alive connections beyond
     /// `max(64, clients / 16)` close as their transfers end (kept for the 30 s idle limit, a
-    /// thousand of them held some 3 MB for as long), the idle handles above what was in flight in
-    /// the last 3 to 6 s are freed, and each handle reads into 1 KB, not 4 (the answers are a few
-    /// KB; a handle keeps its buffer while it idles in the pool).
+    /// thousand of them held some 3 MB for as long), and so do the easy handles beyond as many
+    /// (a burst's thousand handles, some 5 KB each, idled 3 to 6 s in the pool before its trim
+    /// freed them, which held a restart's peak for as long), and each handle reads into 1 KB, not
+    /// 4 (the answers are a few KB; a handle keeps its buffer while it idles in the pool).
     public static func forRunner(_ kind: HTTPClientKind = .preferred, clients: Int) -> any HTTPExecutor {
         switch kind {
         case .curl:
-            CurlMultiExecutor(options: .init(maxConnections: 1024, idleStretch: .seconds(3),
+            CurlMultiExecutor(options: .init(maxConnections: 1024, idleHandlesMax: max(64, clients / 16), idleStretch: .seconds(3),
                                              idleConnectionsMax: max(64, clients / 16), receiveBufferBytes: 1024))
         case .asyncHTTPClient: AsyncHTTPClientExecutor(maxConnections: 1024)
         }
