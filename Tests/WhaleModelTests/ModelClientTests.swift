@@ -417,7 +417,7 @@ extension ModelClient {
             most = max(most, page.stamps.count)
         }
         #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
-        #expect(most <= 2 * page.confirmed.count + 130, "stamps peaked at \(most) for \(page.confirmed.count) records")
+        #expect(most <= page.confirmed.count + page.confirmed.count / 4 + 16 + 2, "stamps peaked at \(most) for \(page.confirmed.count) records")
     }
 
     @Test func aFetchInFlightKeepsTheStampsThatGuardAgainstItsOlderAnswer() throws {
@@ -451,6 +451,6 @@ extension ModelClient {
         #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
         // Quiet again, with the socket past every deletion: the stamps go with the next update.
         churn(1, &server, &page, from: 1_000)
-        #expect(page.stamps.count <= 2 * page.confirmed.count + 130)
+        #expect(page.stamps.count <= page.confirmed.count + page.confirmed.count / 4 + 16 + 2)
     }
 }

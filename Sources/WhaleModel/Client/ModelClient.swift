@@ -179,9 +179,12 @@ public struct ModelClient: Sendable {
     /// still arrive is newer: socket updates come in order past `socketSeq`, and a fetch or a
     /// mutation sent later is answered from a server state that already holds that `seq`. So the
     /// stamp decides nothing any more and is dropped. Done in one sweep once the removed keys
-    /// outnumber the page's records, so the cost is spread over the updates that made them.
+    /// pass a quarter of the page's records (at least 16), so the cost, one pass over the stamps,
+    /// is spread over the updates that made them. Swept only once they outnumbered the records
+    /// (at least 64), a thousand pages' stamps were still filling up at the end of the 10-minute
+    /// soak, a creep of the runner's memory with the length of the run (issue 21, heaptrack).
     mutating func forgetSettledRemovals() {
-        guard let delivered = socketSeq, isQuiet, stamps.count - confirmed.count > max(64, confirmed.count) else { return }
+        guard let delivered = socketSeq, isQuiet, stamps.count - confirmed.count > max(16, confirmed.count / 4) else { return }
         stamps = stamps.filter { key, seq in confirmed[key] != nil || seq > delivered }
     }
 }
