@@ -406,6 +406,10 @@ extension ModelClient {
         }
     }
 
+    /// The most stamps a quiet page may keep: its records, and removed keys up to the sweep's
+    /// threshold (a quarter of the records, at least 16), with room for the update that crosses it.
+    func stampBound(_ page: ModelClient) -> Int { page.confirmed.count + page.confirmed.count / 4 + 16 + 2 }
+
     @Test func aLongChurnOfTasksLeavesThePageItsOwnSize() throws {
         var server = try Fixture.server()
         var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"))
@@ -417,7 +421,7 @@ extension ModelClient {
             most = max(most, page.stamps.count)
         }
         #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
-        #expect(most <= page.confirmed.count + page.confirmed.count / 4 + 16 + 2, "stamps peaked at \(most) for \(page.confirmed.count) records")
+        #expect(most <= stampBound(page), "stamps peaked at \(most) for \(page.confirmed.count) records")
     }
 
     @Test func aFetchInFlightKeepsTheStampsThatGuardAgainstItsOlderAnswer() throws {
@@ -451,6 +455,6 @@ extension ModelClient {
         #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
         // Quiet again, with the socket past every deletion: the stamps go with the next update.
         churn(1, &server, &page, from: 1_000)
-        #expect(page.stamps.count <= page.confirmed.count + page.confirmed.count / 4 + 16 + 2)
+        #expect(page.stamps.count <= stampBound(page))
     }
 }

@@ -27,11 +27,12 @@ public enum HTTPExecutors {
     /// freed them, which held a restart's peak for as long), and each handle reads into 1 KB, not
     /// 4 (the answers are a few KB; a handle keeps its buffer while it idles in the pool).
     public static func forRunner(_ kind: HTTPClientKind = .preferred, clients: Int) -> any HTTPExecutor {
+        let idle = max(64, clients / 16)
         switch kind {
         case .curl:
-            CurlMultiExecutor(options: .init(maxConnections: 1024, idleHandlesMax: max(64, clients / 16), idleStretch: .seconds(3),
-                                             idleConnectionsMax: max(64, clients / 16), receiveBufferBytes: 1024))
-        case .asyncHTTPClient: AsyncHTTPClientExecutor(maxConnections: 1024)
+            return CurlMultiExecutor(options: .init(maxConnections: 1024, idleHandlesMax: idle, idleStretch: .seconds(3),
+                                                    idleConnectionsMax: idle, receiveBufferBytes: 1024))
+        case .asyncHTTPClient: return AsyncHTTPClientExecutor(maxConnections: 1024)
         }
     }
 }
