@@ -12,18 +12,22 @@ import WhaleRecord
 public struct RunDirectory: Sendable {
     public var path: String
     public var record: RunRecordFile
-    /// The history's lines; for a passing run with its own series and documents (a live run that
-    /// passed), only the ones the report reads (``summaryTypes``): see ``historyIsSummary``.
+    /// The history's lines; for a run with its own series and documents (a live run), only the
+    /// end-of-run ones (``summaryTypes``): see ``historyIsSummary``.
     public var history: [HistoryLine]
     public var shrunkHistory: [HistoryLine]?
-    /// True when ``history`` holds only the end-of-run lines (``summaryTypes``): a passing run's
-    /// report needs nothing else (no timeline, the series in `run.json`), so reading a long run's
+    /// True when ``history`` holds only the end-of-run lines (``summaryTypes``): with the series
+    /// and documents in `run.json`, the report needs nothing else in memory (a failed run's
+    /// timeline reads the file again in passes, ``historyPasses``), so reading a long run's
     /// record keeps memory bounded by its clients and notes, not by its length.
     public var historyIsSummary = false
-    /// Lines in the history file (all of them, whether ``history`` keeps them or not).
+    /// Lines in the history file (all of them but blank ones, whether ``history`` keeps them or not).
     public var historyLineCount = 0
+    /// The history file read, when this run was loaded from a directory.
+    public var historyPath: String?
 
-    /// The lines a passing run's report reads: the end state (the convergence table).
+    /// The lines the report reads when the record has its series and documents: the end state
+    /// (the convergence table).
     public static let summaryTypes: Set<String> = ["quiescence", "serverFinal", "clientFinal"]
     /// `reproducer.json`, when `whalesim reproduce` (or a failing live run) wrote one.
     public var reproducer: ReproducerFile?
@@ -38,6 +42,12 @@ public struct RunDirectory: Sendable {
     public static let recordFile = "run.json"
     /// The history file of runs written now; ``load(_:)`` also reads an older run's `history.jsonl`.
     public static let historyFile = HistoryFiles.compactName
+
+    /// The whole history in passes: the file again when only the summary is in memory.
+    var historyPasses: HistoryPasses {
+        if historyIsSummary, let historyPath { return HistoryPasses(source: .file(historyPath)) }
+        return HistoryPasses(source: .lines(history))
+    }
 
     /// Reads the directory (a `latest` link is followed). Throws ``ReportError`` naming the file.
     public static func load(_ path: String) throws -> RunDirectory {
@@ -63,14 +73,16 @@ public struct RunDirectory: Sendable {
         }
         let historyPath: String
         do { historyPath = try HistoryFiles.history(in: path) } catch { throw ReportError.missing(error.message) }
-        // A failed run shows its timeline; a run without series derives them from the history;
-        // one without documents infers them: those read every line. A passing live run does not.
-        let summary = record.verdict == "valid" && record.series != nil && record.documents != nil
+        // A run without series derives them from the history, one without documents infers them:
+        // those keep every line. A live run keeps the end state; its timeline, if it failed, is
+        // read from the file in passes.
+        let summary = record.series != nil && record.documents != nil
         let (history, lineCount) = try readHistory(historyPath, keep: summary ? { summaryTypes.contains($0) } : nil)
         let shrunk = try record.shrunk?.history.map { try readHistory((path as NSString).appendingPathComponent($0)).lines }
         var run = RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
         run.historyIsSummary = summary
         run.historyLineCount = lineCount
+        run.historyPath = historyPath
         let reproducerPath = (path as NSString).appendingPathComponent(ReproducerFile.fileName)
         if let data = fm.contents(atPath: reproducerPath) {
             do { run.reproducer = try JSONDecoder().decode(ReproducerFile.self, from: data) } catch {
@@ -84,10 +96,21 @@ public struct RunDirectory: Sendable {
     /// `keep`: which line types to keep (by `type`; nil keeps every line); every line is still
     /// read and checked, and counted.
     static func readHistory(_ file: String, keep: ((String) -> Bool)? = nil) throws -> (lines: [HistoryLine], count: Int) {
+        var lines: [HistoryLine] = []
+        var count = 0
+        try forEachParsedLine(file) { line in
+            count += 1
+            if keep?(line.type) ?? true { lines.append(line) }
+        }
+        return (lines, count)
+    }
+
+    /// Calls `body` with each line of a history file of either form, parsed, blank lines of a
+    /// JSON-lines file skipped; throws ``ReportError`` naming the file and line of a bad one.
+    static func forEachParsedLine(_ file: String, _ body: (HistoryLine) throws -> Void) throws {
         guard FileManager.default.fileExists(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
-        var lines: [HistoryLine] = []
         var number = 0
         do {
             try HistoryFiles.forEachLine(file) { bytes in
@@ -97,13 +120,12 @@ public struct RunDirectory: Sendable {
                 guard let (t, type, fields) = FlatJSON.object(bytes, 0..<bytes.count) else {
                     throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
                 }
-                if keep?(type) ?? true { lines.append(HistoryLine(t: t, type: type, fields: fields)) }
+                try body(HistoryLine(t: t, type: type, fields: fields))
             }
         } catch let e as RecordFileError {
             if case .missing = e { throw ReportError.missing(e.message) }
             throw ReportError.corrupt(e.message)
         }
-        return (lines, number)
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -10,8 +10,6 @@ struct Timeline {
     /// Longer event texts (a big paste) are cut with an ellipsis.
     static let maxCellScalars = 160
 
-    var lines: [HistoryLine] { run.shrunkHistory ?? run.history }
-
     /// The evidence the highlight is looked for in: the shrunk run's, else the run's failing checkers'.
     var evidence: [String] {
         if let s = run.record.shrunk, run.shrunkHistory != nil { return s.evidence }
@@ -32,8 +30,53 @@ struct Timeline {
         return map
     }
 
+    /// The lines the timeline is drawn from, in passes: the shrunk run's, else the run's own
+    /// (its file again when only the end state was loaded).
+    var passes: HistoryPasses {
+        if let shrunk = run.shrunkHistory { return HistoryPasses(source: .lines(shrunk)) }
+        return run.historyPasses
+    }
+
+    /// What the timeline shows: the rows, how many there are, the clients and the highlight.
+    struct Window {
+        var count = 0
+        var clients: [String] = []
+        var divergence: Divergence?
+        /// The rows shown (at most `maxRows`), from row `range.lowerBound`.
+        var range = 0..<0
+        var rows: [HistoryLine] = []
+    }
+
+    /// Finds the window in one pass, or two more when the highlight needs them (the diverged
+    /// client's concurrent applies; the rows around a highlight past the first `maxRows`).
+    /// What it holds is bounded by `maxRows`, the clients and the notes.
+    func window(documentOf: [String: String]) throws -> Window {
+        var w = Window()
+        var seen = Set<String>()
+        var scan = DivergenceScan(evidence: evidence, documentOf: documentOf)
+        try passes.each { row, line in
+            w.count += 1
+            for key in ["client", "observer"] { if let c = line.string(key), c != "?", seen.insert(c).inserted { w.clients.append(c) } }
+            scan.take(row, line)
+            if row < maxRows { w.rows.append(line) }
+            return true
+        }
+        w.clients.sort()
+        w.divergence = try scan.finish(passes)
+        w.range = 0..<min(w.count, maxRows)
+        if let hit = w.divergence?.row, hit >= w.range.upperBound {
+            let lo = max(0, min(hit - maxRows / 2, w.count - maxRows))
+            w.range = lo..<min(w.count, lo + maxRows)
+            w.rows = []
+            try passes.each { row, line in
+                if row >= w.range.lowerBound { w.rows.append(line) }
+                return row + 1 < w.range.upperBound
+            }
+        }
+        return w
+    }
+
     func render() -> String {
-        let lines = self.lines
         let shrunk = run.shrunkHistory != nil
         var out = "<section id=\"timeline\"><h2>\(shrunk ? "Shrunk history" : "History") per client</h2>\n"
         if let s = run.record.shrunk, shrunk {
@@ -41,25 +84,19 @@ struct Timeline {
         } else {
             out += "<p>Replay: <code>\(html(run.record.replayCommand))</code></p>\n"
         }
-        var clients: [String] = []
-        var seen = Set<String>()
-        for line in lines {
-            for key in ["client", "observer"] { if let c = line.string(key), c != "?", seen.insert(c).inserted { clients.append(c) } }
+        let documentOf = run.shrunkHistory.map(Self.inferDocuments) ?? ConvergenceTable.documentOf(run)
+        let w: Window
+        do { w = try window(documentOf: documentOf) } catch {
+            // The file was read whole when the run was loaded; this is a file changed since.
+            return out + "<p class=\"invalid\">The history could not be read again: \(html("\(error)"))</p>\n</section>\n"
         }
-        clients.sort()
-        let documentOf = run.shrunkHistory == nil ? ConvergenceTable.documentOf(run) : Self.inferDocuments(lines)
-        let divergence = Self.firstDivergence(lines, evidence: evidence, documentOf: documentOf)
-        let hit = divergence?.row
-        var range = 0..<min(lines.count, maxRows)
-        if let hit, hit >= range.upperBound {
-            let lo = max(0, min(hit - maxRows / 2, lines.count - maxRows))
-            range = lo..<min(lines.count, lo + maxRows)
+        let clients = w.clients
+        let hit = w.divergence?.row
+        if let divergence = w.divergence {
+            out += "<p>First divergence (highlighted): row \(divergence.row + 1), t=\(divergence.t): \(html(divergence.why)).</p>\n"
         }
-        if let divergence {
-            out += "<p>First divergence (highlighted): row \(divergence.row + 1), t=\(lines[divergence.row].t): \(html(divergence.why)).</p>\n"
-        }
-        if range.count < lines.count {
-            out += "<p class=\"note\">Rows \(range.lowerBound + 1)–\(range.upperBound) of \(lines.count) shown (the timeline is capped at \(maxRows) rows); the whole history is in \(html(shrunk ? run.record.shrunk?.history ?? "" : RunDirectory.historyFile)).</p>\n"
+        if w.range.count < w.count {
+            out += "<p class=\"note\">Rows \(w.range.lowerBound + 1)–\(w.range.upperBound) of \(w.count) shown (the timeline is capped at \(maxRows) rows); the whole history is in \(html(shrunk ? run.record.shrunk?.history ?? "" : RunDirectory.historyFile)).</p>\n"
         }
         // Many clients: one "who" column instead of a column each, so the page stays small.
         let wide = clients.count <= Self.maxClientColumns
@@ -71,8 +108,7 @@ struct Timeline {
             out += "<th>who</th><th>event</th></tr>\n"
         }
         let column = Dictionary(uniqueKeysWithValues: clients.enumerated().map { ($1, $0) })
-        for i in range {
-            let line = lines[i]
+        for (i, line) in zip(w.range, w.rows) {
             var (who, cls, text) = Self.cell(line)
             if text.unicodeScalars.count > Self.maxCellScalars { text = String(String.UnicodeScalarView(text.unicodeScalars.prefix(Self.maxCellScalars))) + "…" }
             out += "<tr\(i == hit ? " class=\"hit\"" : "")><td class=\"t\">\(line.t)</td>"
