@@ -197,5 +197,25 @@ import WhaleProtocol
         #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=true assignedTo=null deleted"))).verdict == .unknown)
         #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=false assignedTo=u2"))).verdict == .unknown)
 
+        // The case a soak met: the unanswered call deletes the task, and the server's record is
+        // the creation with the time the server stamped as `deletedAt`: it took effect. Valid.
+        let deleted = #"task:t1 {"associatedTo":"acc-1","deletedAt":"2026-11-27T15:58:17Z","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let deletion = "saveTask t1 done=false assignedTo=null deleted"
+        let gone = ModelChecker.check(history(events(server: deleted, completion: deletion)))
+        #expect(gone.verdict == .valid, "\(gone.evidence)")
+        #expect(gone.findings.first?.contains("with c1:m2 (\(deletion)) applied after it") == true, "\(gone.findings)")
+        // Deleted and completed by a call that only deletes, deleted by one that does not delete,
+        // deleted with its text changed, or deleted with no time: unknown.
+        let deletedDone = deleted.replacingOccurrences(of: "\"done\":false", with: "\"done\":true")
+        #expect(ModelChecker.check(history(events(server: deletedDone, completion: deletion))).verdict == .unknown)
+        #expect(ModelChecker.check(history(events(server: deleted, completion: "saveTask t1 done=false assignedTo=null"))).verdict == .unknown)
+        #expect(ModelChecker.check(history(events(server: deleted.replacingOccurrences(of: "ukc", with: "ukc2"), completion: deletion))).verdict == .unknown)
+        let nullDeletedAt = deleted.replacingOccurrences(of: "\"2026-11-27T15:58:17Z\"", with: "null")
+        #expect(ModelChecker.check(history(events(server: nullDeletedAt, completion: deletion))).verdict == .unknown)
+        // A deleting call does not explain a record that is not deleted.
+        #expect(!ModelChecker.explains(deletion, written: created, server: completed))
+        #expect(ModelChecker.explains("saveTask t1 done=true assignedTo=null deleted", written: created,
+                                      server: deleted.replacingOccurrences(of: "\"done\":false", with: "\"done\":true")))
+
     }
 }

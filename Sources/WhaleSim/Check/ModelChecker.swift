@@ -11,8 +11,9 @@ import WhaleProtocol
 /// when such a mutation names the record (its id, or a Salesforce id in the record), a record
 /// that differs from an acknowledged write is reported unknown, not a lost mutation; and when
 /// the server's record is exactly the acknowledged write with what that mutation sets applied
-/// (`saveTask`'s `done` and `assignedTo`, `saveAccounts`' and `saveContacts`' state), the
-/// mutation took effect after the write, a history the protocol allows: valid, with a finding.
+/// (`saveTask`'s `done` and `assignedTo`, and `deletedAt` set when it deletes; `saveAccounts`' and
+/// `saveContacts`' state), the mutation took effect after the write, a history the protocol
+/// allows: valid, with a finding.
 public enum ModelChecker {
     public static func check(_ history: History) -> CheckResult {
         var evidence = Evidence()
@@ -106,7 +107,8 @@ public enum ModelChecker {
 
     /// Whether the server's line is the acknowledged `written` line with the settings an
     /// unanswered `mutation` names applied and nothing else changed. Only the settings a summary
-    /// carries in full count: `saveTask ID done=B assignedTo=U` (not one that deletes) and
+    /// carries count: `saveTask ID done=B assignedTo=U`, and with `deleted` a `deletedAt` set
+    /// (the summary does not carry its time, so any time the server's record shows), and
     /// `saveAccounts`/`saveContacts SFID→STATE`; any other mutation explains nothing.
     static func explains(_ mutation: String, written: String, server: String) -> Bool {
         guard key(written) == key(server),
@@ -116,10 +118,12 @@ public enum ModelChecker {
         let words = mutation.split(separator: " ").map(String.init)
         guard let verb = words.first else { return false }
         var settings: [(String, WireJSON)] = []
+        var deletes = false
         switch verb {
         case "saveTask":
-            guard words.count == 4, !words.contains("deleted"), written.contains("\"\(words[1])\"") else { return false }
-            for word in words.dropFirst(2) {
+            deletes = words.count == 5 && words[4] == "deleted"
+            guard words.count == 4 || deletes, written.contains("\"\(words[1])\"") else { return false }
+            for word in words[2..<4] {
                 let pair = word.split(separator: "=", maxSplits: 1).map(String.init)
                 guard pair.count == 2 else { return false }
                 switch (pair[0], pair[1]) {
@@ -142,6 +146,12 @@ public enum ModelChecker {
         var expected = before
         for (name, value) in settings {
             if let i = expected.firstIndex(where: { $0.0 == name }) { expected[i].1 = value } else { expected.append((name, value)) }
+        }
+        if deletes {
+            // Deleted at some time: whichever the server kept, as long as it kept one.
+            guard let at = after.first(where: { $0.0 == "deletedAt" })?.1, case .string = at else { return false }
+            expected.removeAll { $0.0 == "deletedAt" }
+            expected.append(("deletedAt", at))
         }
         // Member order aside, and a null member the same as none (a record's JSON may leave it out).
         func members(_ object: [(String, WireJSON)]) -> [String: WireJSON] {
