@@ -17,6 +17,15 @@ enum FlatJSON {
         return (t, type, fields)
     }
 
+    /// The type of the line in `bytes[range]` when ``object(_:_:)`` would read it, nil when it
+    /// would not; the other values are checked the same way but not built. For the lines a reader
+    /// checks and counts but does not keep (most of a long run's, for a report).
+    static func type(_ bytes: [UInt8], _ range: Range<Int>) -> String? {
+        var p = Parser(bytes: bytes, i: range.lowerBound, end: range.upperBound)
+        guard let (t, type) = p.checkedObject(), p.atEnd, case .int? = t, case .string(let name)? = type else { return nil }
+        return name
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         var i: Int
@@ -45,6 +54,59 @@ enum FlatJSON {
                 out[key] = value
             } while eat(UInt8(ascii: ","))
             return eat(UInt8(ascii: "}")) ? out : nil
+        }
+
+        /// ``object()`` with only the last `t` and `type` values built (those ``object()`` would
+        /// keep for them); every other value is checked as ``value()`` checks it.
+        mutating func checkedObject() -> (t: HistoryLine.FieldValue?, type: HistoryLine.FieldValue?)? {
+            guard eat(UInt8(ascii: "{")) else { return nil }
+            var t: HistoryLine.FieldValue?, type: HistoryLine.FieldValue?
+            if eat(UInt8(ascii: "}")) { return (t, type) }
+            repeat {
+                skipSpace()
+                guard let key = string(), eat(UInt8(ascii: ":")) else { return nil }
+                switch key {
+                case "t": guard let v = value() else { return nil }; t = v
+                case "type": guard let v = value() else { return nil }; type = v
+                default: guard skipValue() else { return nil }
+                }
+            } while eat(UInt8(ascii: ","))
+            return eat(UInt8(ascii: "}")) ? (t, type) : nil
+        }
+
+        /// Whether a value is there, as ``value()`` would read it, without building it.
+        mutating func skipValue() -> Bool {
+            skipSpace()
+            guard i < end else { return false }
+            switch bytes[i] {
+            case UInt8(ascii: "\""): return skipString()
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            case UInt8(ascii: "{"), UInt8(ascii: "["): return skipNested()
+            default: return number() != nil
+            }
+        }
+
+        /// Whether a string is there, as ``string()`` would read it (the same escapes), without building it.
+        mutating func skipString() -> Bool {
+            guard i < end, bytes[i] == UInt8(ascii: "\"") else { return false }
+            i += 1
+            while i < end {
+                let b = bytes[i]
+                i += 1
+                if b == UInt8(ascii: "\"") { return true }
+                guard b == UInt8(ascii: "\\") else { continue }
+                guard i < end else { return false }
+                let e = bytes[i]
+                i += 1
+                if e == UInt8(ascii: "u") {
+                    guard let code = hex4() else { return false }
+                    // The same steps as string(): a high surrogate takes a following \u escape along.
+                    if (0xD800..<0xDC00).contains(code), literal("\\u"), hex4() != nil {}
+                }
+            }
+            return false
         }
 
         mutating func value() -> HistoryLine.FieldValue? {
@@ -85,7 +147,8 @@ enum FlatJSON {
                 || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { i += 1 }
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
             if let n = Int(text) { return .int(n) }
-            if let d = Double(text) { return .int(Int(d)) }
+            // A fraction is cut to its integer; one past Int's range (1e30) is not a history's number.
+            if let d = Double(text), let n = Int(exactly: d.rounded(.towardZero)) { return .int(n) }
             return nil
         }
 

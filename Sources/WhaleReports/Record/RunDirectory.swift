@@ -94,13 +94,17 @@ public struct RunDirectory: Sendable {
 
     /// Reads a history file of either form a line at a time (a compact file is never whole in memory).
     /// `keep`: which line types to keep (by `type`; nil keeps every line); every line is still
-    /// read and checked, and counted.
+    /// read and checked, and counted, but only a kept one is built.
     static func readHistory(_ file: String, keep: ((String) -> Bool)? = nil) throws -> (lines: [HistoryLine], count: Int) {
         var lines: [HistoryLine] = []
         var count = 0
-        try forEachParsedLine(file) { line in
+        try forEachCheckedLine(file) { number, bytes in
             count += 1
-            if keep?(line.type) ?? true { lines.append(line) }
+            if let keep {
+                guard let type = FlatJSON.type(bytes, 0..<bytes.count) else { throw notALine(file, number) }
+                guard keep(type) else { return }
+            }
+            lines.append(try parse(bytes, file, number))
         }
         return (lines, count)
     }
@@ -108,6 +112,11 @@ public struct RunDirectory: Sendable {
     /// Calls `body` with each line of a history file of either form, parsed, blank lines of a
     /// JSON-lines file skipped; throws ``ReportError`` naming the file and line of a bad one.
     static func forEachParsedLine(_ file: String, _ body: (HistoryLine) throws -> Void) throws {
+        try forEachCheckedLine(file) { number, bytes in try body(try parse(bytes, file, number)) }
+    }
+
+    /// Each line's number and bytes, blank lines skipped, after checking it is UTF-8.
+    private static func forEachCheckedLine(_ file: String, _ body: (_ number: Int, _ bytes: [UInt8]) throws -> Void) throws {
         guard FileManager.default.fileExists(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
@@ -117,15 +126,21 @@ public struct RunDirectory: Sendable {
                 number += 1
                 if bytes.isEmpty || bytes == [0x0D] { return }
                 guard String(validating: bytes, as: UTF8.self) != nil else { throw ReportError.corrupt("\(file):\(number): not UTF-8") }
-                guard let (t, type, fields) = FlatJSON.object(bytes, 0..<bytes.count) else {
-                    throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
-                }
-                try body(HistoryLine(t: t, type: type, fields: fields))
+                try body(number, bytes)
             }
         } catch let e as RecordFileError {
             if case .missing = e { throw ReportError.missing(e.message) }
             throw ReportError.corrupt(e.message)
         }
+    }
+
+    private static func parse(_ bytes: [UInt8], _ file: String, _ number: Int) throws -> HistoryLine {
+        guard let (t, type, fields) = FlatJSON.object(bytes, 0..<bytes.count) else { throw notALine(file, number) }
+        return HistoryLine(t: t, type: type, fields: fields)
+    }
+
+    private static func notALine(_ file: String, _ number: Int) -> ReportError {
+        .corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
     }
 
     private static func describe(_ error: DecodingError) -> String {
