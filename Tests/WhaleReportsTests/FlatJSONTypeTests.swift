@@ -1,5 +1,6 @@
 import Testing
 @testable import WhaleReports
+import WhalesimTesting
 
 /// `FlatJSON.type`, which checks the lines a report does not keep without building them, accepts
 /// exactly the lines `FlatJSON.object` reads, and names the same type.
@@ -45,7 +46,7 @@ import Testing
 
     /// 20,000 lines mangled by a byte changed, dropped or added, or cut short: both accept the same.
     @Test func mangledLinesAgree() {
-        var rng = SplitMix(seed: 21)
+        var rng = SplitMix64(seed: 21)
         let alphabet = Array(#"{}[]",:\ tu0123456789abcdefnrl-.eE"#.utf8)
         for n in 0..<20_000 {
             var line = Array(Self.lines[n % 4].utf8)
@@ -60,18 +61,6 @@ import Testing
                 if line.isEmpty { break }
             }
             #expect(agree(line), "\(String(decoding: line, as: UTF8.self))")
-        }
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
