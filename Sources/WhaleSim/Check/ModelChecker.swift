@@ -118,10 +118,9 @@ public enum ModelChecker {
         let words = mutation.split(separator: " ").map(String.init)
         guard let verb = words.first else { return false }
         var settings: [(String, WireJSON)] = []
-        var deletes = false
         switch verb {
         case "saveTask":
-            deletes = words.count == 5 && words[4] == "deleted"
+            let deletes = words.count == 5 && words[4] == "deleted"
             guard words.count == 4 || deletes, written.contains("\"\(words[1])\"") else { return false }
             for word in words[2..<4] {
                 let pair = word.split(separator: "=", maxSplits: 1).map(String.init)
@@ -133,6 +132,11 @@ public enum ModelChecker {
                 case ("assignedTo", let user): settings.append(("assignedTo", .string(user)))
                 default: return false
                 }
+            }
+            if deletes {
+                // Deleted at some time (the summary does not carry it): whichever the server kept, as long as it kept one.
+                guard let at = after.first(where: { $0.0 == "deletedAt" })?.1, case .string = at else { return false }
+                settings.append(("deletedAt", at))
             }
         case "saveAccounts", "saveContacts":
             guard words.count == 2 else { return false }
@@ -146,12 +150,6 @@ public enum ModelChecker {
         var expected = before
         for (name, value) in settings {
             if let i = expected.firstIndex(where: { $0.0 == name }) { expected[i].1 = value } else { expected.append((name, value)) }
-        }
-        if deletes {
-            // Deleted at some time: whichever the server kept, as long as it kept one.
-            guard let at = after.first(where: { $0.0 == "deletedAt" })?.1, case .string = at else { return false }
-            expected.removeAll { $0.0 == "deletedAt" }
-            expected.append(("deletedAt", at))
         }
         // Member order aside, and a null member the same as none (a record's JSON may leave it out).
         func members(_ object: [(String, WireJSON)]) -> [String: WireJSON] {
