@@ -63,7 +63,7 @@ public final class LeanSocket: @unchecked Sendable {
         for (name, value) in headers { fields.add(name: name, value: value) }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: fields)
         var bootstrap = ClientBootstrap(group: group)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             // Reads into 2 KB, always. NIO's adaptive default starts there but grows a socket's
             // pooled read buffer whenever a read fills it (a catch-up after a drop, a paste) and
             // never shrinks it: over a 300 s run of 1,000 sockets that was +1.1 MB of the runner's

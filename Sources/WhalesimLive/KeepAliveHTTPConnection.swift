@@ -21,7 +21,7 @@ public struct KeepAliveHTTPConnection {
     public static func with<R: Sendable>(host: String, port: Int,
                                          _ body: (inout KeepAliveHTTPConnection) async throws -> R) async throws -> R {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()

@@ -35,7 +35,7 @@ final class TestClient: Sendable {
     static func connect(port: Int) async throws -> TestClient {
         let state = NIOLockedValueBox(State())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Collector(state)) } }
             .connect(host: "127.0.0.1", port: port).get()
         return TestClient(channel: channel, state: state)

@@ -152,7 +152,7 @@ final class ScriptServer: Sendable {
         let received = NIOLockedValueBox<[UInt8]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1) // each chunk its own segment
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1) // each chunk its own segment
             .childChannelInitializer { channel in
                 let upgrader = NIOWebSocketServerUpgrader(
                     maxFrameSize: 1 << 20, automaticErrorHandling: false,

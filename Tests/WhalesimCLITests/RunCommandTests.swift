@@ -134,6 +134,68 @@ import Testing
         #expect(!proxy.contains(" 0 reset"), "the drop reset nothing: \(proxy)")
     }
 
+    /// Whether this test process may run a child as another user: root, with util-linux's `setpriv`.
+    static let canDropPrivileges = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    /// A run by a user with no privileges: every socket whalesim opens (the note clients, the
+    /// fault proxy, the embedded server's listener, the pages' HTTP) must open for anyone. Until
+    /// 2026-11-27 the note clients asked for `TCP_NODELAY` at the socket level, which Linux reads as
+    /// `SO_DEBUG` and refuses without `CAP_NET_ADMIN`: every run by a user other than root failed
+    /// with "cannot open a websocket", and every test here, run as root, passed. As a user other than
+    /// root the other tests here already show it, so this one runs only where it can drop root.
+    @Test(.enabled(if: canDropPrivileges, "runs whalesim as nobody: needs root and /usr/bin/setpriv"))
+    func aRunByAUserWithoutPrivilegesOpensEverySocket() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The user must reach the binary and write the run directory, wherever the checkout is.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        let binary = dir.appendingPathComponent("whalesim")
+        try FileManager.default.copyItem(at: Self.root.appendingPathComponent(".build/debug/whalesim"), to: binary)
+        let scenario = dir.appendingPathComponent("scenario.yml")
+        try """
+            name: live-unprivileged
+            \(Self.header)
+            clients: {count: 12, documents: 3, protocol: 2}
+            model: {board: 6, accounts: 2}
+            mix: {typing-burst: 40, delete: 12, idle: 6, reconnect: 3, move-account: 6, create-task: 3}
+            nemeses:
+              - {kind: disconnect, every: 800, duration: 300}
+              - {kind: server-restart, at: [3000], duration: 1000}
+            live:
+              duration: 6s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 300, max: 2000}
+              keystroke: {distribution: uniform, min: 30, max: 90}
+              import: {pages: 1}
+              network-faults:
+                - {kind: drop, at: [2s], clients: 25}
+              quiescence: 20s
+            checkers: [convergence, intention, cursors, revisions, liveness, model]
+            """.write(to: scenario, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
+                             "run", scenario.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": dir.path, "TMPDIR": dir.path]) { $1 }
+        process.currentDirectoryURL = dir
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let all = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(all)")
+        #expect(!all.contains("cannot open"), "\(all)")
+        #expect(all.contains("verdict: pass"), "\(all)")
+        let record = try Data(contentsOf: dir.appendingPathComponent("Reports/latest/run.json"))
+        let r = try #require(try JSONSerialization.jsonObject(with: record) as? [String: Any])
+        let counts = try #require(r["counts"] as? [String: Int])
+        #expect((counts["serverRestarts"] ?? 0) == 1)
+        let notes = (r["notes"] as? [String]) ?? []
+        #expect(notes.contains { $0.hasPrefix("proxy: ") }, "the fault proxy carried no socket: \(notes)")
+    }
+
     @Test func aServerCatalogFaultIsCaughtWithExit2() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

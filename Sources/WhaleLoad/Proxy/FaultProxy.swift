@@ -40,7 +40,7 @@ public final class FaultProxy: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { child in proxy.accept(child) }
             .bind(host: host, port: port).get()
         proxy.listener.withLockedValue { $0 = channel }

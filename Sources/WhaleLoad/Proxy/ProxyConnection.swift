@@ -48,7 +48,7 @@ final class ProxyConnection: @unchecked Sendable {
     func connectUpstream() {
         guard let proxy else { return }
         ClientBootstrap(group: loop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { [self] ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ServerSide(self)) } }
             .connect(host: proxy.upstreamHost, port: proxy.upstreamPort)
             .whenComplete { [self, started = NIODeadline.now()] result in
