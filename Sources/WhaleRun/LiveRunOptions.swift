@@ -49,6 +49,6 @@ public struct LiveRunOptions: Sendable {
     public var replayCommand: String {
         var parts = ["whalesim", "run", scenarioRef, "--seed", "\(seed)"] + overrides
         if let shard { parts += ["--shard", "\(shard.index)/\(shard.count)"] }
-        return parts.joined(separator: " ")
+        return ShellCommand.line(parts)
     }
 }

@@ -112,8 +112,8 @@ enum ReproduceStep {
         if r.status == .notReproduced {
             out.append("not reproduced in simulation: the live replay above is the reproducer (exit 3)")
         } else {
-            out.append("replay simulated: whalesim simulate \(path)")
-            if r.shrunk != nil { out.append("replay shrunk:    whalesim simulate \(shrunkPath)") }
+            out.append("replay simulated: \(ShellCommand.line(["whalesim", "simulate", path]))")
+            if r.shrunk != nil { out.append("replay shrunk:    \(ShellCommand.line(["whalesim", "simulate", shrunkPath]))") }
         }
         try writeSummary(r, dir: dir, live: summary.replayCommand)
         return Report(lines: out, exitCode: r.status == .notReproduced ? ExitStatus.inconclusive : ExitStatus.pass, reproduction: r)
@@ -124,13 +124,13 @@ enum ReproduceStep {
         var o: [String: Any] = [
             "schemaVersion": 1, "note": r.note.name, "checker": r.checker.rawValue, "status": r.status.rawValue,
             "serverOrder": r.serverOrder, "notes": r.notes, "liveEvidence": r.liveEvidence, "liveReplay": live,
-            "reproducer": fileName, "replay": "whalesim simulate \(dir.appendingPathComponent(fileName).path)",
+            "reproducer": fileName, "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(fileName).path]),
             "simulatedEvidence": r.result.results.first { $0.checker == r.checker }?.evidence ?? [],
         ]
         if let shrunk = r.shrunk {
             let t = shrunk.scenario
             o["shrunk"] = [
-                "file": shrunkFileName, "replay": "whalesim simulate \(dir.appendingPathComponent(shrunkFileName).path)",
+                "file": shrunkFileName, "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(shrunkFileName).path]),
                 "clients": t.clients, "steps": t.script!.steps.count, "edits": t.ops, "runs": shrunk.runs,
                 "script": t.script!.steps.map { Scenario.stepLine($0, clients: t.clients) },
                 "evidence": shrunk.result.results.first { $0.checker == r.checker }?.evidence ?? [],

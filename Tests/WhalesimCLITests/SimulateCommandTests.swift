@@ -85,6 +85,34 @@ import Testing
         #expect(replay.status == 2)
     }
 
+    /// A scenario whose path a shell would split: the printed replay commands are quoted, and the
+    /// shrunk one, pasted into `sh` as printed, replays the failure.
+    @Test func aReplayCommandForAPathWithASpaceAndAQuoteRunsInAShell() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dir = root.appendingPathComponent("sales team's notes")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("storm copy.yml")
+        try FileManager.default.copyItem(at: Self.packageRoot.appendingPathComponent("Scenarios/same-position-storm.yml"), to: file)
+        let run = try whalesim(["simulate", file.path, "--seed", "1", "--fault", "client-tie-priority", "--report-dir", root.path])
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        let quoted = "'" + file.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        #expect(run.stdout.contains("replay: whalesim simulate \(quoted) --seed 1 --fault client-tie-priority"), "\(run.stdout)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let index = try #require(lines.firstIndex { $0.hasPrefix("shrunk (") })
+        let command = lines[index + 1].trimmingCharacters(in: .whitespaces)
+        #expect(command.hasPrefix("whalesim simulate \(quoted) --seed "), "\(command)")
+        let binary = Self.packageRoot.appendingPathComponent(".build/debug/whalesim").path
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "\"$0\" " + command.dropFirst("whalesim ".count) + " --no-shrink --report-dir \"$1\"", binary, root.path]
+        shell.standardOutput = Pipe()
+        shell.standardError = Pipe()
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 2, "the pasted replay did not fail the same way")
+    }
+
     @Test func manySeedsReportTheLowestFailingSeed() throws {
         let reports = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: reports) }

@@ -97,7 +97,7 @@ public struct RunRecord: Codable, Sendable {
         historyHash = result.history.hash
         let h = result.history
         documents = h.documentNames.indices.map { d in DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] }) }
-        replayCommand = (["whalesim", "simulate", scenarioRef, "--seed", "\(result.seed)"] + overrides.arguments).joined(separator: " ")
+        replayCommand = ShellCommand.line(["whalesim", "simulate", scenarioRef, "--seed", "\(result.seed)"] + overrides.arguments)
         if let shrunk {
             let r = shrunk.result
             self.shrunk = Shrunk(seed: shrunk.seed, clients: r.scenario.clients, documents: r.scenario.documents, ops: r.scenario.ops,

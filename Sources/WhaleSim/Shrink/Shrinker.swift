@@ -30,7 +30,7 @@ public enum Shrinker {
 
         /// The one-line command that replays the minimal failure.
         public func replayCommand(scenarioRef: String) -> String {
-            (["whalesim", "simulate", scenarioRef, "--seed", "\(seed)"] + overrides.arguments).joined(separator: " ")
+            ShellCommand.line(["whalesim", "simulate", scenarioRef, "--seed", "\(seed)"] + overrides.arguments)
         }
     }
 
