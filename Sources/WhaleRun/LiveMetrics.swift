@@ -25,6 +25,7 @@ public final class LiveMetrics: Sendable {
         var attempts = 0
         /// Server outages under way on purpose (server-restart windows).
         var outages = 0
+        var filesExhausted = 0
         /// Seconds before this one are finished: spilled to disk, or kept compacted in `buckets`
         /// when the spill file could not take them (see ``LatencyHistogram/compacted()``).
         var denseFrom = 0
@@ -146,13 +147,25 @@ public final class LiveMetrics: Sendable {
     /// A socket could not connect. While the run itself has the server down, the redials that
     /// fail are the fault doing what it was scheduled to do: charted as `connect` errors, but
     /// neither an attempt nor an error in `errors.rate` (the rate says what the server got wrong).
+    /// A failure while this process had no descriptor left to open is whalesim's own: charted as
+    /// `connect:no-files`, counted in ``filesExhausted``, and kept out of `errors.rate`.
     public func connectFailed() {
         let b = clock.nowMs / Self.bucketMs
+        let ours = OpenFiles.exhausted()
         state.withLockedValue { s in
+            if ours {
+                s.errors["connect:no-files", default: [:]][b, default: 0] += 1
+                s.attempts -= 1
+                s.filesExhausted += 1
+                return
+            }
             s.errors["connect", default: [:]][b, default: 0] += 1
             if s.outages > 0 { s.attempts -= 1 } else { s.errorTotal += 1 }
         }
     }
+
+    /// Connects that failed because this process was out of open files (``OpenFiles/exhausted()``).
+    public var filesExhausted: Int { state.withLockedValue { $0.filesExhausted } }
 
     public func connectedDelta(_ d: Int) {
         let b = clock.nowMs / Self.bucketMs

@@ -156,6 +156,8 @@ public final class LiveRun: @unchecked Sendable {
     }
 
     private func run(in workDirectory: URL) async throws -> LiveRunResult {
+        let ownClients = options.shard.map { (scenario.clients + $0.count - 1) / $0.count } ?? scenario.clients
+        if let shortfall = OpenFiles.shortfall(clients: ownClients, documents: scenario.documents) { throw LiveRunError(shortfall) }
         // From the first second: the setup's sign-ins and the quiescence are seconds like the others.
         let machineProbe = MachineLoadProbe(load: machine, clock: clock)
         defer { machineProbe.stop() }
@@ -722,6 +724,13 @@ public final class LiveRun: @unchecked Sendable {
             results = LiveJudge.checks(scenario, history)
         }
         if let reason = interrupted { results = Self.unfinished(results, interruptedBy: reason, quiet: quiet, cursorsProbed: cursorsProbed) }
+        let starved = metrics.filesExhausted
+        if starved > 0 {
+            let limit = OpenFiles.limits().map { " (limit \($0.soft))" } ?? ""
+            let why = "whalesim ran out of open files\(limit): \(starved) of its connects failed for it, so a client that did not catch up may be whalesim's, not the server's"
+            note(why)
+            results = Self.outOfFiles(results, why: why)
+        }
         let verdict = Checkers.merged(results)
         let thresholds = LiveJudge.thresholds(scenario, results)
         let totals = metrics.totals
@@ -772,6 +781,17 @@ public final class LiveRun: @unchecked Sendable {
             var evidence = [why]
             if r.verdict == .invalid { evidence.append("(it would have said invalid: \(r.evidence.first ?? ""))") }
             return CheckResult(checker: r.checker, verdict: .unknown, evidence: evidence, findings: r.findings)
+        }
+    }
+
+    /// A run in which whalesim could not open its own sockets: the end-state checkers (a client
+    /// that could not redial never converges, never quiesces) say `unknown` instead of `invalid`,
+    /// with why; the history's own checkers (intention, revisions) stand.
+    static func outOfFiles(_ results: [CheckResult], why: String) -> [CheckResult] {
+        let endState: Set<CheckerName> = [.convergence, .liveness, .cursors, .model]
+        return results.map { r in
+            guard endState.contains(r.checker), r.verdict == .invalid else { return r }
+            return CheckResult(checker: r.checker, verdict: .unknown, evidence: [why, "(it would have said invalid: \(r.evidence.first ?? ""))"], findings: r.findings)
         }
     }
 

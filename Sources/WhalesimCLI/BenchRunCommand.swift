@@ -60,6 +60,8 @@ struct BenchRunCommand: AsyncParsableCommand {
         if let runnerThreads, !LiveExecutor.validThreads.contains(runnerThreads) { throw BadInput("--runner-threads \(runnerThreads): must be 1...256").exit() }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
+        let most = max(latencyClients, ceilingClients, memoryClients, socketMemory)
+        if let shortfall = OpenFiles.shortfall(clients: most, documents: max(1, most / noteSize)) { throw BadInput(shortfall).exit() }
         if !isReleaseBuild { printError("warning: a debug build; quote only release figures (swift build -c release)") }
         defer { BuiltinFixtures.cleanUp() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")

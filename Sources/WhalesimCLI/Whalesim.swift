@@ -1,4 +1,5 @@
 import ArgumentParser
+import WhaleRun
 
 /// The `whalesim` command: the root of every subcommand.
 ///
@@ -41,6 +42,9 @@ extension Whalesim {
     /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
     /// pool, its timer thread and the socket's loop (docs/decisions.md, "A lean generator").
     static func main() async {
+        // Before any socket or thread: a login shell's 1,024 open files is less than a
+        // thousand-client run holds (``OpenFiles``); children (the embedded server) inherit it.
+        OpenFiles.raiseSoftLimit()
         LiveExecutor.limitArenasIfWanted(arguments: CommandLine.arguments)
         LiveExecutor.installIfWanted(arguments: CommandLine.arguments)
         do {

@@ -196,6 +196,58 @@ import Testing
         #expect(notes.contains { $0.hasPrefix("proxy: ") }, "the fault proxy carried no socket: \(notes)")
     }
 
+    /// `whalesim` under a shell's `ulimit -n`, the way a user's login shell starts it.
+    func whalesimUnderLimit(soft: Int, hard: Int, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" \"$@\"", Self.root.appendingPathComponent(".build/debug/whalesim").path] + arguments
+        process.currentDirectoryURL = Self.root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// A soft limit on open files below what the run needs, under a hard limit that allows it, is
+    /// raised by whalesim itself (as most machines start a shell at 1,024 with a far higher hard
+    /// limit): 12 clients in 3 notes need about 286 descriptors (``OpenFiles``), more than 128.
+    @Test func aLowSoftLimitOnOpenFilesIsRaised() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("scenario.yml")
+        try """
+            name: live-soft-limit
+            \(Self.header)
+            clients: {count: 12, documents: 3, protocol: 2}
+            mix: {typing-burst: 40, delete: 12, idle: 6}
+            live:
+              duration: 3s
+              load: {profile: constant}
+              think-time: {distribution: exponential, mean: 300, max: 2000}
+              keystroke: {distribution: uniform, min: 30, max: 90}
+              quiescence: 15s
+            checkers: [convergence, intention, revisions, liveness]
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let run = try whalesimUnderLimit(soft: 128, hard: 4096, ["run", file.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"])
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout.contains("verdict: pass"), "\(run.all)")
+    }
+
+    /// A hard limit too low for the run: refused before anything starts, with the figure it needs
+    /// and how to get it, not a run whose clients fail to redial (a false `invalid`) or a crash.
+    @Test func aHardLimitOnOpenFilesTooLowIsRefusedUpFront() throws {
+        let run = try whalesimUnderLimit(soft: 200, hard: 200, ["run", "soak", "--report-dir", "/nonexistent-never-written"])
+        #expect(run.status == 3, "\(run.all)")
+        #expect(run.stderr.contains("the run could not start: this run needs about 2456 open files (1000 clients in 100 notes"), "\(run.all)")
+        #expect(run.stderr.contains("the hard limit is 200"), "\(run.all)")
+        let bench = try whalesimUnderLimit(soft: 200, hard: 200, ["bench", "run", "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0"])
+        #expect(bench.status == 64, "\(bench.stdout)\(bench.stderr)")
+        #expect(bench.stderr.contains("open files"), "\(bench.stderr)")
+    }
+
     @Test func aServerCatalogFaultIsCaughtWithExit2() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
