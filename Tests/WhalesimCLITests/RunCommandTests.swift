@@ -15,11 +15,16 @@ import Testing
     }
 
     func whalesim(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        try launch(Self.root.appendingPathComponent(".build/debug/whalesim").path, arguments, environment: environment)
+    }
+
+    /// Runs `executable` to its end in `directory` (the package root by default), with `environment` over this one's.
+    func launch(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL = RunCommandTests.root) throws -> Run {
         let process = Process()
-        process.executableURL = Self.root.appendingPathComponent(".build/debug/whalesim")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.currentDirectoryURL = Self.root
+        process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -172,20 +177,11 @@ import Testing
               quiescence: 20s
             checkers: [convergence, intention, cursors, revisions, liveness, model]
             """.write(to: scenario, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
-                             "run", scenario.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": dir.path, "TMPDIR": dir.path]) { $1 }
-        process.currentDirectoryURL = dir
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let all = String(decoding: o, as: UTF8.self) + String(decoding: e, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(all)")
+        let run = try launch("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
+                                                  "run", scenario.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"],
+                             environment: ["HOME": dir.path, "TMPDIR": dir.path], in: dir)
+        let all = run.all
+        #expect(run.status == 0, "\(all)")
         #expect(!all.contains("cannot open"), "\(all)")
         #expect(all.contains("verdict: pass"), "\(all)")
         let record = try Data(contentsOf: dir.appendingPathComponent("Reports/latest/run.json"))
@@ -198,17 +194,7 @@ import Testing
 
     /// `whalesim` under a shell's `ulimit -n`, the way a user's login shell starts it.
     func whalesimUnderLimit(soft: Int, hard: Int, _ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" \"$@\"", Self.root.appendingPathComponent(".build/debug/whalesim").path] + arguments
-        process.currentDirectoryURL = Self.root
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try launch("/bin/sh", ["-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" \"$@\"", Self.root.appendingPathComponent(".build/debug/whalesim").path] + arguments)
     }
 
     /// A soft limit on open files below what the run needs, under a hard limit that allows it, is
