@@ -12,6 +12,9 @@ enum ExitStatus {
     static let inconclusive = ExitCode(3)
     /// Bad usage or a bad input file (sysexits' EX_USAGE, also ArgumentParser's).
     static let badInput = ExitCode(64)
+    /// The checks passed but the run's record could not be written (a full disk): sysexits'
+    /// EX_IOERR, so a CI job never takes a run with no report for a pass.
+    static let recordNotWritten = ExitCode(74)
 }
 
 /// An error that ends the command with a clear message on stderr and exit code 64.

@@ -22,6 +22,7 @@ struct MergeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard !directories.isEmpty else { throw BadInput("give the shards' run directories").exit() }
+        if let problem = ReportRoot.problem(reportDir) { throw BadInput(problem).exit() }
         let merged: LiveMerge.Merged
         do {
             let runs = directories.map(Self.runDirectory)
@@ -32,17 +33,19 @@ struct MergeCommand: AsyncParsableCommand {
         }
         print("merged \(directories.count) shards of \(merged.record.scenario) seed \(merged.record.seed)")
         RunSummaryPrinter.print(merged.result, record: merged.record)
+        var written = false
         do {
             let startedAt = Date(timeIntervalSince1970: Double(merged.result.epochStartMs) / 1000)
             var record = merged.record
             record.shard = nil
             let dir = try LiveRecordWriter.write(record, history: merged.history, root: reportDir, startedAt: startedAt, suffix: "-merged")
             print("report: \(dir)/report.html")
+            written = true
         } catch {
-            printError("whalesim: could not write the merged report: \(error)")
+            printError("whalesim: could not write the merged record, so its run directory is incomplete: \(error)")
         }
         print("verdict: \(RunSummaryPrinter.verdictLine(merged.result))")
-        throw ExitCode(merged.result.exitCode)
+        throw ExitCode(ReportRoot.exitCode(verdict: merged.result.exitCode, written: written))
     }
 
     /// A run directory as given, or the newest run under a report root (its `latest` link, or

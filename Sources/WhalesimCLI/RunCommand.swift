@@ -126,10 +126,12 @@ struct RunCommand: AsyncParsableCommand {
             if result.exitCode == ExitStatus.correctnessViolated.rawValue, !noReproduce { reproduceAfterRun(directory: dir!) }
             if detail { print("report: \(dir!)/report.html") }
         } catch {
-            printError("whalesim: could not write the report: \(error)")
+            printError("whalesim: could not write the run's record, so its run directory is incomplete: \(error)")
         }
+        let exitCode = ReportRoot.exitCode(verdict: result.exitCode, written: dir != nil)
+        if exitCode != result.exitCode { printError("whalesim: exit \(exitCode): the verdict below was reached, but its record was not written") }
         let p99 = result.histograms["op_ack"].flatMap { $0.count > 0 ? $0.percentileMs(99) : nil }
-        return Outcome(exitCode: result.exitCode, directory: dir, verdict: result.verdict.rawValue,
+        return Outcome(exitCode: exitCode, directory: dir, verdict: result.verdict.rawValue,
                        verdictLine: RunSummaryPrinter.verdictLine(result), opAckP99Ms: p99, wallSeconds: wall, error: nil)
     }
 
@@ -227,6 +229,7 @@ struct RunCommand: AsyncParsableCommand {
         if let fixtures, case .embedded = live.server, !FileManager.default.fileExists(atPath: fixturesURL.appendingPathComponent("whaler/seed.json").path) {
             problems.append("--fixtures \(fixtures): no whaler/seed.json there")
         }
+        if let problem = ReportRoot.problem(reportDir) { problems.append(problem) }
         if !problems.isEmpty { throw BadInput(problems.joined(separator: "\n")) }
         s.live = live
         var options = LiveRunOptions(scenario: s, scenarioRef: ref, seed: seed ?? s.seed, fixtures: fixturesURL, reportsRoot: reportDir)

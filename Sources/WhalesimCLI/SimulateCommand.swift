@@ -88,6 +88,7 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch let error as BadInput {
             throw error.exit()
         }
+        if let problem = ReportRoot.problem(reportDir) { throw BadInput(problem).exit() }
         let stop = StopRequest()
         if plan.seedCount > 1 { Interrupts.install { stop.set($0) } }
         plan.printOptions()

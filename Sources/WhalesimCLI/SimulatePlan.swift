@@ -144,13 +144,23 @@ struct SimulationPlan: Sendable {
             print("shrunk (\(shrunk.runs) runs) to \(s.clients) clients, \(s.ops) ops:")
             print("  \(shrunk.replayCommand(scenarioRef: scenarioRef))")
         }
+        var written = false
         do {
             let dir = try ReportWriter.write(record: record, history: result.history, shrunkHistory: outcome.shrunk?.result.history,
                                              scenario: result.scenario.name, seed: result.seed, root: reportDir, startedAt: startedAt)
             print("report: \(dir)/report.html")
+            written = true
         } catch {
-            printError("whalesim: could not write the report: \(error)")
+            printError("whalesim: could not write the run's record, so its run directory is incomplete: \(error)")
         }
+        let code = verdictCode(outcome, result: result)
+        let exit = ReportRoot.exitCode(verdict: code.rawValue, written: written)
+        if exit != code.rawValue { printError("whalesim: exit \(exit): the verdict above was reached, but its record was not written") }
+        return ExitCode(exit)
+    }
+
+    /// The exit code the verdicts give, before the record is written.
+    private func verdictCode(_ outcome: Outcome, result: SimulationResult) -> ExitCode {
         let code = Self.exitCode(for: result)
         if outcome.interrupted != nil {
             // Seeds that never ran prove nothing: at best inconclusive.

@@ -113,6 +113,37 @@ import Testing
         #expect(shell.terminationStatus == 2, "the pasted replay did not fail the same way")
     }
 
+    /// A `--report-dir` that cannot hold run directories is refused before anything runs (exit 64,
+    /// the same for `run` and `merge`); a record that cannot be written after a passing verdict
+    /// exits 74, never 0, so CI does not take a run with no report for a pass.
+    @Test func aReportDirectoryThatCannotBeWrittenIsNeverAPass() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("a-file")
+        try "not a directory\n".write(to: file, atomically: true, encoding: .utf8)
+        for arguments in [["simulate", "--seed", "3"], ["run", "--duration", "5s"], ["merge", dir.path]] {
+            let run = try whalesim(arguments + ["--report-dir", file.path])
+            #expect(run.status == 64, "\(arguments): \(run.stdout)\(run.stderr)")
+            #expect(run.stderr.contains("--report-dir \(file.path): a file, not a directory"), "\(arguments): \(run.stderr)")
+        }
+        let under = try whalesim(["simulate", "--seed", "3", "--report-dir", file.appendingPathComponent("reports").path])
+        #expect(under.status == 64 && under.stderr.contains("cannot create it"), "\(under.stderr)")
+        // The root is fine, but where the run directory goes is taken by a file.
+        let root = dir.appendingPathComponent("Reports")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try "taken\n".write(to: root.appendingPathComponent("convergence-smoke"), atomically: true, encoding: .utf8)
+        let run = try whalesim(["simulate", "--seed", "3", "--report-dir", root.path])
+        #expect(run.status == 74, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("convergence  valid"))
+        #expect(run.stderr.contains("could not write the run's record"), "\(run.stderr)")
+        #expect(run.stderr.contains("exit 74: the verdict above was reached, but its record was not written"), "\(run.stderr)")
+        // A failing verdict keeps its own code, which already fails the job.
+        try "taken\n".write(to: root.appendingPathComponent("same-position-storm"), atomically: true, encoding: .utf8)
+        let failing = try whalesim(["simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--no-shrink", "--report-dir", root.path])
+        #expect(failing.status == 2, "\(failing.stderr)")
+        #expect(failing.stderr.contains("could not write the run's record"), "\(failing.stderr)")
+    }
+
     @Test func manySeedsReportTheLowestFailingSeed() throws {
         let reports = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: reports) }
