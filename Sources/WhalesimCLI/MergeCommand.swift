@@ -22,7 +22,6 @@ struct MergeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard !directories.isEmpty else { throw BadInput("give the shards' run directories").exit() }
-        if let problem = ReportRoot.problem(reportDir) { throw BadInput(problem).exit() }
         let merged: LiveMerge.Merged
         do {
             let runs = directories.map(Self.runDirectory)
@@ -31,6 +30,8 @@ struct MergeCommand: AsyncParsableCommand {
         } catch {
             throw BadInput("\(error)").exit()
         }
+        // After the shards (what is wrong with them is the first thing to say), before anything is written.
+        if let problem = ReportRoot.problem(reportDir) { throw BadInput(problem).exit() }
         print("merged \(directories.count) shards of \(merged.record.scenario) seed \(merged.record.seed)")
         RunSummaryPrinter.print(merged.result, record: merged.record)
         var written = false
