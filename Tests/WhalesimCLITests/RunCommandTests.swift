@@ -225,10 +225,13 @@ import Testing
     /// A hard limit too low for the run: refused before anything starts, with the figure it needs
     /// and how to get it, not a run whose clients fail to redial (a false `invalid`) or a crash.
     @Test func aHardLimitOnOpenFilesTooLowIsRefusedUpFront() throws {
-        let run = try whalesimUnderLimit(soft: 200, hard: 200, ["run", "soak", "--report-dir", "/nonexistent-never-written"])
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try whalesimUnderLimit(soft: 200, hard: 200, ["run", "soak", "--report-dir", dir.path])
         #expect(run.status == 3, "\(run.all)")
         #expect(run.stderr.contains("the run could not start: this run needs about 2456 open files (1000 clients in 100 notes"), "\(run.all)")
         #expect(run.stderr.contains("the hard limit is 200"), "\(run.all)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "a refused run writes no run directory")
         let bench = try whalesimUnderLimit(soft: 200, hard: 200, ["bench", "run", "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0"])
         #expect(bench.status == 64, "\(bench.stdout)\(bench.stderr)")
         #expect(bench.stderr.contains("open files"), "\(bench.stderr)")
