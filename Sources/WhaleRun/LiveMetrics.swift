@@ -25,6 +25,7 @@ public final class LiveMetrics: Sendable {
         var attempts = 0
         /// Server outages under way on purpose (server-restart windows).
         var outages = 0
+        /// Connects that failed while this process was out of descriptors (whalesim's own failures).
         var filesExhausted = 0
         /// Seconds before this one are finished: spilled to disk, or kept compacted in `buckets`
         /// when the spill file could not take them (see ``LatencyHistogram/compacted()``).
