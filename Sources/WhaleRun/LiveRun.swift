@@ -770,29 +770,33 @@ public final class LiveRun: @unchecked Sendable {
     /// probe, cursors has nothing to judge. The history's own checkers (intention, revisions)
     /// stand: what they found is in what was recorded.
     static func unfinished(_ results: [CheckResult], interruptedBy reason: String, quiet: Bool, cursorsProbed: Bool) -> [CheckResult] {
-        let endState: Set<CheckerName> = [.convergence, .liveness, .cursors, .model]
-        return results.map { r in
-            let why: String? = if !quiet && endState.contains(r.checker) {
+        results.map { r in
+            let why: String? = if !quiet && endStateCheckers.contains(r.checker) {
                 "interrupted by \(reason) before the run was quiescent: the end state cannot be judged"
             } else if r.checker == .cursors && !cursorsProbed {
                 "interrupted by \(reason): the cursor probe did not run"
             } else { nil }
             guard let why, r.verdict != .unknown else { return r }
-            var evidence = [why]
-            if r.verdict == .invalid { evidence.append("(it would have said invalid: \(r.evidence.first ?? ""))") }
-            return CheckResult(checker: r.checker, verdict: .unknown, evidence: evidence, findings: r.findings)
+            return unknown(r, because: why)
         }
     }
 
     /// A run in which whalesim could not open its own sockets: the end-state checkers (a client
     /// that could not redial never converges, never quiesces) say `unknown` instead of `invalid`,
-    /// with why; the history's own checkers (intention, revisions) stand.
+    /// with why; what they found valid stands, and so do the history's own checkers.
     static func outOfFiles(_ results: [CheckResult], why: String) -> [CheckResult] {
-        let endState: Set<CheckerName> = [.convergence, .liveness, .cursors, .model]
-        return results.map { r in
-            guard endState.contains(r.checker), r.verdict == .invalid else { return r }
-            return CheckResult(checker: r.checker, verdict: .unknown, evidence: [why, "(it would have said invalid: \(r.evidence.first ?? ""))"], findings: r.findings)
-        }
+        results.map { r in endStateCheckers.contains(r.checker) && r.verdict == .invalid ? unknown(r, because: why) : r }
+    }
+
+    /// The checkers that judge the run's end state, which only a quiescent run whalesim fully
+    /// observed can show; intention and revisions judge what the history recorded.
+    static let endStateCheckers: Set<CheckerName> = [.convergence, .liveness, .cursors, .model]
+
+    /// `r` made `unknown` because of `why`, keeping what it would have said when that was `invalid`.
+    static func unknown(_ r: CheckResult, because why: String) -> CheckResult {
+        var evidence = [why]
+        if r.verdict == .invalid { evidence.append("(it would have said invalid: \(r.evidence.first ?? ""))") }
+        return CheckResult(checker: r.checker, verdict: .unknown, evidence: evidence, findings: r.findings)
     }
 
     var allUsers: [VirtualUser] { users.withLockedValue { $0 } }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -70,12 +71,8 @@ public enum OpenFiles {
 
     /// `/proc/sys/fs/nr_open`, or Linux's default of 1,048,576 when it cannot be read.
     private static var kernelCap: rlim_t {
-        guard let f = fopen("/proc/sys/fs/nr_open", "r") else { return 1 << 20 }
-        defer { fclose(f) }
-        var value: UInt = 0
-        return withUnsafeMutablePointer(to: &value) { p in
-            withVaList([p]) { vfscanf(f, "%lu", $0) } == 1 ? rlim_t(p.pointee) : 1 << 20
-        }
+        let text = try? String(contentsOfFile: "/proc/sys/fs/nr_open", encoding: .utf8)
+        return text.flatMap { rlim_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1 << 20
     }
 
     private static func clamp(_ value: rlim_t) -> Int {

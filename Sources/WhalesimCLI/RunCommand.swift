@@ -16,7 +16,8 @@ struct RunCommand: AsyncParsableCommand {
             prints a line per run and a table, and writes a repeat directory (summary.json, report.html) \
             that report --compare accepts; its exit code is the worst run's, in the order 2 > 1 > 3 > 0. \
             Exit codes: 0 pass, 1 a latency or error threshold breached, 2 a checker found a violation, \
-            3 inconclusive, 64 bad usage or input. \
+            3 inconclusive, 64 bad usage or input (also a --report-dir that cannot be written, found before \
+            the run), 74 every check passed but the run's record could not be written (a full disk). \
             SIGINT or SIGTERM (Ctrl-C, a cancelled CI job) stops cleanly: the load ends, quiescence is awaited \
             at most 5 s, what was recorded is judged (a checker that could not finish says unknown), the record \
             and report are written marked interrupted, the embedded server is stopped and temporary files \
@@ -210,7 +211,8 @@ struct RunCommand: AsyncParsableCommand {
             problems.append("--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)")
         }
         if let restartCommand, restartCommand.trimmingCharacters(in: .whitespaces).isEmpty { problems.append("--restart-command is empty") }
-        if let restartCommand { overrides += ["--restart-command", "'" + restartCommand.replacingOccurrences(of: "'", with: "'\\''") + "'"] }
+        // Raw: the replay command quotes every word (ShellCommand); quoting it here too quoted it twice.
+        if let restartCommand { overrides += ["--restart-command", restartCommand] }
         if let lazyfsControl {
             if lazyfsControl.hasSuffix(".lazyfs-control") { overrides += ["--lazyfs-control", lazyfsControl] } else { problems.append("--lazyfs-control \(lazyfsControl): expected the .lazyfs-control file at the root of a whalesim lazyfs mount") }
         }

@@ -18,7 +18,8 @@ struct SimulateCommand: AsyncParsableCommand {
         abstract: "Run a deterministic, checked simulation (default scenario: convergence-smoke).",
         discussion: """
             SCENARIO is a built-in name (\(BuiltinScenarios.names.joined(separator: ", "))) or a path to a .yml file. \
-            Exit codes: 0 every checker valid, 2 a checker found a violation, 3 inconclusive, 64 bad input. \
+            Exit codes: 0 every checker valid, 2 a checker found a violation, 3 inconclusive, 64 bad input \
+            (also a --report-dir that cannot be written), 74 every checker valid but the record could not be written. \
             With --seeds, a terminal gets a progress bar on stderr (seeds done, failures so far, seeds/s, time \
             left), a log the plain lines; SIGINT or SIGTERM starts no further seed, lets those running finish, \
             reports and records what ran and exits 3 (2 if a seed failed); a second signal exits at once \

@@ -14,7 +14,8 @@ struct Whalesim: AsyncParsableCommand {
         abstract: "Simulate, load-test and verify real-time collaborative CRM apps of the Whaler kind.",
         discussion: """
             Exit codes: 0 pass, 1 threshold breached, 2 correctness violated, \
-            3 inconclusive, 64 bad usage or bad input file.
+            3 inconclusive, 64 bad usage or bad input file, 74 checks passed but the run's record \
+            could not be written.
             """,
         subcommands: [
             RunCommand.self,

@@ -119,6 +119,9 @@ import Glibc
         #expect(printed.contains("verdict: correctness violated (exit 2)"), "\(printed)")
         // The run wrote the mount back before its load (the team's users and accounts stay): the loss is named.
         #expect(printed.contains("an acknowledged edit was lost"), "\(printed)")
+        // The replay names the restart command once, quoted by the shell rules only if it must be.
+        let replay = try #require(printed.split(separator: "\n").first { $0.hasPrefix("replay: ") }, "\(printed)")
+        #expect(replay.contains("--restart-command \(team.script.path) ") || replay.contains("--restart-command '\(team.script.path)' "), "\(replay)")
     }
 
     /// The same window against a server whalesim neither starts nor can drop: unavailable, exit 3.
