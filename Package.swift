@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
-//   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP)
+//   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   WhaleRecord ← WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "WhaleLoad",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "CCurl",
+                "WhaleOT", "WhaleProtocol", "CCurl", "CEpoll",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +123,8 @@ let package = Package(
         ),
         // libcurl (Debian libcurl4-openssl-dev) with typed wrappers for its variadic setters; WhaleLoad's CurlMultiExecutor.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // epoll and eventfd for WhaleLoad's floor client (`bench run --floor`); glibc's own headers.
+        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         // The live load runner `whalesim run`: app-shaped virtual clients on real sockets, load profiles,
         // HdrHistogram metrics, network faults and server restarts in windows, the simulator's checkers on
         // the live history, thresholds, run records. Opens sockets (through WhaleLoad and the embedded servers).

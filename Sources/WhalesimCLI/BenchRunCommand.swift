@@ -48,6 +48,9 @@ struct BenchRunCommand: AsyncParsableCommand {
     var lagBound = 50
     @Flag(inversion: .prefixedNo, help: "Measure bare LeanSocket clients beside the virtual clients (the frames-per-CPU-second yardstick).")
     var bare = true
+
+    @Flag(help: "Measure the floor too: the bare clients' frames on plain epoll and system calls, no NIO (Linux).")
+    var floor = false
     @Option(name: .customLong("protocol"), help: "Protocols of the latency phase: 1 (the original: no cursor traffic), 2 (cursor sharing, op ids), or both (repeatable).")
     var protocols: [Int] = [1, 2]
     @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the runner and of the bare clients (1...256); default one per core.", valueName: "N"))
@@ -156,6 +159,31 @@ struct BenchRunCommand: AsyncParsableCommand {
             print(String(format: "bare LeanSocket client (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s",
                          windows.count, median(windows.map(\.cpuSecondsPer1000Ops)), yardstick, median(windows.map(\.cores)), median(windows.map(\.opsPerSecond))))
             print(String(format: "generator: the full virtual client handles %.2f× the frames per CPU-second of the bare client (target ≥ 0.5)", full / yardstick))
+        }
+
+        // 1c. The floor: the same frames on plain system calls, no NIO and no Swift task per
+        // socket. What it spends is the kernel's work per frame and little more: the least any
+        // client of this traffic can use here, whatever it is built on.
+        if latencyClients > 0, !fullWindows.isEmpty, floor {
+            #if canImport(Glibc)
+            var windows: [RunnerCPUSampler.Window] = []
+            let loops = NIOSingletons.groupLoopCountSuggestion
+            for run in 1...runs {
+                let server = try serve(directory, "floor-\(run)")
+                defer { server.stop() }
+                let (token, _, accounts) = try await BenchAccounts.signIn(server, accounts: latencyClients / noteSize)
+                let r = try await FloorNoteLoad.run(url: server.socketURL, token: token, accounts: accounts, clients: latencyClients,
+                                                    noteSize: noteSize, thinkMs: Int(1000 / opsPerSecond), seconds: seconds, loops: loops)
+                windows.append(r.window)
+                print("  floor (epoll) clients, run \(run): \(r.joined) of \(latencyClients) joined; " + Self.describe(r.window, runner: "floor client"))
+            }
+            let full = median(fullWindows.map(\.framesPerCPUSecond)), yardstick = median(windows.map(\.framesPerCPUSecond))
+            print(String(format: "floor, plain epoll and system calls (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s on %d thread(s)",
+                         windows.count, median(windows.map(\.cpuSecondsPer1000Ops)), yardstick, median(windows.map(\.cores)), median(windows.map(\.opsPerSecond)), loops))
+            print(String(format: "the full virtual client handles %.2f× the frames per CPU-second of the floor", full / yardstick))
+            #else
+            throw BadInput("--floor: the floor client is written for Linux (epoll)").exit()
+            #endif
         }
 
         // 2. Memory per client.

@@ -24,6 +24,25 @@ struct OTBenchSmokeTests {
         #expect(run.stdout.contains("ChunkedRope (candidate)"))
     }
 
+    /// A small `bench run` with the bare and the floor clients: each kind joins every client,
+    /// types through the same server (a frame sent and ten received per op in notes of ten), and
+    /// the comparison lines are printed. Figures are not judged on a debug build.
+    @Test func benchRunMeasuresTheBareAndTheFloorClients() throws {
+        let run = try WhalesimRun.run(["bench", "run", "--latency-clients", "20", "--note-size", "10", "--seconds", "2", "--runs", "1",
+                                       "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0", "--protocol", "2", "--floor"],
+                                      stdin: Data())
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.stdout.contains("verdict valid"), "\(run.stdout)")
+        for kind in ["bare LeanSocket clients", "floor (epoll) clients"] {
+            let line = run.stdout.split(separator: "\n").first { $0.contains(kind + ", run 1: 20 of 20 joined") }
+            #expect(line != nil, "\(kind): \(run.stdout)")
+            // "(11.0 frames per op)": one sent, one ack and nine broadcasts.
+            let perOp = line.flatMap { $0.split(separator: "(").last?.split(separator: " ").first }.flatMap { Double($0) }
+            #expect(perOp.map { (10.5...11.5).contains($0) } == true, "\(kind): \(line ?? "")")
+        }
+        #expect(run.stdout.contains("the full virtual client handles") && run.stdout.contains("of the floor"), "\(run.stdout)")
+    }
+
     /// `bench run`'s bad input is refused before anything starts: a lag bound under 1 ms or not a
     /// number, a note of one client, no runs; each exits 64 and says what it needs.
     @Test(arguments: [["--lag-bound", "0"], ["--lag-bound", "abc"], ["--note-size", "1"], ["--runs", "0"]])

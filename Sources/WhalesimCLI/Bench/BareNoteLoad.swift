@@ -6,99 +6,41 @@ import WhaleLoad
 
 /// The yardstick of the runner's own cost (`bench run`): bare ``LeanSocket`` clients that send
 /// and receive the frames the virtual clients do, on the same schedule, through the same server,
-/// with none of the rest: no OT, no history, no metrics, no JSON decoding. Each client knows its
-/// note's revision and length only from counting the `docChangeReturnOps` frames it sees (every
-/// op inserts one character at the note's end), types its next character after a uniform think
-/// time, and like an ot.js client keeps one op in flight (an op due meanwhile waits for the ack).
+/// with none of the rest: no OT, no history, no metrics, no JSON decoding (``BareNoteTyping`` is
+/// all a client knows), typing its next character after a uniform think time.
 enum BareNoteLoad {
     /// One bare client. Its state is touched by its socket's event loop and its timer, under its lock.
     final class Client: Sendable {
-        struct State {
-            var socket: LeanSocket?
-            var revision = 0
-            var length = 0
-            var joined = false
-            var seq = 0
-            var outstanding: [UInt8]?
-            var due = false
-        }
         let index: Int
         let account: String
-        let state = NIOLockedValueBox(State())
+        let state: NIOLockedValueBox<BareNoteTyping>
+        let socket = NIOLockedValueBox<LeanSocket?>(nil)
         let frames: NIOLockedValueBox<Int>
         let acks: NIOLockedValueBox<Int>
 
         init(index: Int, account: String, frames: NIOLockedValueBox<Int>, acks: NIOLockedValueBox<Int>) {
             self.index = index
             self.account = account
+            self.state = NIOLockedValueBox(BareNoteTyping(index: index, account: account))
             self.frames = frames
             self.acks = acks
         }
 
         func receive(_ bytes: [UInt8]) {
             frames.withLockedValue { $0 += 1 }
-            let next: String? = state.withLockedValue { s in
-                if !s.joined, bytes.contains(subsequence: Self.joinAnswer) {
-                    // `resourceConnectionConf`: the note's revision, and its text's length.
-                    s.revision = Self.integer(after: Self.revisionKey, in: bytes) ?? 0
-                    s.length = Self.integer(after: Self.lengthKey, in: bytes) ?? 0
-                    s.joined = true
-                    return s.due ? Self.op(&s, client: index, account: account) : nil
-                }
-                guard bytes.contains(subsequence: Self.opFrame) else { return nil }
-                s.revision += 1
-                s.length += 1
-                if let mine = s.outstanding, bytes.contains(subsequence: mine) {
-                    s.outstanding = nil
-                    acks.withLockedValue { $0 += 1 }
-                    if s.due { return Self.op(&s, client: index, account: account) }
-                }
-                return nil
-            }
+            let (next, acked) = bytes.withUnsafeBytes { raw in state.withLockedValue { $0.receive(raw) } }
+            if acked { acks.withLockedValue { $0 += 1 } }
             if let next { send(next) }
         }
 
         /// The user's think time is over: type a character now, or as soon as the last one is acknowledged.
         func type() {
-            let frame: String? = state.withLockedValue { s in
-                guard s.joined, s.outstanding == nil else { s.due = true; return nil }
-                return Self.op(&s, client: index, account: account)
-            }
-            if let frame { send(frame) }
+            if let frame = state.withLockedValue({ $0.type() }) { send(frame) }
         }
 
-        private func send(_ frame: String) {
+        func send(_ frame: String) {
             frames.withLockedValue { $0 += 1 }
-            state.withLockedValue { $0.socket }?.send(frame)
-        }
-
-        private static func op(_ s: inout State, client: Int, account: String) -> String {
-            s.seq += 1
-            s.due = false
-            let messageId = "b\(client)m\(s.seq)"
-            s.outstanding = Array("\"messageId\":\"\(messageId)\"".utf8)
-            let (n, text) = s.length > 0 ? ("[\(s.length),0]", #"["","x"]"#) : ("[0]", #"["x"]"#)
-            return #"{"messageId":"\#(messageId)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(s.revision),"n":\#(n),"s":\#(text),"opId":"b\#(client).\#(s.seq)"}}"#
-        }
-
-        static let joinAnswer = Array("\"resourceConnectionConf\"".utf8)
-        static let opFrame = Array("\"docChangeReturnOps\"".utf8)
-        static let revisionKey = Array("\"revision\":".utf8)
-        static let lengthKey = Array("\"initialState\":\"".utf8)
-
-        /// The integer after `key` (or, for the initial state, the length of the string there: the
-        /// bench's notes hold only the ASCII characters these clients typed).
-        static func integer(after key: [UInt8], in bytes: [UInt8]) -> Int? {
-            guard let range = bytes.firstRange(of: key) else { return nil }
-            var i = range.upperBound
-            if key == lengthKey {
-                let start = i
-                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += 1 }
-                return i - start
-            }
-            var value = 0
-            while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { value = value * 10 + Int(bytes[i] - 48); i += 1 }
-            return value
+            socket.withLockedValue { $0 }?.send(frame)
         }
     }
 
@@ -118,12 +60,11 @@ enum BareNoteLoad {
             let sockets = all[batch..<min(clients, batch + 200)].map { client -> LeanSocket in
                 let socket = LeanSocket(url: url + "?protocol=2&clientId=bare\(client.index)", headers: [("ObjectId", client.account), ("Authorization", token)],
                                         onBytes: { [weak client] bytes in client?.receive(bytes) })
-                client.state.withLockedValue { $0.socket = socket }
+                client.socket.withLockedValue { $0 = socket }
                 return socket
             }
             for (socket, client) in zip(sockets, all[batch...]) where await socket.connected(timeout: .seconds(10)) {
-                frames.withLockedValue { $0 += 1 }
-                socket.send(#"{"messageId":"join\#(client.index)","type":"resourceConnection","data":{"resourceId":"\#(client.account)"}}"#)
+                client.send(client.state.withLockedValue { $0.joinMessage })
             }
         }
         let deadline = ContinuousClock.now + .seconds(30)
@@ -153,7 +94,7 @@ enum BareNoteLoad {
         sampler.stop()
         let begin = acksAtStart.withLockedValue { $0 }!
         let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks)
-        for client in all { await client.state.withLockedValue { $0.socket }?.close() }
+        for client in all { await client.socket.withLockedValue { $0 }?.close() }
         guard let window else { throw BadInput("bench: the bare clients' CPU samples do not cover their window") }
         return Result(window: window, joined: joined)
     }
@@ -162,13 +103,8 @@ enum BareNoteLoad {
         MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .milliseconds(afterMs)) {
             guard running.withLockedValue({ $0 }) else { return }
             client.type()
-            let next = seed &* 6364136223846793005 &+ 1442695040888963407
-            let think = Int64(thinkMs) * 9 / 10 + Int64(next >> 33) % Int64(max(1, thinkMs / 5))
+            let (think, next) = BareNoteTyping.think(seed, thinkMs: thinkMs)
             schedule(client, afterMs: think, thinkMs: thinkMs, seed: next, running: running)
         }
     }
-}
-
-extension Array where Element == UInt8 {
-    func contains(subsequence needle: [UInt8]) -> Bool { firstRange(of: needle) != nil }
 }

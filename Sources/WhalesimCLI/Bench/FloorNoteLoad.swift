@@ -1,0 +1,128 @@
+import Foundation
+import NIOConcurrencyHelpers
+import WhaleLoad
+
+#if canImport(Glibc)
+/// The floor under the runner's cost (`bench run --floor`): the bare clients' frames and schedule
+/// (``BareNoteTyping``) on ``EpollClientLoop``s, plain system calls with no NIO channel and no
+/// Swift task in the way. What they spend is the kernel's work per frame (each read, the ACK it
+/// sends, epoll) and little else, so it is the least any client of this traffic can use on this
+/// machine; the full and the bare client are read against it.
+enum FloorNoteLoad {
+    /// The clients of one loop, touched only on its thread; the counters are read by the sampler.
+    final class Clients: EpollClientHandler, @unchecked Sendable {
+        let loops: Int
+        let thinkMs: Int
+        var typing: [BareNoteTyping] = []
+        var seeds: [UInt64] = []
+        var sockets: [EpollClientSocket] = []
+        var running = true
+        struct Counts { var frames = 0, acks = 0, opened = 0, joined = 0, closed = 0, firstClose: String? }
+        let counts = NIOLockedValueBox(Counts())
+
+        init(loops: Int, thinkMs: Int) {
+            self.loops = loops
+            self.thinkMs = thinkMs
+        }
+
+        func opened(_ socket: EpollClientSocket) {
+            counts.withLockedValue { $0.opened += 1 }
+            send(socket, typing[socket.index / loops].joinMessage)
+        }
+
+        func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) {
+            let l = socket.index / loops
+            let wasJoined = typing[l].joined
+            let (next, acked) = typing[l].receive(payload)
+            let joined = !wasJoined && typing[l].joined
+            counts.withLockedValue { c in
+                c.frames += 1
+                if acked { c.acks += 1 }
+                if joined { c.joined += 1 }
+            }
+            if let next { send(socket, next) }
+        }
+
+        func timerFired(_ socket: EpollClientSocket) {
+            guard running else { return }
+            let l = socket.index / loops
+            if let frame = typing[l].type() { send(socket, frame) }
+            let (ms, seed) = BareNoteTyping.think(seeds[l], thinkMs: thinkMs)
+            seeds[l] = seed
+            socket.schedule(afterMs: Int(ms))
+        }
+
+        func closed(_ socket: EpollClientSocket, reason: String) {
+            counts.withLockedValue { c in
+                c.closed += 1
+                if c.firstClose == nil { c.firstClose = "client \(socket.index): \(reason)" }
+            }
+        }
+
+        private func send(_ socket: EpollClientSocket, _ frame: String) {
+            counts.withLockedValue { $0.frames += 1 }
+            socket.send(frame)
+        }
+    }
+
+    /// `clients` clients on `loops` threads in `clients / noteSize` notes, typing every `thinkMs`
+    /// ± 10% for `seconds` once all have joined; measured as ``BareNoteLoad/run`` measures.
+    static func run(url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int,
+                    loops: Int) async throws -> BareNoteLoad.Result {
+        guard let u = URL(string: url), let host = u.host, let port = u.port, u.scheme == "ws" else { throw BadInput("bench --floor: not a ws:// URL with a port: \(url)") }
+        let groups = (0..<loops).map { _ in Clients(loops: loops, thinkMs: thinkMs) }
+        let threads = groups.enumerated().map { k, g in EpollClientLoop(name: "whalesim-floor-\(k)", handler: g) }
+        defer { for t in threads { t.stop() } }
+        for i in 0..<clients {
+            groups[i % loops].typing.append(BareNoteTyping(index: i, account: accounts[(i / noteSize) % accounts.count]))
+        }
+        @Sendable func total(_ pick: (Clients.Counts) -> Int) -> Int { groups.reduce(0) { sum, g in sum + g.counts.withLockedValue { pick($0) } } }
+        // In batches of 200, as the bare clients connect: no SYN flood of the server's backlog.
+        for batch in stride(from: 0, to: clients, by: 200) {
+            for i in batch..<min(clients, batch + 200) {
+                let socket = threads[i % loops].open(index: i, host: host, port: port, path: u.path + "?protocol=2&clientId=floor\(i)",
+                                                     headers: [("ObjectId", accounts[(i / noteSize) % accounts.count]), ("Authorization", token)])
+                let g = groups[i % loops]
+                threads[i % loops].execute { g.sockets.append(socket) }
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while total({ $0.opened + $0.closed }) < min(clients, batch + 200), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while total(\.joined) < clients, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let joined = total(\.joined)
+        if let reason = groups.lazy.compactMap({ $0.counts.withLockedValue { $0.firstClose } }).first {
+            printError("bench --floor: \(total(\.closed)) of \(clients) sockets closed; the first: \(reason)")
+        }
+
+        let start = ContinuousClock.now
+        let sinceStart: @Sendable () -> Int = { Int((ContinuousClock.now - start).seconds * 1000) }
+        let sampler = RunnerCPUSampler(nowMs: sinceStart, frames: { total { $0.frames } })
+        // The bare clients' seeded jitter, drawn in client order, so both schedules are the same.
+        var jitter = UInt64(0x9E37_79B9_7F4A_7C15)
+        var firsts: [[(Int, UInt64)]] = Array(repeating: [], count: loops)
+        for i in 0..<clients {
+            jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
+            firsts[i % loops].append((Int(Int64(jitter >> 33) % Int64(thinkMs)), jitter))
+        }
+        for (k, g) in groups.enumerated() {
+            let mine = firsts[k]
+            threads[k].execute {
+                g.seeds = mine.map(\.1)
+                for socket in g.sockets { socket.schedule(afterMs: mine[socket.index / loops].0) }
+            }
+        }
+        try await Task.sleep(for: .seconds(2))
+        let begin = (ms: sinceStart(), acks: total(\.acks))
+        try await Task.sleep(for: .seconds(seconds))
+        let endMs = sinceStart(), acksAtEnd = total(\.acks)
+        try await Task.sleep(for: .milliseconds(300))
+        for (k, g) in groups.enumerated() { threads[k].execute { g.running = false } }
+        sampler.stop()
+        guard let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks) else {
+            throw BadInput("bench --floor: the CPU samples do not cover the window")
+        }
+        return BareNoteLoad.Result(window: window, joined: joined)
+    }
+}
+#endif
