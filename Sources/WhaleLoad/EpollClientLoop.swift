@@ -55,6 +55,7 @@ public final class EpollClientSocket {
 /// ACK it sends, epoll) and so what no client built on NIO can go below (docs/decisions.md).
 /// It is a yardstick, not a general client: `ws://` only, the upgrade's accept key is not
 /// checked, fragmented messages are not joined, and a server's close frame just closes.
+/// Its thread runs until ``stop()``, which its owner calls once, before letting it go.
 public final class EpollClientLoop: @unchecked Sendable {
     private let epoll: Int32
     private let wake: Int32
