@@ -73,30 +73,39 @@ enum BareNoteLoad {
             if joined == clients { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let start = ContinuousClock.now
-        let sinceStart: @Sendable () -> Int = { Int((ContinuousClock.now - start).seconds * 1000) }
-        let sampler = RunnerCPUSampler(nowMs: sinceStart, frames: { frames.withLockedValue { $0 } })
         // Each client's own timer on an event loop, with a seeded jitter (the virtual users' think time).
         let running = NIOLockedValueBox(true)
-        var jitter = UInt64(0x9E37_79B9_7F4A_7C15)
-        for client in all {
-            jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
-            let first = Int64(jitter >> 33) % Int64(thinkMs)
-            schedule(client, afterMs: first, thinkMs: thinkMs, seed: jitter, running: running)
-        }
-        let acksAtStart = NIOLockedValueBox<(ms: Int, acks: Int)?>(nil)
-        try await Task.sleep(for: .seconds(2))
-        acksAtStart.withLockedValue { $0 = (sinceStart(), acks.withLockedValue { $0 }) }
-        try await Task.sleep(for: .seconds(seconds))
-        let endMs = sinceStart(), acksAtEnd = acks.withLockedValue { $0 }
-        try await Task.sleep(for: .milliseconds(300))
-        running.withLockedValue { $0 = false }
-        sampler.stop()
-        let begin = acksAtStart.withLockedValue { $0 }!
-        let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks)
+        let window = try await measureSteadyWindow(seconds: seconds, frames: { frames.withLockedValue { $0 } }, acks: { acks.withLockedValue { $0 } },
+                                                   startTyping: {
+                                                       for (client, first) in zip(all, BareNoteTyping.firstKeystrokes(clients: clients, thinkMs: thinkMs)) {
+                                                           schedule(client, afterMs: first.ms, thinkMs: thinkMs, seed: first.seed, running: running)
+                                                       }
+                                                   },
+                                                   stopTyping: { running.withLockedValue { $0 = false } })
         for client in all { await client.socket.withLockedValue { $0 }?.close() }
-        guard let window else { throw BadInput("bench: the bare clients' CPU samples do not cover their window") }
         return Result(window: window, joined: joined)
+    }
+
+    /// The steady window of a bare kind of client, measured the same way for each: typing starts
+    /// with the CPU sampler, the window opens 2 s later (as the virtual clients' steady window
+    /// does) and lasts `seconds`; typing stops 300 ms after it closes.
+    static func measureSteadyWindow(seconds: Int, frames: @escaping @Sendable () -> Int, acks: @escaping @Sendable () -> Int,
+                                    startTyping: () -> Void, stopTyping: () -> Void) async throws -> RunnerCPUSampler.Window {
+        let start = ContinuousClock.now
+        let sinceStart: @Sendable () -> Int = { Int((ContinuousClock.now - start).seconds * 1000) }
+        let sampler = RunnerCPUSampler(nowMs: sinceStart, frames: frames)
+        startTyping()
+        try await Task.sleep(for: .seconds(2))
+        let begin = (ms: sinceStart(), acks: acks())
+        try await Task.sleep(for: .seconds(seconds))
+        let endMs = sinceStart(), acksAtEnd = acks()
+        try await Task.sleep(for: .milliseconds(300))
+        stopTyping()
+        sampler.stop()
+        guard let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks) else {
+            throw BadInput("bench: the bare clients' CPU samples do not cover their window")
+        }
+        return window
     }
 
     private static func schedule(_ client: Client, afterMs: Int64, thinkMs: Int, seed: UInt64, running: NIOLockedValueBox<Bool>) {

@@ -93,10 +93,21 @@ struct BareNoteTyping {
         }
     }
 
-    /// The think time after `seed`'s draw: `thinkMs` ± 10%, and the next seed (the same jitter
-    /// for every kind of bare client, so their schedules match).
+    /// The seeded draws every kind of bare client types by, so their schedules are the same: each
+    /// client's first keystroke, somewhere in its first think time, and the seed it goes on from.
+    static func firstKeystrokes(clients: Int, thinkMs: Int) -> [(ms: Int64, seed: UInt64)] {
+        var seed = UInt64(0x9E37_79B9_7F4A_7C15)
+        return (0..<clients).map { _ in
+            seed = step(seed)
+            return (Int64(seed >> 33) % Int64(max(1, thinkMs)), seed)
+        }
+    }
+
+    /// The think time after `seed`'s draw: `thinkMs` ± 10%, and the next seed.
     static func think(_ seed: UInt64, thinkMs: Int) -> (ms: Int64, seed: UInt64) {
-        let next = seed &* 6364136223846793005 &+ 1442695040888963407
+        let next = step(seed)
         return (Int64(thinkMs) * 9 / 10 + Int64(next >> 33) % Int64(max(1, thinkMs / 5)), next)
     }
+
+    private static func step(_ seed: UInt64) -> UInt64 { seed &* 6364136223846793005 &+ 1442695040888963407 }
 }

@@ -75,6 +75,7 @@ enum FloorNoteLoad {
         defer { for t in threads { t.stop() } }
         for i in 0..<clients {
             groups[i % loops].typing.append(BareNoteTyping(index: i, account: accounts[(i / noteSize) % accounts.count]))
+            groups[i % loops].seeds.append(0)
         }
         @Sendable func total(_ pick: (Clients.Counts) -> Int) -> Int { groups.reduce(0) { sum, g in sum + g.counts.withLockedValue { pick($0) } } }
         // In batches of 200, as the bare clients connect: no SYN flood of the server's backlog.
@@ -95,33 +96,22 @@ enum FloorNoteLoad {
             printError("bench --floor: \(total(\.closed)) of \(clients) sockets closed; the first: \(reason)")
         }
 
-        let start = ContinuousClock.now
-        let sinceStart: @Sendable () -> Int = { Int((ContinuousClock.now - start).seconds * 1000) }
-        let sampler = RunnerCPUSampler(nowMs: sinceStart, frames: { total { $0.frames } })
-        // The bare clients' seeded jitter, drawn in client order, so both schedules are the same.
-        var jitter = UInt64(0x9E37_79B9_7F4A_7C15)
-        var firsts: [[(Int, UInt64)]] = Array(repeating: [], count: loops)
-        for i in 0..<clients {
-            jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
-            firsts[i % loops].append((Int(Int64(jitter >> 33) % Int64(thinkMs)), jitter))
-        }
-        for (k, g) in groups.enumerated() {
-            let mine = firsts[k]
-            threads[k].execute {
-                g.seeds = mine.map(\.1)
-                for socket in g.sockets { socket.schedule(afterMs: mine[socket.index / loops].0) }
-            }
-        }
-        try await Task.sleep(for: .seconds(2))
-        let begin = (ms: sinceStart(), acks: total(\.acks))
-        try await Task.sleep(for: .seconds(seconds))
-        let endMs = sinceStart(), acksAtEnd = total(\.acks)
-        try await Task.sleep(for: .milliseconds(300))
-        for (k, g) in groups.enumerated() { threads[k].execute { g.running = false } }
-        sampler.stop()
-        guard let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks) else {
-            throw BadInput("bench --floor: the CPU samples do not cover the window")
-        }
+        // The bare clients' seeded schedule, drawn in client order, each loop taking its own clients'.
+        let firsts = BareNoteTyping.firstKeystrokes(clients: clients, thinkMs: thinkMs)
+        let window = try await BareNoteLoad.measureSteadyWindow(
+            seconds: seconds, frames: { total { $0.frames } }, acks: { total { $0.acks } },
+            startTyping: {
+                for (k, g) in groups.enumerated() {
+                    threads[k].execute {
+                        for socket in g.sockets {
+                            let first = firsts[socket.index]
+                            g.seeds[socket.index / loops] = first.seed
+                            socket.schedule(afterMs: Int(first.ms))
+                        }
+                    }
+                }
+            },
+            stopTyping: { for (k, g) in groups.enumerated() { threads[k].execute { g.running = false } } })
         return BareNoteLoad.Result(window: window, joined: joined)
     }
 }
