@@ -157,7 +157,11 @@ public final class LiveRun: @unchecked Sendable {
 
     private func run(in workDirectory: URL) async throws -> LiveRunResult {
         let ownClients = options.shard.map { (scenario.clients + $0.count - 1) / $0.count } ?? scenario.clients
-        if let shortfall = OpenFiles.shortfall(clients: ownClients, documents: scenario.documents) { throw LiveRunError(shortfall) }
+        // Room for a redial storm only where something can cause one: a nemesis, a network fault,
+        // a catalog fault, a reconnect action or a script (any of them may close sockets at once).
+        let storms = !scenario.nemeses.isEmpty || !(scenario.live?.networkFaults.isEmpty ?? true) || !scenario.faultWindows.isEmpty
+            || scenario.mix[.reconnect] > 0 || scenario.script != nil
+        if let shortfall = OpenFiles.shortfall(clients: ownClients, documents: scenario.documents, storms: storms) { throw LiveRunError(shortfall) }
         // From the first second: the setup's sign-ins and the quiescence are seconds like the others.
         let machineProbe = MachineLoadProbe(load: machine, clock: clock)
         defer { machineProbe.stop() }

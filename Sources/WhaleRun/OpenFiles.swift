@@ -42,20 +42,22 @@ public enum OpenFiles {
     /// one process: a note socket and, at a restart's storm, a page's HTTP connection per client,
     /// a recorder per note, and a margin for the process's own files, listeners and helpers.
     /// About twice what the measured runs peaked at, since a restart's storm opens the new
-    /// sockets while the old ones are still closing.
-    public static func needed(clients: Int, documents: Int) -> Int {
-        2 * clients + 2 * documents + 256
+    /// sockets while the old ones are still closing. With `storms: false` (a load with no
+    /// restart, drop or fault, as `bench run`'s phases are): a socket per client, the page
+    /// connections the runner's HTTP pool keeps (`clients / 16`, at least 64), the same rest.
+    public static func needed(clients: Int, documents: Int, storms: Bool = true) -> Int {
+        storms ? 2 * clients + 2 * documents + 256 : clients + max(64, clients / 16) + 2 * documents + 256
     }
 
     /// Why a run of this size cannot start under the current limit, or `nil` when it fits.
-    public static func shortfall(clients: Int, documents: Int) -> String? {
+    public static func shortfall(clients: Int, documents: Int, storms: Bool = true) -> String? {
         guard let (soft, hard) = limits() else { return nil }
-        let want = needed(clients: clients, documents: documents)
+        let want = needed(clients: clients, documents: documents, storms: storms)
         guard soft < want else { return nil }
         let raise = hard >= want
             ? "raise it with `ulimit -n \(want)` (the hard limit here is \(hard))"
-            : "the hard limit is \(hard): raise it (as root, or in /etc/security/limits.conf) to at least \(want), or run fewer clients (--clients)"
-        return "this run needs about \(want) open files (\(clients) clients in \(documents) notes, and a restart's redials), but this process may open only \(soft): \(raise)"
+            : "the hard limit is \(hard): raise it (as root, or in /etc/security/limits.conf) to at least \(want), or run fewer clients"
+        return "this run needs about \(want) open files (\(clients) clients in \(documents) notes\(storms ? ", and a restart's redials" : "")), but this process may open only \(soft): \(raise)"
     }
 
     /// Whether the process is out of descriptors right now: a socket that failed to open then is

@@ -10,6 +10,9 @@ struct OpenFilesTests {
         // The measured peaks (docs/decisions.md): 442 for the demo, 1,234 for the soak's first 75 s.
         #expect(OpenFiles.needed(clients: 300, documents: 30) > 2 * 442 - 100)
         #expect(OpenFiles.needed(clients: 1000, documents: 100) > 1234)
+        // Without restarts or drops (`bench run`): bench's 10,000 held clients fit a limit of 20,000.
+        #expect(OpenFiles.needed(clients: 10_000, documents: 1_000, storms: false) == 12_881)
+        #expect(OpenFiles.needed(clients: 300, documents: 30, storms: false) == 680)
     }
 
     @Test func theLimitsAreReadAndTheSoftOneIsRaised() throws {
