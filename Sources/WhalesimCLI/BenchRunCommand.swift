@@ -62,6 +62,9 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
         if let runnerThreads, !LiveExecutor.validThreads.contains(runnerThreads) { throw BadInput("--runner-threads \(runnerThreads): must be 1...256").exit() }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
+        if floor, latencyClients == 0 || !protocols.contains(2) {
+            throw BadInput("--floor measures beside the latency phase's protocol 2 run: give --latency-clients > 0 and --protocol 2").exit()
+        }
         guard memoryClients <= 10_000, latencyClients <= 10_000, ceilingClients <= 10_000 else { throw BadInput("at most 10,000 clients a phase").exit() }
         let most = max(latencyClients, ceilingClients, memoryClients, socketMemory)
         // No phase restarts the server or drops connections: no redial storm to make room for.

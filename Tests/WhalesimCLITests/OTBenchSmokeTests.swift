@@ -44,8 +44,10 @@ struct OTBenchSmokeTests {
     }
 
     /// `bench run`'s bad input is refused before anything starts: a lag bound under 1 ms or not a
-    /// number, a note of one client, no runs; each exits 64 and says what it needs.
-    @Test(arguments: [["--lag-bound", "0"], ["--lag-bound", "abc"], ["--note-size", "1"], ["--runs", "0"]])
+    /// number, a note of one client, no runs, a floor with no protocol 2 latency phase to stand
+    /// beside; each exits 64 and says what it needs.
+    @Test(arguments: [["--lag-bound", "0"], ["--lag-bound", "abc"], ["--note-size", "1"], ["--runs", "0"],
+                      ["--floor", "--latency-clients", "0"], ["--floor", "--protocol", "1"]])
     func benchRunRefusesBadInput(_ arguments: [String]) throws {
         let run = try WhalesimRun.run(["bench", "run"] + arguments, stdin: Data())
         #expect(run.status == 64, "\(run.stdout) \(run.stderr)")
