@@ -498,7 +498,7 @@ public final class LiveRun: @unchecked Sendable {
             if let m = u.modelPage, m.needsReconnect { await m.reconnectIfNeeded() }
             if let n = u.noteSession {
                 if n.needsReconnect { await n.reconnectIfNeeded() }
-                if n.isStale(nowMs: clock.nowMs) { n.abandon(cause: "no ack (half-open?)") }
+                if let cause = n.halfOpenCause(nowMs: clock.nowMs) { n.abandon(cause: cause) }
             }
             if !unquiet(u, clientsAt: clientsAt).isEmpty { quiet = false }
         }

@@ -24,8 +24,11 @@ final class NoteSession: Redialing {
         var metrics: LiveMetrics
         var ops: OpRegistry
         var faults: FaultSet
-        /// An op unacknowledged this long means the connection is dead (half-open): reconnect.
+        /// An op unacknowledged this long makes the client ask whether the connection is alive
+        /// (a ping); no pong `probeWaitMs` later means it is dead (half-open): reconnect.
         var staleAfterMs = 4_000
+        /// How long a pong may take before the connection is taken for half-open.
+        var probeWaitMs = 2_000
         /// Connection id → history index, shared with the recorders (cursor attribution).
         var connections: NIOLockedValueBox<[String: Int]>
         /// Tags the ids this client gives the server (op ids, connection ids), so a second run
@@ -44,6 +47,8 @@ final class NoteSession: Redialing {
         var connecting = false
         var oldestPendingSinceMs: Int?
         var connectStartedUs: Int64?
+        /// A ping sent because an ack is late: when, and the socket's pong count then.
+        var probe: (sentMs: Int, pongs: Int)?
         var reconnects = 0
         /// The id this connection proposes to the server (`?clientId=`): the client's name and
         /// the run's tag (`c001.mk3x9`), then `c001.mk3x9.2`, `.3`... after reconnects, so a half-open old connection the server still
@@ -173,17 +178,39 @@ final class NoteSession: Redialing {
 
     var needsReconnect: Bool { state.withLockedValue { $0.socket == nil && !$0.closing } }
 
-    /// True when an op has waited for its ack longer than `staleAfterMs`, or the join has not
-    /// been answered `staleAfterMs` after the upgrade's own 5 s allowance: a half-open connection.
-    /// (A socket that went half-open between its upgrade and its join has no op pending and
-    /// would otherwise wait for the join's answer forever.)
-    func isStale(nowMs: Int) -> Bool {
-        state.withLockedValue { s in
-            guard s.socket != nil else { return false }
-            if let started = s.connectStartedUs, context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000 { return true }
-            guard let since = s.oldestPendingSinceMs else { return false }
-            return nowMs - since > context.staleAfterMs
+    /// Why the connection is taken for half-open, or nil while it is not: the join unanswered
+    /// `staleAfterMs` after the upgrade's own 5 s allowance (a socket that went half-open between
+    /// its upgrade and its join has no op pending and would otherwise wait forever), or an op
+    /// unacknowledged for `staleAfterMs` and a ping then unanswered for `probeWaitMs`.
+    ///
+    /// A late ack alone is not enough: a busy server (or a runner that was itself stalled, whose
+    /// loop may wake before its socket has read the ack that came meanwhile) answers late but
+    /// answers, and dropping it costs a reconnect and a resync for nothing. A half-open
+    /// connection answers nothing, not even a ping. A pong resets the wait, so a server that
+    /// pongs but never acks keeps its client, and the run's liveness checker names the op.
+    func halfOpenCause(nowMs: Int) -> String? {
+        let (cause, ping) = state.withLockedValue { s -> (String?, LeanSocket?) in
+            guard let socket = s.socket else { return (nil, nil) }
+            if let started = s.connectStartedUs, context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000 {
+                return ("no join answer within \(5_000 + context.staleAfterMs) ms (half-open?)", nil)
+            }
+            guard let since = s.oldestPendingSinceMs, nowMs - since > context.staleAfterMs else { s.probe = nil; return (nil, nil) }
+            let pongs = socket.pongsReceived
+            guard let probe = s.probe else {
+                s.probe = (nowMs, pongs)
+                return (nil, socket)
+            }
+            if pongs != probe.pongs {
+                // Alive, only slow: wait for the ack afresh.
+                s.probe = nil
+                s.oldestPendingSinceMs = nowMs
+                return (nil, nil)
+            }
+            guard nowMs - probe.sentMs > context.probeWaitMs else { return (nil, nil) }
+            return ("no ack within \(context.staleAfterMs) ms and no pong within \(context.probeWaitMs) ms (half-open?)", nil)
         }
+        ping?.ping()
+        return cause
     }
 
     private func socketEnded(generation: Int, ending: LiveSocket.Ending?) {
@@ -207,6 +234,7 @@ final class NoteSession: Redialing {
         }
         handle(.disconnected, in: &s)
         s.oldestPendingSinceMs = nil
+        s.probe = nil
         // Under this session's lock; the page takes its own lock and never this one.
         model?.disconnected()
     }

@@ -156,8 +156,8 @@ final class VirtualUser: @unchecked Sendable {
                 plannedUs = nil
                 continue
             }
-            if note.isStale(nowMs: run.clock.nowMs) {
-                note.abandon(cause: "no ack within \(run.staleAfterMs) ms (half-open?)")
+            if let cause = note.halfOpenCause(nowMs: run.clock.nowMs) {
+                note.abandon(cause: cause)
                 model?.abandon() // the same connection: the board's socket is as dead
                 continue
             }

@@ -19,7 +19,7 @@ import WhalesimTesting
     static let seed = root.appendingPathComponent("Fixtures/whaler/seed.json")
 
     /// A reference server in this process on `port` (0: any) over `database`.
-    static func server(port: Int = 0, database: String, compatibility: Bool = false) async throws -> ReferenceServer {
+    static func server(port: Int = 0, database: String, compatibility: Bool = false, ackDelay: Duration = .zero) async throws -> ReferenceServer {
         var c = ServerConfiguration()
         c.port = port
         c.database = database
@@ -29,6 +29,7 @@ import WhalesimTesting
         c.logLevel = .critical
         c.closeTimeout = .milliseconds(200)
         c.compatibility = compatibility
+        c.ackDelay = ackDelay
         return try await ReferenceServer.start(c)
     }
 
@@ -167,9 +168,9 @@ import WhalesimTesting
     /// which offers no resync and so no account of a note's history), with note 0's recorder
     /// stalled one second into the load.
     func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s",
-                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}") async throws -> LiveRunResult {
+                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}", ackDelay: Duration = .zero) async throws -> LiveRunResult {
         let dir = try ExternalProcess.temporaryDirectory("recorder-stalled")
-        let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility)
+        let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility, ackDelay: ackDelay)
         let yaml = """
             name: stalled-recorder
             mode: live
@@ -205,6 +206,21 @@ import WhalesimTesting
         let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
         #expect(causes.contains("client reconnect"))
         #expect(!causes.contains { $0.contains("half-open") }, "\(causes.filter { $0.contains("half-open") }.count) half-open drops")
+        for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
+    }
+
+    /// A server that acknowledges every op 5 s late (past the 4 s after which a client asks)
+    /// but answers pings is slow, not half-open: no client is dropped, every op is acknowledged
+    /// and every verdict holds. (Before, each late ack cost its client a reconnect and a resync,
+    /// and on a busy CI machine a single slow ack failed the test above.)
+    @Test func aSlowServerThatAnswersPingsKeepsItsClients() async throws {
+        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "6s",
+                                     thinkTime: "{distribution: uniform, min: 300, max: 600}", ackDelay: .seconds(5))
+        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        #expect(!causes.contains { $0.contains("half-open") }, "dropped: \(causes)")
+        let sent = r.history.entries.filter { if case .send = $0.event { true } else { false } }.count
+        let acked = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
+        #expect(sent > 0 && acked == sent, "\(acked) of \(sent) sends acknowledged")
         for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
     }
 
