@@ -55,7 +55,7 @@ import Testing
     func judgedCompare(_ a: URL, _ b: URL, again: (Int) throws -> (URL, URL), out: URL) throws -> (RunCommandTests.Run, URL, URL) {
         var (a, b) = (a, b)
         var result = try cli.whalesim(["report", "--compare", a.path, b.path, "--out", out.path])
-        for attempt in 2...3 where result.status == 3 && result.stdout.contains("busy machine") {
+        for attempt in 2...3 where Self.unjudgedOnABusyMachine(result) {
             (a, b) = try again(attempt)
             result = try cli.whalesim(["report", "--compare", a.path, b.path, "--out", out.path])
         }
@@ -99,7 +99,8 @@ import Testing
             return (aDir, bDir)
         }, out: out)
         let bRuns = try runDirectories(bDir)
-        #expect(same.status == 0, "same binary, two repeats: \(same.all)")
+        // A machine busy through all three measurements may leave noise unjudged (exit 3), never a regression.
+        #expect(same.status == 0 || Self.unjudgedOnABusyMachine(same), "same binary, two repeats: \(same.all)")
         #expect(same.stdout.contains("A worst of 2") && same.stdout.contains("B median of 2"))
         #expect(same.stdout.contains("no regression"))
         // Same binary, one run against one run (seeds 4 and 6): no regression either.
@@ -117,14 +118,25 @@ import Testing
             return (aDir, cDir)
         }, out: out)
         let cRuns = try runDirectories(cDir)
-        #expect(slow.status == 1, "5 ms per ack: \(slow.all)")
         let p50 = slow.stdout.split(separator: "\n").first { $0.hasPrefix("op_ack p50 (ms)") }
+        if Self.unjudgedOnABusyMachine(slow) {
+            // Busy through all three measurements (CI beside other jobs; two busy loops here): the
+            // comparison must still see the delay, and say that it will not judge it, and why.
+            #expect(p50?.hasSuffix("would regress; not judged: a run was measured on a busy machine") == true, "\(slow.stdout)")
+            return
+        }
+        #expect(slow.status == 1, "5 ms per ack: \(slow.all)")
         #expect(p50?.hasSuffix("REGRESSED") == true, "\(slow.stdout)")
         #expect(slow.stdout.contains("B regressed against A"))
         let slowSingle = try cli.whalesim(["report", "--compare", try runDirectories(aDir)[0].path, cRuns[0].path, "--out", out.path])
         #expect(slowSingle.status == 1, "5 ms per ack, single runs: \(slowSingle.all)")
         let json = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("compare.json"))) as? [String: Any])
         #expect(json["regressed"] as? Bool == true)
+    }
+
+    /// Exit 3 because a run was measured on a busy machine: the comparison's right answer there.
+    static func unjudgedOnABusyMachine(_ result: RunCommandTests.Run) -> Bool {
+        result.status == 3 && result.stdout.contains("not judged: a run was measured on a busy machine")
     }
 
     @Test func aRepeatReportsEveryRunAndExitsWithTheWorst() throws {
