@@ -73,6 +73,14 @@ public final class LeanSocket: @unchecked Sendable {
         if let receiveBufferBytes { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes)) }
         let connect = bootstrap
             .channelInitializer { [self] channel in
+                // The channel is known here, on its loop, before any byte moves. (Taken only in
+                // the connect's callback, which the caller's thread registers after `connect`
+                // returns, a caller descheduled in between (a saturated runner at a restart's
+                // storm) registered it after the upgrade was done, and a busy loop ran it later
+                // still: in between the socket was open with no channel, and `send` dropped every frame without a word. The join never left,
+                // and the client sat unjoined until its 9 s half-open check: 2 of 5 demos beside
+                // two busy loops. LeanSocketLateCallerTests.)
+                state.withLockedValue { $0.channel = channel }
                 let requester = UpgradeRequester(head: head, socket: self)
                 let upgrader = LeanUpgrader(maxFrameSize: maxFrameSize) { channel in
                     channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self, maxFrameSize: maxFrameSize)) }
@@ -94,7 +102,6 @@ public final class LeanSocket: @unchecked Sendable {
         connect.whenComplete { [self] result in
             switch result {
             case .success(let channel):
-                state.withLockedValue { if $0.channel == nil { $0.channel = channel } }
                 channel.closeFuture.whenComplete { [self] _ in
                     finish(state.withLockedValue { $0.ending } ?? LiveSocket.Ending(closeCode: nil, reason: nil, error: state.withLockedValue { $0.open } ? "closed" : "the upgrade was refused"))
                 }
@@ -105,7 +112,7 @@ public final class LeanSocket: @unchecked Sendable {
     }
 
     /// A test's hook: runs on the caller's thread between starting the connect and registering
-    /// its callback (where a descheduled caller once lost every frame; see `opened`).
+    /// its callback (where a descheduled caller once lost every frame; see the initializer).
     /// Given the socket's URL, so a test delays only its own sockets.
     nonisolated(unsafe) static var afterConnectStarted: (@Sendable (String) -> Void)?
 
@@ -169,7 +176,7 @@ public final class LeanSocket: @unchecked Sendable {
             self.maxFrameSize = maxFrameSize
         }
 
-        func handlerAdded(context: ChannelHandlerContext) { Self.open(socket, channel: context.channel, once: context.pipeline) }
+        func handlerAdded(context: ChannelHandlerContext) { Self.open(socket, once: context.pipeline) }
 
         /// Says the socket is open only once NIO's client upgrade handler has left the pipeline.
         /// This handler is added while the upgrade is still finishing, and until the upgrade
@@ -178,13 +185,13 @@ public final class LeanSocket: @unchecked Sendable {
         /// moment `connected()` returned was lost, and the error closed the socket behind it (a
         /// join lost so, with the resend after it delivered, made the server refuse the resend as
         /// "not joined" in a demo run, and the client abandoned an edit).
-        static func open(_ socket: LeanSocket?, channel: any Channel, once pipeline: ChannelPipeline, tries: Int = 0) {
+        static func open(_ socket: LeanSocket?, once pipeline: ChannelPipeline, tries: Int = 0) {
             let upgrading = (try? pipeline.syncOperations.context(handlerType: NIOHTTPClientUpgradeHandler.self)) != nil
             guard upgrading, tries < 1_000 else {
-                socket?.opened(channel)
+                socket?.opened()
                 return
             }
-            pipeline.eventLoop.execute { open(socket, channel: channel, once: pipeline, tries: tries + 1) }
+            pipeline.eventLoop.execute { open(socket, once: pipeline, tries: tries + 1) }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -258,20 +265,13 @@ public final class LeanSocket: @unchecked Sendable {
         }
     }
 
-    /// The upgrade is done, on `channel`. The channel is taken from here, not only from the
-    /// connect's callback: that callback is registered by the caller's thread after `connect`
-    /// returns, and a caller descheduled in between (a saturated runner at a restart's storm)
-    /// registered it after the upgrade was done. The socket was open with no channel, and
-    /// `send` dropped every frame without a word: the join never left, and the client sat
-    /// unjoined until its 9 s half-open check (2 of 5 demos beside two busy loops).
-    fileprivate func opened(_ channel: any Channel) {
-        let (waiters, pending) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)]) in
+    fileprivate func opened() {
+        let (waiters, pending, channel) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)], (any Channel)?) in
             s.open = true
-            if s.channel == nil { s.channel = channel }
             defer { s.waiters = []; s.pending = [] }
-            return (s.waiters, s.pending)
+            return (s.waiters, s.pending, s.channel)
         }
-        for (text, binary) in pending { write(text, binary: binary, on: channel) }
+        if let channel { for (text, binary) in pending { write(text, binary: binary, on: channel) } }
         for w in waiters { w.resume(returning: true) }
     }
 

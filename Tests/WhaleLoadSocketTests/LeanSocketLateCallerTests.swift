@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOPosix
 import Testing
 @testable import WhaleLoad
 
@@ -13,10 +14,18 @@ import Testing
         let server = try await ScriptServer.start(script: [])
         defer { server.stop() }
         let url = server.url + "late"
-        // Holds the caller 300 ms after the connect starts: the upgrade is done long before.
-        LeanSocket.afterConnectStarted = { u in if u == url { usleep(300_000) } }
+        // The socket's own loop, so the test can keep it busy.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // Holds the caller 300 ms after the connect starts (the upgrade is done long before),
+        // then keeps the loop busy 500 ms: whatever the connect's callback does waits behind
+        // that, while this thread goes on to `connected()` and `send`, as a runner's task does.
+        LeanSocket.afterConnectStarted = { u in
+            guard u == url else { return }
+            usleep(300_000)
+            group.next().execute { usleep(500_000) }
+        }
         defer { LeanSocket.afterConnectStarted = nil }
-        let socket = LeanSocket(url: url) { _ in }
+        let socket = LeanSocket(url: url, group: group) { (_: [UInt8]) in }
         #expect(await socket.connected(timeout: .seconds(5)))
         socket.send("the join")
         try await LeanSocketFrameTests.waitUntil { server.clientFrames().contains { $0.payload == Array("the join".utf8) } }
@@ -24,5 +33,6 @@ import Testing
         #expect(texts == ["the join"])
         await socket.close()
         #expect(socket.ending != nil, "closed by its owner, yet it says it is open")
+        try await group.shutdownGracefully()
     }
 }
