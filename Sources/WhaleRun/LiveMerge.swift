@@ -135,6 +135,7 @@ public enum LiveMerge {
         var record = LiveRunRecord(result: result, options: options, startedAt: Date(timeIntervalSince1970: Double(t0) / 1000),
                                    wallSeconds: shards.compactMap(\.record.wallSeconds).max() ?? 0)
         record.shards = shards.count
+        record.timerGridMs = shards.first?.record.timerGridMs
         record.replayCommand = shards.map(\.record.replayCommand).joined(separator: " & ") + "; " + ShellCommand.line(["whalesim", "merge"] + shards.map(\.dir))
         record.salesforce = nil
         record.seriesHistograms = nil

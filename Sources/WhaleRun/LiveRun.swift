@@ -256,6 +256,10 @@ public final class LiveRun: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
 
+        if spec.timerGridMs > 0 {
+            note("the virtual users' pauses end on a \(spec.timerGridMs) ms grid (live.timer-grid): their edits reach the server in steps, which can raise its latency at p50")
+        }
+
         // On lazyfs, what the setup wrote (users, imported accounts, tracking) is on the disk before
         // the load, as a deployment's older data is once the kernel wrote it back: a power loss
         // then takes what the load wrote and the server did not sync, not the whole database

@@ -79,11 +79,13 @@ public struct LiveRunRecord: Codable, Sendable {
     /// past which latency thresholds are unknown.
     public var steadyWindow: [Int]?
     public var lagBoundMs: Int?
+    /// `live.timer-grid` when the run had one (absent: every pause ended at its own instant).
+    public var timerGridMs: Int?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, whalesimVersion, mode, scenario, seed, timeUnit, startedAt, wallSeconds, options, verdict, verdicts,
              thresholds, metricThresholds, counts, historyHash, replayCommand, documents, series, salesforce, errors, attempts,
-             shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs
+             shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs, timerGridMs
         case histogramsField = "histograms", seriesHistogramsField = "seriesHistograms"
     }
 
@@ -133,6 +135,7 @@ public struct LiveRunRecord: Codable, Sendable {
         seriesHistogramsField = PackedHistograms(metrics: r.bucketHistograms)
         steadyWindow = r.steadyWindow.map { [$0.lowerBound, $0.upperBound] }
         lagBoundMs = spec.lagBoundMs
+        timerGridMs = spec.timerGridMs > 0 ? spec.timerGridMs : nil
     }
 
     /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.

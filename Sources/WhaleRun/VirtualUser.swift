@@ -294,8 +294,8 @@ final class VirtualUser: @unchecked Sendable {
     }
 
     private func sleep(ms: Int) async {
-        let planned = run.clock.nowUs + Int64(ms) * 1000
-        await LoopSleep.sleep(ms: ms)
+        var planned = run.clock.nowUs + Int64(ms) * 1000
+        planned += await LoopSleep.sleep(ms: ms, gridMs: run.spec.timerGridMs)
         run.metrics.lag(us: run.clock.nowUs - planned)
         plannedUs = planned
     }

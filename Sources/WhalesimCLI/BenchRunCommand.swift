@@ -55,12 +55,15 @@ struct BenchRunCommand: AsyncParsableCommand {
     var protocols: [Int] = [1, 2]
     @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the runner and of the bare clients (1...256); default one per core.", valueName: "N"))
     var runnerThreads: Int?
+    @Option(name: .customLong("timer-grid"), help: ArgumentHelp("The virtual users' timer grid in ms (live.timer-grid, 0...100): their pauses end on its steps; 0 ends each at its own instant.", valueName: "MS"))
+    var timerGrid = LiveSpec().timerGridMs
 
     func run() async throws {
         guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0, lagBound >= 1 else {
             throw BadInput("need --latency-clients ≥ --note-size ≥ 2, --ops-per-second > 0, --seconds ≥ 1, --runs ≥ 1, --lag-bound ≥ 1 (ms)").exit()
         }
         if let runnerThreads, !LiveExecutor.validThreads.contains(runnerThreads) { throw BadInput("--runner-threads \(runnerThreads): must be 1...256").exit() }
+        guard (0...100).contains(timerGrid) else { throw BadInput("--timer-grid \(timerGrid): must be 0...100 (ms)").exit() }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         if floor, latencyClients == 0 || !protocols.contains(2) {
             throw BadInput("--floor measures beside the latency phase's protocol 2 run: give --latency-clients > 0 and --protocol 2").exit()
@@ -74,7 +77,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs; runner threads \(NIOSingletons.groupLoopCountSuggestion)")
+        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs; runner threads \(NIOSingletons.groupLoopCountSuggestion), timer grid \(timerGrid) ms")
 
         // 0. Memory per connection: the lean NIO client against hummingbird-websocket's.
         if socketMemory > 0 {
@@ -255,6 +258,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         live.thinkTime = think
         live.importPages = 0
         live.quiescenceMs = 30_000
+        live.timerGridMs = timerGrid
         s.live = live
         return s
     }

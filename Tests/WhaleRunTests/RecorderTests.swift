@@ -168,7 +168,8 @@ import WhalesimTesting
     /// which offers no resync and so no account of a note's history), with note 0's recorder
     /// stalled one second into the load.
     func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s",
-                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}", ackDelay: Duration = .zero) async throws -> LiveRunResult {
+                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}", ackDelay: Duration = .zero,
+                    extraLive: String = "") async throws -> LiveRunResult {
         let dir = try ExternalProcess.temporaryDirectory("recorder-stalled")
         let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility, ackDelay: ackDelay)
         let yaml = """
@@ -186,6 +187,7 @@ import WhalesimTesting
               keystroke: {distribution: uniform, min: 20, max: 40}
               import: {pages: 1, filters: [Industry]}
               quiescence: 15s
+            \(extraLive)
             checkers: [convergence, intention, revisions, liveness]
             """
         let file = dir.appendingPathComponent("stalled.yml")
@@ -222,6 +224,31 @@ import WhalesimTesting
         let acked = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
         #expect(sent > 0 && acked == sent, "\(acked) of \(sent) sends acknowledged")
         for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
+    }
+
+    /// `live.timer-grid`: the users' pauses end on the grid's steps, so their edits land in one
+    /// narrow band of each step (their times, in ms of the run clock, modulo the step), where
+    /// without a grid they spread over the whole step; the run says so in its notes; the verdicts
+    /// hold. (A step of 10 ms, so the band is plain; up to 3 ms of it for a busy machine's late wake-ups.)
+    @Test func aTimerGridWakesTheUsersOnItsSteps() async throws {
+        func band(_ r: LiveRunResult) -> (share: Double, edits: Int) {
+            let times = r.history.entries.compactMap { if case .edit = $0.event { $0.time } else { nil } }
+            var residues = [Int](repeating: 0, count: 10)
+            for t in times { residues[t % 10] += 1 }
+            var best = 0
+            for r in 0..<10 {
+                let inBand: Int = residues[r] + residues[(r + 1) % 10] + residues[(r + 2) % 10]
+                best = max(best, inBand)
+            }
+            return (Double(best) / Double(max(1, times.count)), times.count)
+        }
+        let gridded = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s", extraLive: "  timer-grid: 10ms")
+        let g = band(gridded)
+        #expect(g.edits > 50 && g.share >= 0.8, "\(Int(g.share * 100))% of \(g.edits) edits in the densest 3 ms of each 10 ms step")
+        #expect(gridded.notes.contains { $0.contains("10 ms grid (live.timer-grid)") }, "\(gridded.notes)")
+        for c in gridded.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
+        let free = band(try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s"))
+        #expect(free.edits > 50 && free.share < 0.6, "without a grid: \(Int(free.share * 100))% of \(free.edits) edits in the densest 3 ms")
     }
 
     /// A user whose network goes (`reconnect`) is back as soon as the app's socket manager

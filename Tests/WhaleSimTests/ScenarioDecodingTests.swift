@@ -48,6 +48,22 @@ import Testing
             == ["live.slow-client-queue: configures the embedded server only; the server at http://127.0.0.1:8080 has its own"])
     }
 
+    /// `live.timer-grid`: the step the virtual users' pauses end on (the default when absent, 0
+    /// for none); past 100 ms, negative, or not a duration is refused.
+    @Test func theTimerGridDecodesAndBadOnesAreRefused() throws {
+        func live(_ line: String) throws -> LiveSpec? {
+            try Scenario.decode(yaml: "name: t\nmode: live\nlive:\n  duration: 2s\n\(line)", source: "test.yml").live
+        }
+        #expect(try live("")?.timerGridMs == LiveSpec().timerGridMs)
+        #expect(try live("  timer-grid: 0ms")?.timerGridMs == 0)
+        #expect(try live("  timer-grid: 2ms")?.timerGridMs == 2)
+        #expect(try live("  timer-grid: 2")?.timerGridMs == 2) // a bare number is ms, as elsewhere in live:
+        let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
+        #expect(problems(base + "  timer-grid: 1s") == ["live.timer-grid: 1s is out of range 0...100 ms"])
+        #expect(problems(base + "  timer-grid: -1ms").first?.hasPrefix("live.timer-grid: ") == true)
+        #expect(problems(base + "  timer-grid: coarse") == ["live.timer-grid: expected a duration with a unit (ms, s or m), got \"coarse\""])
+    }
+
     /// `live.recorder-visits`: how often a visiting recorder resyncs (a standing member when
     /// absent); a duration without a unit, out of 20 ms...60 s, or not a duration is refused.
     @Test func theRecorderVisitsDecodeAndBadOnesAreRefused() throws {

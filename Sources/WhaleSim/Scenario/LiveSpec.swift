@@ -19,6 +19,7 @@
 ///   lag-bound: 50ms                  # runner_lag p99 past this: latency thresholds unknown
 ///   slow-client-queue: 0             # embedded server: frames waiting past which a client is slow
 ///   recorder-visits: 250ms           # the recorder is no standing member: it resyncs this often
+///   timer-grid: 2ms                  # users' pauses end on this grid (default 0ms: each at its own instant)
 /// ```
 public struct LiveSpec: Hashable, Sendable {
     /// Where a live run sends its traffic.
@@ -70,6 +71,17 @@ public struct LiveSpec: Hashable, Sendable {
     /// reset shows at the next visit as the server going back. It sees ops up to that much later and
     /// no cursors between visits. Nil (the default): a standing member, which sees everything at once.
     public var recorderVisitEveryMs: Int?
+    /// `live.timer-grid`: a virtual user's pauses (think times, keystrokes) end on the next whole
+    /// multiple of this many milliseconds of the monotonic clock, so the users due in the same
+    /// step wake the runner once. Latencies count from the step, so it is not taken for the
+    /// runner's lag. 0 (the default): every pause ends at its own instant, as people's do.
+    ///
+    /// A trade, so not the default (docs/decisions.md, fifteenth session): with one loop at
+    /// 2,000 ops/s a 2 ms grid took the runner's CPU per op down by about a tenth (7 of 7
+    /// interleaved pairs), but arrivals bunched into steps, and against a server that commits
+    /// each op to disk the op→ack p50 rose by about 0.6 ms. For more load from one runner
+    /// machine where a millisecond of p50 does not matter.
+    public var timerGridMs = 0
 
     public init() {}
 }
