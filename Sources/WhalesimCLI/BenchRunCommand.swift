@@ -173,20 +173,29 @@ struct BenchRunCommand: AsyncParsableCommand {
         // client of this traffic can use here, whatever it is built on.
         if latencyClients > 0, !fullWindows.isEmpty, floor {
             #if canImport(Glibc)
-            var windows: [RunnerCPUSampler.Window] = []
+            // Then the same floor doing the virtual client's own work (its session: decode, OT,
+            // cursors, encode): the floor with the session, against the floor, splits the full
+            // client's overhead into its own work and everything else (NIO, tasks, the record).
+            var windows: [RunnerCPUSampler.Window] = [], sessionWindows: [RunnerCPUSampler.Window] = []
             let loops = NIOSingletons.groupLoopCountSuggestion
             for run in 1...runs {
-                let server = try serve(directory, "floor-\(run)")
-                defer { server.stop() }
-                let (token, _, accounts) = try await BenchAccounts.signIn(server, accounts: latencyClients / noteSize)
-                let r = try await FloorNoteLoad.run(url: server.socketURL, token: token, accounts: accounts, clients: latencyClients,
-                                                    noteSize: noteSize, thinkMs: Int(1000 / opsPerSecond), seconds: seconds, loops: loops)
-                windows.append(r.window)
-                print("  floor (epoll) clients, run \(run): \(r.joined) of \(latencyClients) joined; " + Self.describe(r.window, runner: "floor client"))
+                for session in [false, true] {
+                    let server = try serve(directory, "floor-\(run)\(session ? "-session" : "")")
+                    defer { server.stop() }
+                    let (token, _, accounts) = try await BenchAccounts.signIn(server, accounts: latencyClients / noteSize)
+                    let r = try await FloorNoteLoad.run(url: server.socketURL, token: token, accounts: accounts, clients: latencyClients,
+                                                        noteSize: noteSize, thinkMs: Int(1000 / opsPerSecond), seconds: seconds, loops: loops, session: session)
+                    if session { sessionWindows.append(r.window) } else { windows.append(r.window) }
+                    let kind = session ? "floor clients with the session" : "floor (epoll) clients"
+                    print("  \(kind), run \(run): \(r.joined) of \(latencyClients) joined; " + Self.describe(r.window, runner: session ? "floor+session client" : "floor client"))
+                }
             }
             let full = median(fullWindows.map(\.framesPerCPUSecond)), yardstick = median(windows.map(\.framesPerCPUSecond))
             print(String(format: "floor, plain epoll and system calls (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s on %d thread(s)",
                          windows.count, median(windows.map(\.cpuSecondsPer1000Ops)), yardstick, median(windows.map(\.cores)), median(windows.map(\.opsPerSecond)), loops))
+            print(String(format: "floor with the virtual client's session (median of %d): %.3f CPU s per 1,000 ops, %.0f frames per CPU-second, %.2f cores at %.0f ops/s on %d thread(s)",
+                         sessionWindows.count, median(sessionWindows.map(\.cpuSecondsPer1000Ops)), median(sessionWindows.map(\.framesPerCPUSecond)),
+                         median(sessionWindows.map(\.cores)), median(sessionWindows.map(\.opsPerSecond)), loops))
             print(String(format: "the full virtual client handles %.2f× the frames per CPU-second of the floor", full / yardstick))
             #else
             throw BadInput("--floor: the floor client is written for Linux (epoll)").exit()

@@ -24,7 +24,8 @@ struct OTBenchSmokeTests {
         #expect(run.stdout.contains("ChunkedRope (candidate)"))
     }
 
-    /// A small `bench run` with the bare and the floor clients: each kind joins every client,
+    /// A small `bench run` with the bare and the floor clients (the floor both bare and doing the
+    /// virtual client's session work): each kind joins every client,
     /// types through the same server (a frame sent and ten received per op in notes of ten), and
     /// the comparison lines are printed. Figures are not judged on a debug build.
     @Test func benchRunMeasuresTheBareAndTheFloorClients() throws {
@@ -33,7 +34,7 @@ struct OTBenchSmokeTests {
                                       stdin: Data())
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("verdict valid"), "\(run.stdout)")
-        for kind in ["bare LeanSocket clients", "floor (epoll) clients"] {
+        for kind in ["bare LeanSocket clients", "floor (epoll) clients", "floor clients with the session"] {
             let line = run.stdout.split(separator: "\n").first { $0.contains(kind + ", run 1: 20 of 20 joined") }
             #expect(line != nil, "\(kind): \(run.stdout)")
             // "(11.0 frames per op)": one sent, one ack and nine broadcasts.
@@ -41,13 +42,14 @@ struct OTBenchSmokeTests {
             #expect(perOp.map { (10.5...11.5).contains($0) } == true, "\(kind): \(line ?? "")")
         }
         #expect(run.stdout.contains("the full virtual client handles") && run.stdout.contains("of the floor"), "\(run.stdout)")
+        #expect(run.stdout.contains("floor with the virtual client's session (median of 1)"), "\(run.stdout)")
     }
 
     /// `bench run`'s bad input is refused before anything starts: a lag bound under 1 ms or not a
     /// number, a note of one client, no runs, a floor with no protocol 2 latency phase to stand
-    /// beside; each exits 64 and says what it needs.
+    /// beside, a timer grid past 100 ms or not a number; each exits 64 and says what it needs.
     @Test(arguments: [["--lag-bound", "0"], ["--lag-bound", "abc"], ["--note-size", "1"], ["--runs", "0"],
-                      ["--floor", "--latency-clients", "0"], ["--floor", "--protocol", "1"]])
+                      ["--floor", "--latency-clients", "0"], ["--floor", "--protocol", "1"], ["--timer-grid", "101"], ["--timer-grid", "abc"]])
     func benchRunRefusesBadInput(_ arguments: [String]) throws {
         let run = try WhalesimRun.run(["bench", "run"] + arguments, stdin: Data())
         #expect(run.status == 64, "\(run.stdout) \(run.stderr)")

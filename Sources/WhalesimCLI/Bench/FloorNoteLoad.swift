@@ -10,10 +10,10 @@ import WhaleLoad
 /// machine; the full and the bare client are read against it.
 enum FloorNoteLoad {
     /// The clients of one loop, touched only on its thread; the counters are read by the sampler.
-    final class Clients: EpollClientHandler, @unchecked Sendable {
+    final class Clients<Typing: FloorTyping>: EpollClientHandler, @unchecked Sendable {
         let loops: Int
         let thinkMs: Int
-        var typing: [BareNoteTyping] = []
+        var typing: [Typing] = []
         var seeds: [UInt64] = []
         var sockets: [EpollClientSocket] = []
         var running = true
@@ -27,26 +27,26 @@ enum FloorNoteLoad {
 
         func opened(_ socket: EpollClientSocket) {
             counts.withLockedValue { $0.opened += 1 }
-            send(socket, typing[socket.index / loops].joinMessage)
+            for frame in typing[socket.index / loops].floorOpened() { send(socket, frame) }
         }
 
         func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) {
             let l = socket.index / loops
             let wasJoined = typing[l].joined
-            let (next, acked) = typing[l].receive(payload)
+            let (next, acked) = typing[l].floorReceive(payload)
             let joined = !wasJoined && typing[l].joined
             counts.withLockedValue { c in
                 c.frames += 1
                 if acked { c.acks += 1 }
                 if joined { c.joined += 1 }
             }
-            if let next { send(socket, next) }
+            for frame in next { send(socket, frame) }
         }
 
         func timerFired(_ socket: EpollClientSocket) {
             guard running else { return }
             let l = socket.index / loops
-            if let frame = typing[l].type() { send(socket, frame) }
+            for frame in typing[l].floorType() { send(socket, frame) }
             let (ms, seed) = BareNoteTyping.think(seeds[l], thinkMs: thinkMs)
             seeds[l] = seed
             socket.schedule(afterMs: Int(ms))
@@ -67,17 +67,24 @@ enum FloorNoteLoad {
 
     /// `clients` clients on `loops` threads in `clients / noteSize` notes, typing every `thinkMs`
     /// ± 10% for `seconds` once all have joined; measured as ``BareNoteLoad/run`` measures.
+    /// `session`: the clients do the virtual client's own work (``FloorSessionTyping``) instead of the bare clients' searches.
     static func run(url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int,
-                    loops: Int) async throws -> BareNoteLoad.Result {
+                    loops: Int, session: Bool = false) async throws -> BareNoteLoad.Result {
+        if session { return try await run(FloorSessionTyping.self, url: url, token: token, accounts: accounts, clients: clients, noteSize: noteSize, thinkMs: thinkMs, seconds: seconds, loops: loops) }
+        return try await run(BareNoteTyping.self, url: url, token: token, accounts: accounts, clients: clients, noteSize: noteSize, thinkMs: thinkMs, seconds: seconds, loops: loops)
+    }
+
+    private static func run<Typing: FloorTyping>(_: Typing.Type, url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int,
+                                                 seconds: Int, loops: Int) async throws -> BareNoteLoad.Result {
         guard let u = URL(string: url), let host = u.host, let port = u.port, u.scheme == "ws" else { throw BadInput("bench --floor: not a ws:// URL with a port: \(url)") }
-        let groups = (0..<loops).map { _ in Clients(loops: loops, thinkMs: thinkMs) }
+        let groups = (0..<loops).map { _ in Clients<Typing>(loops: loops, thinkMs: thinkMs) }
         let threads = groups.enumerated().map { k, g in EpollClientLoop(name: "whalesim-floor-\(k)", handler: g) }
         defer { for t in threads { t.stop() } }
         for i in 0..<clients {
-            groups[i % loops].typing.append(BareNoteTyping(index: i, account: accounts[(i / noteSize) % accounts.count]))
+            groups[i % loops].typing.append(Typing(index: i, account: accounts[(i / noteSize) % accounts.count]))
             groups[i % loops].seeds.append(0)
         }
-        @Sendable func total(_ pick: (Clients.Counts) -> Int) -> Int { groups.reduce(0) { sum, g in sum + g.counts.withLockedValue { pick($0) } } }
+        @Sendable func total(_ pick: (Clients<Typing>.Counts) -> Int) -> Int { groups.reduce(0) { sum, g in sum + g.counts.withLockedValue { pick($0) } } }
         // In batches of 200, as the bare clients connect: no SYN flood of the server's backlog.
         for batch in stride(from: 0, to: clients, by: 200) {
             for i in batch..<min(clients, batch + 200) {
