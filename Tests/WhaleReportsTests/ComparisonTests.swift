@@ -81,6 +81,25 @@ import Testing
         #expect(RunComparison(a: side("A", [a]), b: side("B", [invalid]), rules: ComparisonRules()).regressed)
     }
 
+    /// A run whose users were on a timer grid (`live.timer-grid`) against one without: their
+    /// arrivals reached the server differently bunched, so slower figures are shown, not judged,
+    /// and the comparison says why (inconclusive). The same grid on both sides is judged as usual.
+    @Test func slowerWithAnotherTimerGridIsInconclusiveNotARegression() throws {
+        let a = try live(["op_ack": (6_000, 1, 3, 10, 50)])
+        var b = try live(["op_ack": (6_000, 1, 3, 40, 90)])
+        b.timerGridMs = 2
+        let c = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
+        #expect(!c.regressed)
+        #expect(c.unjudged == ["A ran with no timer grid, B with a 2 ms timer grid (live.timer-grid): their users reached the server differently bunched"])
+        #expect(try row(c, "op_ack", "p99").note == "would regress; not judged: the runs' timer grids differ")
+        #expect(c.table().contains("inconclusive: latency grew, but A ran with no timer grid"))
+        var a2 = a
+        a2.timerGridMs = 2
+        #expect(RunComparison(a: side("A", [a2]), b: side("B", [b]), rules: ComparisonRules()).regressed)
+        // No growth: nothing to excuse.
+        #expect(RunComparison(a: side("A", [b]), b: side("B", [a]), rules: ComparisonRules()).unjudged.isEmpty)
+    }
+
     @Test func aWorseVerdictOrBreachedThresholdRegresses() throws {
         let c = RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 40, verdict: "invalid", met: false)), maxRegression: 0.1)
         #expect(c.regressed)

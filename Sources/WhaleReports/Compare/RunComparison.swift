@@ -86,13 +86,22 @@ public struct RunComparison: Codable, Sendable, Equatable {
         // A slower figure from a run on a busy machine may be the machine's: shown, not judged.
         let busy = sideA.runs.enumerated().compactMap { i, r in r.busyMachine().map { "A\(sideA.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
             + sideB.runs.enumerated().compactMap { i, r in r.busyMachine().map { "B\(sideB.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
-        if !busy.isEmpty {
+        // Users on a timer grid (`live.timer-grid`) reach the server in bunches: a different load,
+        // whose latency is not the build's to answer for.
+        func grids(_ runs: [RunSummary]) -> String {
+            let steps = Set(runs.map { $0.timerGridMs ?? 0 }).sorted()
+            return steps.map { $0 == 0 ? "no timer grid" : "a \($0) ms timer grid" }.joined(separator: " and ")
+        }
+        let gridsDiffer = Set(sideA.runs.map { $0.timerGridMs ?? 0 }) != Set(sideB.runs.map { $0.timerGridMs ?? 0 })
+        let reasons = busy + (gridsDiffer ? ["A ran with \(grids(sideA.runs)), B with \(grids(sideB.runs)) (live.timer-grid): their users reached the server differently bunched"] : [])
+        if !reasons.isEmpty {
+            let why = busy.isEmpty ? "the runs' timer grids differ" : "a run was measured on a busy machine"
             for i in latency.indices where latency[i].regressed {
                 latency[i].regressed = false
                 latency[i].judged = false
-                latency[i].note = "would regress; not judged: a run was measured on a busy machine"
+                latency[i].note = "would regress; not judged: \(why)"
             }
-            if latency.contains(where: { $0.note.hasPrefix("would regress") }) { unjudged = busy }
+            if latency.contains(where: { $0.note.hasPrefix("would regress") }) { unjudged = reasons }
         }
         verdicts = Self.verdictRows(sideA.runs, sideB.runs)
         let names = Set(sideA.runs.flatMap(\.counts.keys)).union(sideB.runs.flatMap(\.counts.keys)).sorted()

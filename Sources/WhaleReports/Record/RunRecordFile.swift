@@ -67,6 +67,8 @@ public struct RunRecordFile: Codable, Sendable, Equatable {
     public var salesforce: SalesforceSummary?
     /// The signal that interrupted a live run (`SIGINT`, `SIGTERM`); absent when it ran its course.
     public var interrupted: String?
+    /// Live runs with `live.timer-grid`: the step, in ms, their users' pauses ended on (absent: none).
+    public var timerGridMs: Int?
 
     /// The highest schema version these reports understand.
     public static let supportedSchemaVersion = 3

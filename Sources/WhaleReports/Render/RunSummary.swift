@@ -42,6 +42,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var saturatedSeconds: Int?
     public var contendedSeconds: Int?
     public var runSeconds: Int?
+    /// Live runs with `live.timer-grid`: the step their users' pauses ended on (absent: none).
+    /// Arrivals bunched into steps load a server differently, so a comparison of a run with a grid
+    /// against one without (or with another) does not judge latency growth.
+    public var timerGridMs: Int?
 
     public init(run: RunDirectory, series: RunSeries) {
         let r = run.record
@@ -59,6 +63,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         historyHash = r.historyHash
         whalesimVersion = r.whalesimVersion
         interrupted = r.interrupted
+        timerGridMs = r.timerGridMs
         if series.unit == "ms" {
             func seconds(_ kind: String) -> Int {
                 series.faultWindows.filter { $0.kind == kind }.reduce(0) { $0 + max(0, $1.end - $1.start) } / 1000
