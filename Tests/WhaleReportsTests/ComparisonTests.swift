@@ -98,6 +98,12 @@ import Testing
         #expect(RunComparison(a: side("A", [a2]), b: side("B", [b]), rules: ComparisonRules()).regressed)
         // No growth: nothing to excuse.
         #expect(RunComparison(a: side("A", [b]), b: side("B", [a]), rules: ComparisonRules()).unjudged.isEmpty)
+        // A busy machine as well: both reasons are given.
+        b.runSeconds = 60
+        b.contendedSeconds = 30
+        let both = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
+        #expect(both.unjudged.count == 2 && !both.regressed)
+        #expect(try row(both, "op_ack", "p99").note == "would regress; not judged: a run was measured on a busy machine, and the runs' timer grids differ")
     }
 
     @Test func aWorseVerdictOrBreachedThresholdRegresses() throws {

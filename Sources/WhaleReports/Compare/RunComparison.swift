@@ -88,14 +88,13 @@ public struct RunComparison: Codable, Sendable, Equatable {
             + sideB.runs.enumerated().compactMap { i, r in r.busyMachine().map { "B\(sideB.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
         // Users on a timer grid (`live.timer-grid`) reach the server in bunches: a different load,
         // whose latency is not the build's to answer for.
-        func grids(_ runs: [RunSummary]) -> String {
-            let steps = Set(runs.map { $0.timerGridMs ?? 0 }).sorted()
-            return steps.map { $0 == 0 ? "no timer grid" : "a \($0) ms timer grid" }.joined(separator: " and ")
-        }
-        let gridsDiffer = Set(sideA.runs.map { $0.timerGridMs ?? 0 }) != Set(sideB.runs.map { $0.timerGridMs ?? 0 })
-        let reasons = busy + (gridsDiffer ? ["A ran with \(grids(sideA.runs)), B with \(grids(sideB.runs)) (live.timer-grid): their users reached the server differently bunched"] : [])
+        let gridsA = Set(sideA.runs.map { $0.timerGridMs ?? 0 }), gridsB = Set(sideB.runs.map { $0.timerGridMs ?? 0 })
+        func named(_ steps: Set<Int>) -> String { steps.sorted().map { $0 == 0 ? "no timer grid" : "a \($0) ms timer grid" }.joined(separator: " and ") }
+        let gridReason = gridsA == gridsB ? [] : ["A ran with \(named(gridsA)), B with \(named(gridsB)) (live.timer-grid): their users reached the server differently bunched"]
+        let reasons = busy + gridReason
         if !reasons.isEmpty {
-            let why = busy.isEmpty ? "the runs' timer grids differ" : "a run was measured on a busy machine"
+            let why = [busy.isEmpty ? nil : "a run was measured on a busy machine", gridReason.isEmpty ? nil : "the runs' timer grids differ"]
+                .compactMap { $0 }.joined(separator: ", and ")
             for i in latency.indices where latency[i].regressed {
                 latency[i].regressed = false
                 latency[i].judged = false
