@@ -3,76 +3,76 @@ import Foundation
 import CEpoll
 import Glibc
 
-/// What an ``EpollClientLoop`` tells the owner of its sockets, always on the loop's own thread.
+/// What an ``EpollClientLoop`` tells the owner of a socket, always on the loop's own thread.
 public protocol EpollClientHandler: AnyObject {
-    /// The websocket upgrade was answered `101`: the socket can send.
+    /// The websocket upgrade was answered `101` with the right accept key: the socket can send.
     func opened(_ socket: EpollClientSocket)
-    /// One whole text or binary message, in the loop's read buffer (valid only during the call).
+    /// One whole text or binary message (fragments joined), in the loop's buffers: valid only
+    /// during the call.
     func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer)
     /// The timer set with ``EpollClientSocket/schedule(afterMs:)`` is due.
     func timerFired(_ socket: EpollClientSocket)
-    /// The socket is closed: refused, reset, or a bad answer (`reason` says which).
+    /// The socket is closed: refused, reset, a bad answer, a close frame (`reason` says which).
+    /// The last call the socket makes.
     func closed(_ socket: EpollClientSocket, reason: String)
+    /// A pong came (the answer to ``EpollClientSocket/ping()``).
+    func ponged(_ socket: EpollClientSocket)
+    /// The server's close frame, with its code and reason; `closed` follows at once.
+    func closing(_ socket: EpollClientSocket, code: Int?, reason: String?)
 }
 
-/// One websocket of an ``EpollClientLoop``. Touch it only on its loop's thread (from the handler's
-/// calls, or in ``EpollClientLoop/execute(_:)``).
-public final class EpollClientSocket {
-    public let index: Int
-    fileprivate let loop: EpollClientLoop
-    fileprivate var fd: Int32 = -1
-    fileprivate var upgraded = false
-    fileprivate var request: [UInt8]
-    fileprivate var input: [UInt8] = []
-    fileprivate var output: [UInt8] = []
-    fileprivate var timerGeneration = 0
-
-    fileprivate init(index: Int, loop: EpollClientLoop, request: [UInt8]) {
-        self.index = index
-        self.loop = loop
-        self.request = request
-    }
-
-    /// Sends `text` as one masked text frame.
-    public func send(_ text: String) {
-        var utf8 = Array(text.utf8)
-        loop.sendFrame(self, payload: &utf8)
-    }
-
-    /// Calls the handler's `timerFired` after `ms` (one timer a socket: a new one replaces it).
-    public func schedule(afterMs ms: Int) { loop.schedule(self, afterMs: ms) }
-
-    /// Closes the socket (no close frame: a yardstick's end, not a protocol's).
-    public func close() { loop.drop(self, reason: "closed by its owner") }
+extension EpollClientHandler {
+    public func timerFired(_ socket: EpollClientSocket) {}
+    public func ponged(_ socket: EpollClientSocket) {}
+    public func closing(_ socket: EpollClientSocket, code: Int?, reason: String?) {}
 }
 
 /// Websocket clients on plain system calls: one thread, one epoll set, non-blocking sockets,
 /// frames parsed where they lie in each socket's read buffer, masked frames written straight
-/// from the caller. No NIO channel, pipeline, promise or Swift task on the way.
+/// from the caller. No NIO channel, pipeline or promise on the way. It is also a Swift
+/// `TaskExecutor`: a task started with it as its executor preference runs on the loop's thread,
+/// so a virtual user's pause (``schedule(atUptimeNs:_:)``), its edit and the frame it sends, and
+/// the frames it receives all happen on one thread with no hop between threads.
 ///
-/// Why it exists: `bench run --floor` puts these clients through the same frames as the virtual
-/// clients, to show how much of the runner's CPU is the kernel's work per frame (the read, the
-/// ACK it sends, epoll) and so what no client built on NIO can go below (docs/decisions.md).
-/// It is a yardstick, not a general client: `ws://` only, the upgrade's accept key is not
-/// checked, fragmented messages are not joined, and a server's close frame just closes.
-/// Its thread runs until ``stop()``, which its owner calls once, before letting it go.
+/// Why it exists: at 2,000 ops/s offered the runner's sockets on NIO cost about 0.45 of a core,
+/// most of it NIO's channels and the wake-ups of a thousand timers (docs/decisions.md, "The note
+/// sockets on a loop of the runner's own"); `bench run --floor` also uses it as the yardstick of
+/// what the kernel's work per frame costs.
+///
+/// What it does of RFC 6455: the upgrade with its accept key checked, masked client frames,
+/// fragments joined, pings answered, pongs counted, a server's close frame answered, a stream that
+/// breaks the RFC closed with 1002 (1009 for a message over the socket's limit). `ws://` only.
+/// Its thread runs until ``stop()``; the shared loops (``shared(_:)``) run for the process.
 public final class EpollClientLoop: @unchecked Sendable {
-    private let epoll: Int32
-    private let wake: Int32
-    private let handler: any EpollClientHandler
+    enum Work {
+        case closure(() -> Void)
+        case job(UnownedJob)
+    }
+
+    let epoll: Int32
+    let wake: Int32
+    let handler: (any EpollClientHandler)?
     /// Open sockets by file descriptor (a descriptor is a small number: an array, not a hash).
-    private var sockets: [EpollClientSocket?] = []
-    private var timers = TimerHeap()
-    private var buffer = [UInt8](repeating: 0, count: 65_536)
-    private var mask: UInt32 = 0x9E37_79B9
+    var sockets: [EpollClientSocket?] = []
+    var timers = TimerHeap()
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    var mask: UInt32 = 0x9E37_79B9
+    /// Addresses of host names already looked up (the loop's thread only).
+    var resolved: [String: [UInt8]] = [:]
     private let queue = NSLock()
-    private var queued: [() -> Void] = []
+    private var queued: [Work] = []
+    /// An eventfd write is on its way: later submitters from other threads need not write again.
+    private var wakePending = false
+    private var running: [Work] = []
     private var stopping = false
     private var thread: Thread?
+    private var threadID: pthread_t?
     private let done = DispatchSemaphore(value: 0)
+    /// Whether `epoll_pwait2` (nanosecond timeouts, Linux 5.11) works here; else milliseconds.
+    private var preciseWait = true
 
-    /// Starts the loop's thread; `handler` hears about every socket the loop opens.
-    public init(name: String, handler: any EpollClientHandler) {
+    /// Starts the loop's thread; `handler` hears about the sockets opened without one of their own.
+    public init(name: String, handler: (any EpollClientHandler)? = nil) {
         self.handler = handler
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -84,26 +84,59 @@ public final class EpollClientLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Runs `work` on the loop's thread.
-    public func execute(_ work: @escaping () -> Void) {
-        queue.lock()
-        queued.append(work)
-        queue.unlock()
-        var one: UInt64 = 1
-        _ = Glibc.write(wake, &one, 8)
+    private static let sharedLoops = NSLock()
+    nonisolated(unsafe) private static var sharedList: [EpollClientLoop] = []
+
+    /// The process's loops for virtual users (made on first use, never stopped, like NIO's
+    /// singleton group): at least `count` of them.
+    public static func shared(_ count: Int) -> [EpollClientLoop] {
+        sharedLoops.lock()
+        defer { sharedLoops.unlock() }
+        while sharedList.count < max(1, count) { sharedList.append(EpollClientLoop(name: "whalesim-users-\(sharedList.count)")) }
+        return Array(sharedList.prefix(max(1, count)))
     }
 
-    /// Opens a websocket to `host:port` (an IPv4 address or `localhost`) at `path`, with `headers` on
-    /// the upgrade; the handler hears `opened` or `closed`.
-    public func open(index: Int, host: String, port: Int, path: String, headers: [(String, String)]) -> EpollClientSocket {
-        var key = [UInt8](repeating: 0, count: 16)
-        for i in key.indices { mask = mask &* 1_664_525 &+ 1_013_904_223; key[i] = UInt8(truncatingIfNeeded: mask >> 24) }
-        var head = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        head += "Sec-WebSocket-Key: \(Data(key).base64EncodedString())\r\nSec-WebSocket-Version: 13\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "\r\n"
-        let socket = EpollClientSocket(index: index, loop: self, request: Array(head.utf8))
-        execute { [self] in connect(socket, host: host == "localhost" ? "127.0.0.1" : host, port: port) }
+    /// True on the loop's own thread.
+    public var inLoop: Bool {
+        guard let threadID else { return false }
+        return pthread_equal(pthread_self(), threadID) != 0
+    }
+
+    /// Runs `work` on the loop's thread, after what is already queued (never inside the caller).
+    public func execute(_ work: @escaping () -> Void) { submit(.closure(work)) }
+
+    private func submit(_ work: Work) {
+        queue.lock()
+        queued.append(work)
+        // On the loop's thread nothing sleeps: the loop looks at the queue before it waits.
+        let poke = !wakePending && !inLoop
+        if poke { wakePending = true }
+        queue.unlock()
+        if poke {
+            var one: UInt64 = 1
+            _ = Glibc.write(wake, &one, 8)
+        }
+    }
+
+    /// Calls `fire` on the loop's thread once the monotonic clock reaches `uptimeNs` (the clock of
+    /// `NIODeadline` and `DispatchTime`). There is no cancelling: a caller that no longer cares
+    /// checks its own state when it fires.
+    public func schedule(atUptimeNs due: UInt64, _ fire: @escaping () -> Void) {
+        if inLoop {
+            timers.push(due: due, .callback(fire))
+        } else {
+            execute { [self] in timers.push(due: due, .callback(fire)) }
+        }
+    }
+
+    /// Opens a websocket to `host:port` at `path`, with `headers` on the upgrade; `handler`
+    /// (else the loop's) hears `opened` or `closed`. `host`: an IPv4 or IPv6 address, or a name
+    /// (looked up once per loop, blocking the loop that once).
+    public func open(index: Int, host: String, port: Int, path: String, headers: [(String, String)],
+                     handler: (any EpollClientHandler)? = nil, maxFrameSize: Int = 1 << 20) -> EpollClientSocket {
+        let socket = EpollClientSocket(index: index, loop: self, host: host, port: port, path: path, headers: headers, maxFrameSize: maxFrameSize)
+        socket.handler = handler ?? self.handler
+        execute { [self] in connect(socket, host: host, port: port) }
         return socket
     }
 
@@ -118,224 +151,109 @@ public final class EpollClientLoop: @unchecked Sendable {
         Glibc.close(wake)
     }
 
-    private func connect(_ socket: EpollClientSocket, host: String, port: Int) {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { handler.closed(socket, reason: "socket: \(String(cString: strerror(errno)))"); return }
-        var one: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            Glibc.close(fd)
-            handler.closed(socket, reason: "not an IPv4 address: \(host)")
-            return
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 || errno == EINPROGRESS else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            handler.closed(socket, reason: "connect: \(reason)")
-            return
-        }
-        socket.fd = fd
-        if sockets.count <= Int(fd) { sockets += [EpollClientSocket?](repeating: nil, count: Int(fd) + 1 - sockets.count) }
-        sockets[Int(fd)] = socket
-        socket.output = socket.request
-        socket.request = []
-        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(fd: fd))
-        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
-    }
-
     private func run() {
+        threadID = pthread_self()
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            let timeout = timers.next.map { due -> Int32 in
+            runQueued()
+            if stopping { done.signal(); return }
+            queue.lock()
+            let more = !queued.isEmpty
+            queue.unlock()
+            let waitNs: Int64 = more ? 0 : timers.next.map { due in
                 let now = Self.nowNs()
-                return due <= now ? 0 : Int32(min((due - now + 999_999) / 1_000_000, 60_000))
+                return due <= now ? 0 : Int64(min(due - now, 60_000_000_000))
             } ?? -1
-            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, 256, timeout) }
+            let n = events.withUnsafeMutableBufferPointer { wait($0.baseAddress!, waitNs) }
             if n > 0 {
                 for i in 0..<Int(n) {
                     let fd = events[i].data.fd, flags = events[i].events
-                    if fd == wake { drainQueue(); continue }
+                    if fd == wake {
+                        var count: UInt64 = 0
+                        _ = Glibc.read(wake, &count, 8)
+                        queue.lock()
+                        wakePending = false
+                        queue.unlock()
+                        continue
+                    }
                     guard Int(fd) < sockets.count, let socket = sockets[Int(fd)] else { continue }
                     if flags & EPOLLOUT.rawValue != 0 { flush(socket) }
                     if flags & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, socket.fd == fd { readable(socket) }
                 }
             }
             let now = Self.nowNs()
-            while let (socket, generation) = timers.popDue(now) {
-                if socket.fd >= 0, socket.timerGeneration == generation { handler.timerFired(socket) }
+            while let entry = timers.popDue(now) {
+                switch entry {
+                case .socket(let socket, let generation):
+                    if socket.fd >= 0, socket.timerGeneration == generation { socket.handler?.timerFired(socket) }
+                case .callback(let fire):
+                    fire()
+                }
             }
-            if stopping { done.signal(); return }
         }
     }
 
-    private func drainQueue() {
-        var count: UInt64 = 0
-        _ = Glibc.read(wake, &count, 8)
+    /// Waits for events at most `ns` (-1: until one comes).
+    private func wait(_ events: UnsafeMutablePointer<epoll_event>, _ ns: Int64) -> Int32 {
+        if preciseWait, ns > 0 {
+            // A pause of a virtual user ends on its own microsecond, not on the next whole
+            // millisecond: epoll_wait's unit would wake each up to a millisecond late (counted as
+            // the runner's lag) and bunch their edits on a 1 ms grid nobody asked for.
+            var t = timespec(tv_sec: Int(ns / 1_000_000_000), tv_nsec: Int(ns % 1_000_000_000))
+            let n = epoll_pwait2(epoll, events, 256, &t, nil)
+            if n >= 0 || errno != ENOSYS { return n }
+            preciseWait = false
+        }
+        let ms = ns < 0 ? Int32(-1) : Int32((ns + 999_999) / 1_000_000)
+        return epoll_wait(epoll, events, 256, ms)
+    }
+
+    /// Runs what was queued, jobs and closures in the order they came; what they queue in turn
+    /// waits for the next round (after the sockets have been read).
+    private func runQueued() {
         queue.lock()
-        let work = queued
-        queued = []
+        swap(&running, &queued)
         queue.unlock()
-        for w in work { w() }
-    }
-
-    fileprivate func schedule(_ socket: EpollClientSocket, afterMs ms: Int) {
-        socket.timerGeneration &+= 1
-        timers.push(due: Self.nowNs() + UInt64(max(0, ms)) * 1_000_000, socket: socket, generation: socket.timerGeneration)
-    }
-
-    fileprivate func drop(_ socket: EpollClientSocket, reason: String) {
-        guard socket.fd >= 0 else { return }
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket.fd, nil)
-        sockets[Int(socket.fd)] = nil
-        Glibc.close(socket.fd)
-        socket.fd = -1
-        handler.closed(socket, reason: reason)
-    }
-
-    /// Reads what is there (once, as NIO does per readable event, more while the buffer fills)
-    /// and hands each whole frame to the handler.
-    private func readable(_ socket: EpollClientSocket) {
-        while true {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(socket.fd, $0.baseAddress, $0.count) }
-            if got == 0 { drop(socket, reason: "the server closed the connection"); return }
-            if got < 0 {
-                if errno == EAGAIN || errno == EINTR { return }
-                drop(socket, reason: "read: \(String(cString: strerror(errno)))")
-                return
+        guard !running.isEmpty else { return }
+        let executor = asUnownedTaskExecutor()
+        for work in running {
+            switch work {
+            case .closure(let c): c()
+            case .job(let job): job.runSynchronously(on: executor)
             }
-            if socket.input.isEmpty {
-                // The common case: whole frames in this read, parsed in place, nothing copied.
-                let used = buffer.withUnsafeBytes { parse(socket, UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
-                if socket.fd < 0 { return }
-                if used < got { socket.input.append(contentsOf: buffer[used..<got]) }
-            } else {
-                socket.input.append(contentsOf: buffer[0..<got])
-                let used = socket.input.withUnsafeBytes { parse(socket, $0) }
-                if socket.fd < 0 { return }
-                socket.input.removeFirst(used)
-            }
-            if got < buffer.count { return }
         }
+        running.removeAll(keepingCapacity: true)
     }
 
-    /// Handles the upgrade answer, then every whole frame in `bytes`; returns the bytes used.
-    private func parse(_ socket: EpollClientSocket, _ bytes: UnsafeRawBufferPointer) -> Int {
-        var at = 0
-        if !socket.upgraded {
-            guard let end = Self.headEnd(bytes) else { return 0 }
-            guard bytes.count >= 12, bytes[9] == UInt8(ascii: "1"), bytes[10] == UInt8(ascii: "0"), bytes[11] == UInt8(ascii: "1") else {
-                drop(socket, reason: "the upgrade was refused: " + String(decoding: bytes[0..<min(end, 80)], as: UTF8.self))
-                return 0
-            }
-            socket.upgraded = true
-            at = end
-            handler.opened(socket)
-            if socket.fd < 0 { return 0 }
-        }
-        while bytes.count - at >= 2 {
-            let opcode = bytes[at] & 0x0F
-            var length = Int(bytes[at + 1] & 0x7F), header = 2
-            if length == 126 {
-                guard bytes.count - at >= 4 else { break }
-                length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-                header = 4
-            } else if length == 127 {
-                guard bytes.count - at >= 10 else { break }
-                length = 0
-                for i in 2..<10 { length = length << 8 | Int(bytes[at + i]) }
-                header = 10
-            }
-            guard bytes.count - at - header >= length else { break }
-            let payload = UnsafeRawBufferPointer(rebasing: bytes[(at + header)..<(at + header + length)])
-            at += header + length
-            switch opcode {
-            case 0, 1, 2: handler.received(socket, payload)
-            case 8: drop(socket, reason: "the server sent a close frame")
-            case 9: var echo = Array(payload); sendFrame(socket, payload: &echo, opcode: 0xA)
-            default: break
-            }
-            if socket.fd < 0 { return at }
-        }
-        return at
-    }
-
-    private static func headEnd(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for i in 3..<bytes.count where bytes[i] == 10 && bytes[i - 1] == 13 && bytes[i - 2] == 10 && bytes[i - 3] == 13 { return i + 1 }
-        return nil
-    }
-
-    fileprivate func sendFrame(_ socket: EpollClientSocket, payload: inout [UInt8], opcode: UInt8 = 0x1) {
-        guard socket.fd >= 0 else { return }
-        var frame: [UInt8] = [0x80 | opcode]
-        frame.reserveCapacity(payload.count + 14)
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else if payload.count < 65_536 {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        } else {
-            frame.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
-        }
-        mask = mask &* 1_664_525 &+ 1_013_904_223
-        let key = [UInt8(mask >> 24), UInt8((mask >> 16) & 0xFF), UInt8((mask >> 8) & 0xFF), UInt8(mask & 0xFF)]
-        frame += key
-        for i in payload.indices { payload[i] ^= key[i & 3] }
-        frame += payload
-        if socket.output.isEmpty {
-            let wrote = frame.withUnsafeBytes { Glibc.write(socket.fd, $0.baseAddress, $0.count) }
-            if wrote == frame.count { return }
-            if wrote < 0, errno != EAGAIN, errno != EINTR { drop(socket, reason: "write: \(String(cString: strerror(errno)))"); return }
-            socket.output = Array(frame[max(0, wrote)...])
-            var event = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue, data: epoll_data_t(fd: socket.fd))
-            _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket.fd, &event)
-        } else {
-            socket.output += frame
-        }
-    }
-
-    /// Writes what is waiting; once all of it is out, stops asking for writability.
-    private func flush(_ socket: EpollClientSocket) {
-        if !socket.output.isEmpty {
-            let wrote = socket.output.withUnsafeBytes { Glibc.write(socket.fd, $0.baseAddress, $0.count) }
-            if wrote < 0 {
-                if errno == EAGAIN || errno == EINTR { return }
-                drop(socket, reason: socket.upgraded ? "write: \(String(cString: strerror(errno)))" : "connect: \(String(cString: strerror(errno)))")
-                return
-            }
-            socket.output.removeFirst(wrote)
-        }
-        if socket.output.isEmpty {
-            var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: socket.fd))
-            _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket.fd, &event)
-        }
-    }
-
-    private static func nowNs() -> UInt64 {
+    static func nowNs() -> UInt64 {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
-    /// The loop's timers: a binary min-heap of (due, socket, generation); a socket's later
-    /// `schedule` bumps its generation, so an older entry is skipped when it comes due.
-    private struct TimerHeap {
-        private var items: [(due: UInt64, socket: EpollClientSocket, generation: Int)] = []
+    /// The loop's timers: a binary min-heap by due time (ties in the order they were set). A
+    /// socket's later `schedule` bumps its generation, so an older entry is skipped when due.
+    struct TimerHeap {
+        enum Entry {
+            case socket(EpollClientSocket, Int)
+            case callback(() -> Void)
+        }
+        private var items: [(due: UInt64, order: UInt64, entry: Entry)] = []
+        private var count: UInt64 = 0
         var next: UInt64? { items.first?.due }
 
-        mutating func push(due: UInt64, socket: EpollClientSocket, generation: Int) {
-            items.append((due, socket, generation))
-            var i = items.count - 1
-            while i > 0, items[(i - 1) / 2].due > items[i].due { items.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
+        private static func before(_ a: (due: UInt64, order: UInt64, entry: Entry), _ b: (due: UInt64, order: UInt64, entry: Entry)) -> Bool {
+            a.due < b.due || (a.due == b.due && a.order < b.order)
         }
 
-        mutating func popDue(_ now: UInt64) -> (EpollClientSocket, Int)? {
+        mutating func push(due: UInt64, _ entry: Entry) {
+            count &+= 1
+            items.append((due, count, entry))
+            var i = items.count - 1
+            while i > 0, Self.before(items[i], items[(i - 1) / 2]) { items.swapAt(i, (i - 1) / 2); i = (i - 1) / 2 }
+        }
+
+        mutating func popDue(_ now: UInt64) -> Entry? {
             guard let top = items.first, top.due <= now else { return nil }
             let last = items.removeLast()
             if !items.isEmpty {
@@ -344,15 +262,22 @@ public final class EpollClientLoop: @unchecked Sendable {
                 while true {
                     let l = 2 * i + 1, r = l + 1
                     var m = i
-                    if l < items.count, items[l].due < items[m].due { m = l }
-                    if r < items.count, items[r].due < items[m].due { m = r }
+                    if l < items.count, Self.before(items[l], items[m]) { m = l }
+                    if r < items.count, Self.before(items[r], items[m]) { m = r }
                     if m == i { break }
                     items.swapAt(i, m)
                     i = m
                 }
             }
-            return (top.socket, top.generation)
+            return top.entry
         }
+    }
+}
+
+extension EpollClientLoop: TaskExecutor {
+    /// A job of a task that prefers this loop (`Task(executorPreference: loop)`): run on its thread.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        submit(.job(UnownedJob(job)))
     }
 }
 #endif

@@ -256,6 +256,9 @@ public final class LiveRun: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
 
+        if spec.runnerLoop == .epoll {
+            note("the virtual users' note sockets, pauses and tasks ran on \(context.clientLoops.count) epoll loop(s) of whalesim's own (live.runner-loop: epoll), not NIO's")
+        }
         if spec.timerGridMs > 0 {
             note("the virtual users' pauses end on a \(spec.timerGridMs) ms grid (live.timer-grid): their edits reach the server in steps, which can raise its latency at p50")
         }
@@ -481,7 +484,9 @@ public final class LiveRun: @unchecked Sendable {
                                        identity: .init(email: who.email, password: who.password, salesforceUser: sf.user, salesforcePassword: sf.password),
                                        document: d, accountId: recorder.documentNames[d], run: context, rng: root.derive(UInt64(i + 1)))
                 users.withLockedValue { $0.append(user) }
-                let task = Task {
+                // With `live.runner-loop: epoll` the user's task runs on its loop: its pauses, its
+                // edits and its note's frames on one thread (HTTP and model pages stay on NIO's).
+                let task = Task(executorPreference: context.clientLoop(index)) {
                     if await user.start() { await user.act() }
                 }
                 tasks.withLockedValue { $0.append(task) }

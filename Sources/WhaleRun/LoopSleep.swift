@@ -2,6 +2,7 @@ import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import WhaleLoad
 
 /// Sleeps on a NIO event loop's timer. `Task.sleep` arms a Dispatch timer: Dispatch's timer
 /// thread wakes for it and pokes a pool thread, two thread wake-ups per sleep, which at 2,000
@@ -63,7 +64,8 @@ enum LoopSleep {
     /// the users due in the same step wake it once. The caller adds the returned shift to its
     /// planned time, so the step is not counted as the runner's lag.
     @discardableResult
-    static func sleep(ms: Int, gridMs: Int = 0, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async -> Int64 {
+    static func sleep(ms: Int, gridMs: Int = 0, on loop: EpollClientLoop? = nil,
+                      group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async -> Int64 {
         guard ms > 0, !Task.isCancelled else { return 0 }
         var deadline = NIODeadline.now() + .milliseconds(Int64(ms))
         var shiftUs: Int64 = 0
@@ -73,15 +75,21 @@ enum LoopSleep {
             shiftUs = Int64((aligned - ns) / 1_000)
             deadline = .uptimeNanoseconds(aligned)
         }
-        await sleep(until: deadline, group: group)
+        await sleep(until: deadline, loop: loop, group: group)
         return shiftUs
     }
 
-    private static func sleep(until deadline: NIODeadline, group: any EventLoopGroup) async {
+    private static func sleep(until deadline: NIODeadline, loop: EpollClientLoop?, group: any EventLoopGroup) async {
         let waker = Waker()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 guard waker.park(c) else { c.resume(); return }
+                if let loop {
+                    // Its timer heap, on its thread: no NIO loop in the way. (Cancelling only
+                    // wakes the sleeper early; the heap's entry then fires into a waker already fired.)
+                    loop.schedule(atUptimeNs: deadline.uptimeNanoseconds) { waker.fire() }
+                    return
+                }
                 // The loop this thread runs, when it is one: no cross-thread wake-up to arm it.
                 do {
                     waker.arm(try group.any().scheduleCallback(at: deadline, handler: waker))

@@ -36,11 +36,14 @@ final class NoteSession: Redialing {
         /// applied: the server would acknowledge it again instead of applying it (idempotent
         /// resends, PROTOCOL.md §3).
         var runTag = ""
+        /// The loop this client's socket, pauses and task run on (`live.runner-loop: epoll`);
+        /// nil: NIO's loops (a ``LeanSocket``).
+        var loop: EpollClientLoop?
     }
 
     struct State {
         var session: ClientSession
-        var socket: LeanSocket?
+        var socket: (any NoteSocket)?
         var generation = 0
         var closing = false
         /// A reconnect is under way (one at a time, whoever asks: the socket manager, the user, the run).
@@ -86,6 +89,7 @@ final class NoteSession: Redialing {
     }
 
     var session: ClientSession { state.withLockedValue { $0.session } }
+    var clientLoop: EpollClientLoop? { context.loop }
 
     /// Switches catalog faults in this client's session (a fault window opening or closing).
     func setFaults(_ faults: FaultSet) { state.withLockedValue { $0.session.faults = faults } }
@@ -113,9 +117,13 @@ final class NoteSession: Redialing {
         }
         // Every connection of this client is `serverId` or `serverId.N`: the id alone is registered.
         context.connections.withLockedValue { $0[serverId.rawValue] = index }
-        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", context.token)], onBytes: { [weak self] bytes in
-            self?.receive(bytes, generation: generation)
-        })
+        let headers = [("ObjectId", resourceId), ("Authorization", context.token)]
+        let onBytes: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.receive(bytes, generation: generation) }
+        let socket: any NoteSocket = if let loop = context.loop {
+            EpollWebSocket(url: url, headers: headers, loop: loop, onBytes: onBytes)
+        } else {
+            LeanSocket(url: url, headers: headers, onBytes: onBytes)
+        }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
         if await socket.connected(timeout: .seconds(5)) {
@@ -155,7 +163,7 @@ final class NoteSession: Redialing {
 
     /// Closes the socket on purpose (end of run) and waits for it.
     func close() async {
-        let socket = state.withLockedValue { s -> LeanSocket? in
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in
             s.closing = true
             return s.socket
         }
@@ -165,7 +173,7 @@ final class NoteSession: Redialing {
     /// Drops the connection as the network would; the socket manager dials again after
     /// `redialAfterMs` (a nemesis's outage), or the user's loop notices at its next action.
     func abandon(cause: String, redialAfterMs: Int? = nil) {
-        let socket = state.withLockedValue { s -> LeanSocket? in
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in
             guard let socket = s.socket else { return nil }
             s.socket = nil
             s.generation += 1
@@ -189,7 +197,7 @@ final class NoteSession: Redialing {
     /// connection answers nothing, not even a ping. A pong resets the wait, so a server that
     /// pongs but never acks keeps its client, and the run's liveness checker names the op.
     func halfOpenCause(nowMs: Int) -> String? {
-        let (cause, ping) = state.withLockedValue { s -> (String?, LeanSocket?) in
+        let (cause, ping) = state.withLockedValue { s -> (String?, (any NoteSocket)?) in
             guard let socket = s.socket else { return (nil, nil) }
             if let started = s.connectStartedUs, context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000 {
                 return ("no join answer within \(5_000 + context.staleAfterMs) ms (half-open?)", nil)

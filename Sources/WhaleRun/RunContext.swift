@@ -1,4 +1,7 @@
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import WhaleLoad
 import WhaleModel
 import WhaleProtocol
 import WhaleSim
@@ -38,6 +41,8 @@ final class RunContext: Sendable {
     let organizationUsers: [String]
     /// Makes ids this run creates (tasks, op ids, connection ids) unique on a server that outlives the run.
     let runTag: String
+    /// The loops the users run on with `live.runner-loop: epoll` (empty: NIO's).
+    let clientLoops: [EpollClientLoop]
     private let loadOver = NIOLockedValueBox(false)
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
     private let logger: @Sendable (String) -> Void
@@ -49,6 +54,7 @@ final class RunContext: Sendable {
         self.organizationUsers = organizationUsers
         self.runTag = runTag
         self.spec = spec
+        clientLoops = spec.runnerLoop == .epoll ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
         self.whaler = whaler
         self.salesforce = salesforce
         self.salesforceClientId = salesforceClientId
@@ -74,9 +80,16 @@ final class RunContext: Sendable {
     func claimInitialText(_ document: Int) -> Bool { initialClaimed.withLockedValue { $0.insert(document).inserted } }
 
 
-    func noteContext(token: String) -> NoteSession.Context {
+    func noteContext(token: String, client: Int) -> NoteSession.Context {
         NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
-                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag)
+                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag,
+                            loop: clientLoop(client))
+    }
+
+    /// The loop client `index`'s task, pauses and note socket run on (`live.runner-loop: epoll`),
+    /// spread round-robin; nil on NIO's loops.
+    func clientLoop(_ index: Int) -> EpollClientLoop? {
+        clientLoops.isEmpty ? nil : clientLoops[index % clientLoops.count]
     }
 
     func modelContext(token: String) -> ModelPage.Context {

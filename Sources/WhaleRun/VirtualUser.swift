@@ -80,7 +80,7 @@ final class VirtualUser: @unchecked Sendable {
             }
             if let page, page.ownsSocket { await page.connect() }
             let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
-                                   context: run.noteContext(token: session.accessToken), model: page?.ownsSocket == false ? page : nil)
+                                   context: run.noteContext(token: session.accessToken, client: index), model: page?.ownsSocket == false ? page : nil)
             self.note = note
             await note.connect()
             return true
@@ -295,7 +295,7 @@ final class VirtualUser: @unchecked Sendable {
 
     private func sleep(ms: Int) async {
         var planned = run.clock.nowUs + Int64(ms) * 1000
-        planned += await LoopSleep.sleep(ms: ms, gridMs: run.spec.timerGridMs)
+        planned += await LoopSleep.sleep(ms: ms, gridMs: run.spec.timerGridMs, on: run.clientLoop(index))
         run.metrics.lag(us: run.clock.nowUs - planned)
         plannedUs = planned
     }

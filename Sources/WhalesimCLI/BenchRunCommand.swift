@@ -57,6 +57,8 @@ struct BenchRunCommand: AsyncParsableCommand {
     var runnerThreads: Int?
     @Option(name: .customLong("timer-grid"), help: ArgumentHelp("The virtual users' timer grid in ms (live.timer-grid, 0...100): their pauses end on its steps; 0 ends each at its own instant.", valueName: "MS"))
     var timerGrid = LiveSpec().timerGridMs
+    @Option(name: .customLong("runner-loop"), help: ArgumentHelp("What carries the virtual users' note sockets and pauses (live.runner-loop): nio (NIO's event loops) or epoll (whalesim's own loops).", valueName: "nio|epoll"))
+    var runnerLoop = LiveSpec().runnerLoop.rawValue
 
     func run() async throws {
         guard latencyClients == 0 || latencyClients >= noteSize, noteSize >= 2, opsPerSecond > 0, seconds >= 1, runs >= 1, memoryClients >= 0, ceilingClients >= 0, lagBound >= 1 else {
@@ -64,6 +66,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
         if let runnerThreads, !LiveExecutor.validThreads.contains(runnerThreads) { throw BadInput("--runner-threads \(runnerThreads): must be 1...256").exit() }
         guard (0...100).contains(timerGrid) else { throw BadInput("--timer-grid \(timerGrid): must be 0...100 (ms)").exit() }
+        guard RunnerLoop(rawValue: runnerLoop) != nil else { throw BadInput("--runner-loop \(runnerLoop): must be nio or epoll").exit() }
         guard !protocols.isEmpty, protocols.allSatisfy({ $0 == 1 || $0 == 2 }) else { throw BadInput("--protocol is 1 or 2").exit() }
         if floor, latencyClients == 0 || !protocols.contains(2) {
             throw BadInput("--floor measures beside the latency phase's protocol 2 run: give --latency-clients > 0 and --protocol 2").exit()
@@ -77,7 +80,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-bench-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs; runner threads \(NIOSingletons.groupLoopCountSuggestion), timer grid \(timerGrid) ms")
+        print("whalesim bench run: \(latencyClients) clients at \(opsPerSecond) ops/s in notes of \(noteSize), \(memoryClients) held, ceiling with \(ceilingClients); \(seconds) s, \(runs) runs; runner threads \(NIOSingletons.groupLoopCountSuggestion), timer grid \(timerGrid) ms, runner loop \(runnerLoop)")
 
         // 0. Memory per connection: the lean NIO client against hummingbird-websocket's.
         if socketMemory > 0 {
@@ -268,6 +271,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         live.importPages = 0
         live.quiescenceMs = 30_000
         live.timerGridMs = timerGrid
+        live.runnerLoop = RunnerLoop(rawValue: runnerLoop) ?? .nio
         s.live = live
         return s
     }

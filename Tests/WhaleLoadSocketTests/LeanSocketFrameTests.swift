@@ -83,7 +83,7 @@ import WhaleLoad
 
     // MARK: helpers
 
-    enum Op: UInt8 { case continuation = 0, text = 1, close = 8, ping = 9 }
+    enum Op: UInt8 { case continuation = 0, text = 1, close = 8, ping = 9, pong = 10 }
 
     /// A server frame (unmasked unless `masked`).
     static func frame(_ op: Op, _ payload: [UInt8], fin: Bool = true, masked: Bool = false) -> [UInt8] {

@@ -251,6 +251,22 @@ import WhalesimTesting
         #expect(free.edits > 50 && free.share < 0.6, "without a grid: \(Int(free.share * 100))% of \(free.edits) edits in the densest 3 ms")
     }
 
+    /// `live.runner-loop: epoll`: the users' tasks, pauses and note sockets on whalesim's own
+    /// epoll loops. The same scenario as on NIO's: edits, drops and redials (`reconnect`), resyncs,
+    /// every verdict valid, no socket taken for half-open, and the run says which loop it used.
+    @Test func usersOnTheirOwnEpollLoopsRunWithTheSameVerdicts() async throws {
+        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, delete: 2, select: 2, reconnect: 3}", duration: "6s",
+                                     extraLive: "  runner-loop: epoll")
+        #expect(r.notes.contains { $0.contains("(live.runner-loop: epoll)") }, "\(r.notes)")
+        let edits = r.history.entries.filter { if case .edit = $0.event { true } else { false } }.count
+        let acks = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
+        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        #expect(edits > 50 && acks > 20, "\(edits) edits, \(acks) acks")
+        #expect(causes.contains("client reconnect"), "\(causes)")
+        #expect(!causes.contains { $0.contains("half-open") }, "\(causes)")
+        for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
+    }
+
     /// A user whose network goes (`reconnect`) is back as soon as the app's socket manager
     /// dials again (10–100 ms, as in the simulator), not after the user's next think time: with
     /// think times of 3–4 s, every reconnect's connect follows its drop within a second. (Left to

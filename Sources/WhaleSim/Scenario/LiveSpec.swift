@@ -20,6 +20,7 @@
 ///   slow-client-queue: 0             # embedded server: frames waiting past which a client is slow
 ///   recorder-visits: 250ms           # the recorder is no standing member: it resyncs this often
 ///   timer-grid: 2ms                  # users' pauses end on this grid (default 0ms: each at its own instant)
+///   runner-loop: epoll               # the users' note sockets on whalesim's own epoll loops (default nio)
 /// ```
 public struct LiveSpec: Hashable, Sendable {
     /// Where a live run sends its traffic.
@@ -82,8 +83,19 @@ public struct LiveSpec: Hashable, Sendable {
     /// each op to disk the op→ack p50 rose by about 0.6 ms. For more load from one runner
     /// machine where a millisecond of p50 does not matter.
     public var timerGridMs = 0
+    /// `live.runner-loop`: what carries the virtual users' note sockets and pauses.
+    public var runnerLoop = RunnerLoop.nio
 
     public init() {}
+}
+
+/// What carries the virtual users' note sockets, their pauses and their tasks (`live.runner-loop`).
+public enum RunnerLoop: String, Hashable, Sendable, CaseIterable {
+    /// NIO's event loops (the default): `LeanSocket`s, the users' tasks on NIO's loops.
+    case nio
+    /// Loops of whalesim's own on plain epoll (`EpollClientLoop`): each user's task, its timers
+    /// and its note's socket on one thread with no NIO channel (docs/decisions.md, sixteenth session).
+    case epoll
 }
 
 /// How many virtual clients are connected over time.

@@ -52,7 +52,7 @@ extension NodeReader {
 }
 
 extension Scenario {
-    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail", "lag-bound", "foreign-cpu-bound", "slow-client-queue", "recorder-visits", "timer-grid"]
+    static let liveKeys = ["server", "salesforce", "duration", "load", "think-time", "keystroke", "import", "network-faults", "quiescence", "abort-on-fail", "lag-bound", "foreign-cpu-bound", "slow-client-queue", "recorder-visits", "timer-grid", "runner-loop"]
 
     /// The `live:` section (see ``LiveSpec``), every problem reported with the rest.
     static func decodeLive(_ node: Node, reader r: inout NodeReader) -> LiveSpec? {
@@ -105,6 +105,7 @@ extension Scenario {
         }
         if let x = m["recorder-visits"], let v = r.duration(x, "live.recorder-visits", range: 20...60_000) { spec.recorderVisitEveryMs = v }
         if let x = m["timer-grid"], let v = r.duration(x, "live.timer-grid", range: 0...100) { spec.timerGridMs = v }
+        if let x = m["runner-loop"], let v = r.choice(x, "live.runner-loop", RunnerLoop.self, choices: RunnerLoop.allCases) { spec.runnerLoop = v }
         if let x = m["slow-client-queue"], let v = r.int(x, "live.slow-client-queue", range: 0...1_000_000) {
             if case .url(let u) = spec.server {
                 r.problem("live.slow-client-queue", "configures the embedded server only; the server at \(u) has its own")

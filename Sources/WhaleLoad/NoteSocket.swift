@@ -1,0 +1,20 @@
+/// What a virtual client needs of its websocket, whichever loop carries it: ``LeanSocket`` on
+/// NIO's event loops, or ``EpollWebSocket`` on an ``EpollClientLoop`` (`live.runner-loop`).
+public protocol NoteSocket: AnyObject, Sendable {
+    /// Waits for the upgrade at most `timeout`; false (and the attempt abandoned) if it did not come.
+    func connected(timeout: Duration) async -> Bool
+    /// Queues a text (or binary) frame; frames sent before the upgrade go out once it is done.
+    func send(_ text: String, binary: Bool)
+    /// Sends a ping: a live peer answers with a pong (``pongsReceived``).
+    func ping()
+    /// Pongs received so far.
+    var pongsReceived: Int { get }
+    /// How it ended, once it has.
+    var ending: LiveSocket.Ending? { get }
+    /// Calls `then` once the socket has ended, never from inside the call that ended it.
+    func onEnded(_ then: @escaping @Sendable () -> Void)
+    /// Sends a close frame (1000) and waits for the socket to end.
+    func close() async
+}
+
+extension LeanSocket: NoteSocket {}
