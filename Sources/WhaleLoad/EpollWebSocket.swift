@@ -3,16 +3,16 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// A client websocket on an ``EpollClientLoop``, with ``LeanSocket``'s API (``NoteSocket``): the
-/// load runner's note sockets when `live.runner-loop: epoll`. Messages reach `onBytes` on the
+/// load runner's note sockets when `live.runner-loop: epoll`. Messages reach `onBuffer` on the
 /// loop's thread; `send` from the loop's thread writes at once, from any other thread it goes
 /// through the loop's queue (and then so do the loop's own sends, until those queued have gone,
 /// so frames leave in the order `send` was called).
 ///
 /// ```swift
 /// let loop = EpollClientLoop.shared(1)[0]
-/// let socket = EpollWebSocket(url: "ws://127.0.0.1:8080/socket", headers: [("ObjectId", "acct-1")], loop: loop) { bytes in
+/// let socket = EpollWebSocket(url: "ws://127.0.0.1:8080/socket", headers: [("ObjectId", "acct-1")], loop: loop, onBytes: { bytes in
 ///     print(String(decoding: bytes, as: UTF8.self))
-/// }
+/// })
 /// if await socket.connected(timeout: .seconds(5)) { socket.send(#"{"type":"ping"}"#, binary: false) }
 /// await socket.close()
 /// ```
@@ -32,14 +32,20 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
 
     private let state = NIOLockedValueBox(State())
     private let loop: EpollClientLoop
-    private let onBytes: @Sendable ([UInt8]) -> Void
+    private let onBuffer: @Sendable (UnsafeRawBufferPointer) -> Void
     /// Set once in `init`, then touched only on the loop's thread.
     private var socket: EpollClientSocket?
 
+    public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, loop: EpollClientLoop,
+                            onBytes: @escaping @Sendable ([UInt8]) -> Void) {
+        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, loop: loop, onBuffer: { onBytes(Array($0)) })
+    }
+
+    /// Hands each message over where it lies in the loop's buffers: valid only during the call.
     public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, loop: EpollClientLoop,
-                onBytes: @escaping @Sendable ([UInt8]) -> Void) {
+                onBuffer: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
         self.loop = loop
-        self.onBytes = onBytes
+        self.onBuffer = onBuffer
         guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
             state.withLockedValue { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "not a ws:// URL: \(url)"); $0.ended = true }
             return
@@ -64,7 +70,7 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
         for w in waiters { w.resume(returning: true) }
     }
 
-    public func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) { onBytes(Array(payload)) }
+    public func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) { onBuffer(payload) }
 
     public func ponged(_ socket: EpollClientSocket) { state.withLockedValue { $0.pongs += 1 } }
 
@@ -120,23 +126,27 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
     public func ping() { write([], opcode: 0x9) }
 
     private func write(_ payload: [UInt8], opcode: UInt8) {
+        enum Way { case now, queued, none }
         let inLoop = loop.inLoop
-        let go = state.withLockedValue { s -> Bool in
+        let way = state.withLockedValue { s -> Way in
             if s.open {
-                if !inLoop || s.queuedSends > 0 { s.queuedSends += 1 }
-                return true
+                if inLoop, s.queuedSends == 0 { return .now }
+                s.queuedSends += 1
+                return .queued
             }
             if !s.ended, s.ending == nil, opcode != 0x9 { s.pending.append((payload, opcode == 0x2)) }
-            return false
+            return .none
         }
-        guard go else { return }
-        if inLoop, state.withLockedValue({ $0.queuedSends == 0 }) {
+        switch way {
+        case .now:
             send(payload, opcode: opcode)
-        } else {
+        case .queued:
             loop.execute { [self] in
                 state.withLockedValue { $0.queuedSends -= 1 }
                 send(payload, opcode: opcode)
             }
+        case .none:
+            break
         }
     }
 

@@ -29,7 +29,7 @@ final class DocumentRecorder: Redialing {
     struct State {
         var revision = 0
         var text = TextDocument()
-        var socket: LeanSocket?
+        var socket: (any NoteSocket)?
         var joined = false
         /// Set by the first join's answer: the note's revision and text when the run began.
         var hasBaseline = false
@@ -77,8 +77,10 @@ final class DocumentRecorder: Redialing {
     /// another's clients began typing would otherwise start its axis at a later revision, and
     /// `whalesim merge` could not put the shards on one axis.
     init(document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
-         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil, visitEveryMs: Int? = nil) {
+         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil, visitEveryMs: Int? = nil,
+         loop: EpollClientLoop? = nil) {
         self.visitEveryMs = visitEveryMs
+        clientLoop = loop
         state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero, stallAtMs: stallAtMs))
         self.document = document
         self.resourceId = resourceId
@@ -89,6 +91,8 @@ final class DocumentRecorder: Redialing {
         self.clients = clients
     }
 
+    /// The loop its socket and redials run on (`live.runner-loop: epoll`); nil: NIO's.
+    let clientLoop: EpollClientLoop?
     var revision: Int { state.withLockedValue { $0.revision } }
     var text: String { state.withLockedValue { $0.text.text } }
     var isJoined: Bool { state.withLockedValue { $0.joined } }
@@ -109,8 +113,17 @@ final class DocumentRecorder: Redialing {
             return s.generation
         }
         let url = SocketURL.appending("protocol=2&whalesim-client=recorder-\(document)", to: socketURL)
-        let socket = LeanSocket(url: url, headers: [("ObjectId", resourceId), ("Authorization", token)], maxFrameSize: 1 << 26) { [weak self] (bytes: [UInt8]) in
-            self?.receive(bytes, generation: generation)
+        let headers = [("ObjectId", resourceId), ("Authorization", token)]
+        // On the users' loop when they have one of their own (live.runner-loop: epoll): the
+        // server sends the recorder each op as it sends the clients theirs, so one wake-up reads both.
+        let socket: any NoteSocket = if let clientLoop {
+            EpollWebSocket(url: url, headers: headers, maxFrameSize: 1 << 26, loop: clientLoop, onBuffer: { [weak self] buffer in
+                self?.receive(buffer, generation: generation)
+            })
+        } else {
+            LeanSocket(url: url, headers: headers, maxFrameSize: 1 << 26, onBytes: { [weak self] bytes in
+                bytes.withUnsafeBytes { self?.receive($0, generation: generation) }
+            })
         }
         state.withLockedValue { $0.socket = socket }
         socket.onEnded { [weak self] in self?.socketEnded(generation: generation) }
@@ -127,7 +140,7 @@ final class DocumentRecorder: Redialing {
             return s.hasBaseline ? s.revision : nil
         }
         let join = ClientEnvelope(messageId: "rec-\(document)-\(generation)", message: .resourceConnection(resourceId: resourceId, revision: from))
-        socket.send(WireCodec.encode(join))
+        socket.send(WireCodec.encode(join), binary: false)
         return true
     }
 
@@ -171,7 +184,7 @@ final class DocumentRecorder: Redialing {
     /// `deadAfterMs`, or a joined socket that has been silent that long and answered no ping, is
     /// half-open: drop it and dial again. A socket quiet for `pingAfterMs` is pinged.
     func watch(nowMs: Int) {
-        let (dead, ping) = state.withLockedValue { s -> (LeanSocket?, LeanSocket?) in
+        let (dead, ping) = state.withLockedValue { s -> ((any NoteSocket)?, (any NoteSocket)?) in
             guard let socket = s.socket, !s.closing else { return (nil, nil) }
             let pongs = socket.pongsReceived
             if pongs != s.pongsSeen { s.pongsSeen = pongs; s.lastHeardMs = max(s.lastHeardMs, nowMs) }
@@ -202,16 +215,17 @@ final class DocumentRecorder: Redialing {
     }
 
     func close() async {
-        let socket = state.withLockedValue { s -> LeanSocket? in s.closing = true; return s.socket }
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in s.closing = true; return s.socket }
         await socket?.close()
     }
 
     /// Bytes, not a String: every op of the note passes here, and the decoder reads bytes anyway
     /// (a String is made only to be taken apart again).
-    private func receive(_ frame: [UInt8], generation: Int) {
-        guard let envelope = try? WireCodec.decodeServer(frame) else { return }
+    /// One frame, valid only during the call.
+    private func receive(_ frame: UnsafeRawBufferPointer, generation: Int) {
+        guard let envelope = try? WireCodec.decodeServer(buffer: frame) else { return }
         let now = recorder.clock.nowMs
-        let leaving = state.withLockedValue { s -> LeanSocket? in
+        let leaving = state.withLockedValue { s -> (any NoteSocket)? in
             guard s.generation == generation else { return nil }
             if let stall = s.stallAtMs, now >= stall { return nil }
             s.lastMessageMs = now

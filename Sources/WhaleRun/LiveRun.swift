@@ -237,7 +237,7 @@ public final class LiveRun: @unchecked Sendable {
         for (d, id) in setup.accountIds.enumerated() {
             let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes,
                                      fromRevisionZero: options.shard != nil, stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil,
-                                     visitEveryMs: spec.recorderVisitEveryMs)
+                                     visitEveryMs: spec.recorderVisitEveryMs, loop: context.clientLoop(d))
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }

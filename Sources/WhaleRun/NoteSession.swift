@@ -118,11 +118,11 @@ final class NoteSession: Redialing {
         // Every connection of this client is `serverId` or `serverId.N`: the id alone is registered.
         context.connections.withLockedValue { $0[serverId.rawValue] = index }
         let headers = [("ObjectId", resourceId), ("Authorization", context.token)]
-        let onBytes: @Sendable ([UInt8]) -> Void = { [weak self] bytes in self?.receive(bytes, generation: generation) }
         let socket: any NoteSocket = if let loop = context.loop {
-            EpollWebSocket(url: url, headers: headers, loop: loop, onBytes: onBytes)
+            // Each frame decoded where it lies in the loop's read buffer (no array made of it).
+            EpollWebSocket(url: url, headers: headers, loop: loop, onBuffer: { [weak self] buffer in self?.receive(buffer, generation: generation) })
         } else {
-            LeanSocket(url: url, headers: headers, onBytes: onBytes)
+            LeanSocket(url: url, headers: headers, onBytes: { [weak self] bytes in bytes.withUnsafeBytes { self?.receive($0, generation: generation) } })
         }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
@@ -298,9 +298,10 @@ final class NoteSession: Redialing {
         }
     }
 
-    private func receive(_ bytes: [UInt8], generation: Int) {
+    /// One frame, valid only during the call.
+    private func receive(_ bytes: UnsafeRawBufferPointer, generation: Int) {
         context.recorder.message()
-        guard let envelope = try? WireCodec.decodeServer(bytes) else {
+        guard let envelope = try? WireCodec.decodeServer(buffer: bytes) else {
             context.metrics.error("client:undecodable")
             let text = String(decoding: bytes.prefix(120), as: UTF8.self)
             state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text)")) }

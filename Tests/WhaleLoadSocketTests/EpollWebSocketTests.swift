@@ -36,7 +36,7 @@ import WhaleLoad
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let received = NIOLockedValueBox<[String]>([])
-        let socket = EpollWebSocket(url: server.url, loop: Self.loop) { bytes in received.withLockedValue { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+        let socket = EpollWebSocket(url: server.url, loop: Self.loop, onBuffer: { bytes in received.withLockedValue { $0.append(String(decoding: bytes, as: UTF8.self)) } })
         socket.send("before the upgrade", binary: false)
         #expect(await socket.connected(timeout: .seconds(5)))
         try await LeanSocketFrameTests.waitUntil { received.withLockedValue { $0.count } == 5 }
@@ -71,7 +71,7 @@ import WhaleLoad
     @Test func aCloseFromTheServerEndsTheSocketWithItsCodeAndIsEchoedAndOnEndedRunsOnce() async throws {
         let server = try await ScriptServer.start(script: [LeanSocketFrameTests.frame(.close, [0x03, 0xE9] + Array("going away".utf8))])
         defer { server.stop() }
-        let socket = EpollWebSocket(url: server.url, loop: Self.loop) { _ in }
+        let socket = EpollWebSocket(url: server.url, loop: Self.loop, onBytes: { _ in })
         let ended = NIOLockedValueBox<[Bool]>([])
         socket.onEnded { ended.withLockedValue { $0.append(Self.loop.inLoop) } }
         #expect(await socket.connected(timeout: .seconds(5)))
@@ -94,7 +94,7 @@ import WhaleLoad
         // the ping; the count is what the half-open check reads).
         let server = try await ScriptServer.start(script: [LeanSocketFrameTests.frame(.pong, [])])
         defer { server.stop() }
-        let socket = EpollWebSocket(url: server.url, loop: Self.loop) { _ in }
+        let socket = EpollWebSocket(url: server.url, loop: Self.loop, onBytes: { _ in })
         #expect(await socket.connected(timeout: .seconds(5)))
         socket.ping()
         try await LeanSocketFrameTests.waitUntil { socket.pongsReceived == 1 }
@@ -108,7 +108,7 @@ import WhaleLoad
             .childChannelInitializer { $0.pipeline.addHandler(LeanSocketTimeoutTests.Silent(closed: closed)) }
             .bind(host: "127.0.0.1", port: 0).get()
         defer { silent.close(promise: nil) }
-        let quiet = EpollWebSocket(url: "ws://127.0.0.1:\(silent.localAddress!.port!)/socket", loop: Self.loop) { _ in }
+        let quiet = EpollWebSocket(url: "ws://127.0.0.1:\(silent.localAddress!.port!)/socket", loop: Self.loop, onBytes: { _ in })
         let started = Date()
         #expect(await quiet.connected(timeout: .milliseconds(300)) == false)
         let waited = Date().timeIntervalSince(started)
@@ -118,15 +118,15 @@ import WhaleLoad
 
         let wrongKey = try await Self.wrongKeyServer()
         defer { wrongKey.close(promise: nil) }
-        let forged = EpollWebSocket(url: "ws://127.0.0.1:\(wrongKey.localAddress!.port!)/socket", loop: Self.loop) { _ in }
+        let forged = EpollWebSocket(url: "ws://127.0.0.1:\(wrongKey.localAddress!.port!)/socket", loop: Self.loop, onBytes: { _ in })
         #expect(await forged.connected(timeout: .seconds(5)) == false)
         #expect(forged.ending?.error?.contains("Sec-WebSocket-Accept does not match") == true, "\(String(describing: forged.ending))")
 
-        let refused = EpollWebSocket(url: "ws://127.0.0.1:1/socket", loop: Self.loop) { _ in }
+        let refused = EpollWebSocket(url: "ws://127.0.0.1:1/socket", loop: Self.loop, onBytes: { _ in })
         #expect(await refused.connected(timeout: .seconds(30)) == false)
         #expect(refused.ending?.error?.contains("connect: Connection refused") == true, "\(String(describing: refused.ending))")
 
-        let notWS = EpollWebSocket(url: "http://127.0.0.1:1/socket", loop: Self.loop) { _ in }
+        let notWS = EpollWebSocket(url: "http://127.0.0.1:1/socket", loop: Self.loop, onBytes: { _ in })
         #expect(await notWS.connected(timeout: .seconds(5)) == false)
         #expect(notWS.ending?.error == "not a ws:// URL: http://127.0.0.1:1/socket")
         await notWS.close()
@@ -154,7 +154,7 @@ import WhaleLoad
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let delivered = NIOLockedValueBox(0)
-        let socket = EpollWebSocket(url: server.url, maxFrameSize: maxFrameSize, loop: Self.loop) { _ in delivered.withLockedValue { $0 += 1 } }
+        let socket = EpollWebSocket(url: server.url, maxFrameSize: maxFrameSize, loop: Self.loop, onBytes: { _ in delivered.withLockedValue { $0 += 1 } })
         #expect(await socket.connected(timeout: .seconds(5)))
         await socket.waitEnded()
         let ending = try #require(socket.ending)

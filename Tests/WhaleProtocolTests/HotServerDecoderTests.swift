@@ -58,6 +58,7 @@ import WhalesimTesting
             let bytes = Array(WireCodec.encode(envelope).utf8)
             #expect(HotServerDecoder.decode(bytes) == envelope, "\(String(decoding: bytes, as: UTF8.self))")
             #expect(try WireCodec.decodeServer(bytes) == envelope)
+            #expect(try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } == envelope, "in place, as the epoll loop reads it")
         }
     }
 
@@ -108,6 +109,7 @@ import WhalesimTesting
             let bytes = Array(form.utf8)
             #expect(HotServerDecoder.decode(bytes) == nil, "\(form)")
             #expect { try WireCodec.decodeServer(bytes) } throws: { ($0 as? ProtocolError)?.code == code }
+            #expect { try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } } throws: { ($0 as? ProtocolError)?.code == code }
         }
         // Ill-formed UTF-8 in a string.
         var bytes = Array(#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}}"#.utf8)

@@ -13,6 +13,13 @@ extension WireCodec {
         return try decodeServerGenerally(bytes, maxBytes: maxBytes)
     }
 
+    /// The same for bytes that lie in a reader's buffer (the epoll loop's): the usual op is
+    /// decoded in place, with no array made of it; anything else is copied for the general decoder.
+    public static func decodeServer(buffer bytes: UnsafeRawBufferPointer, maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ServerEnvelope {
+        if bytes.count <= maxBytes, let envelope = HotServerDecoder.decode(bytes.bindMemory(to: UInt8.self)) { return envelope }
+        return try decodeServerGenerally(Array(bytes), maxBytes: maxBytes)
+    }
+
     /// Every message through the JSON tree (`decodeServer` takes `docChangeReturnOps` in its
     /// usual form by ``HotServerDecoder`` first; tests compare the two).
     static func decodeServerGenerally(_ bytes: [UInt8], maxBytes: Int) throws(ProtocolError) -> ServerEnvelope {
