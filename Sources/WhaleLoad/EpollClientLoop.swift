@@ -281,3 +281,28 @@ extension EpollClientLoop: TaskExecutor {
     }
 }
 #endif
+
+#if !canImport(Glibc)
+/// Without epoll (not Linux) there are no loops of whalesim's own: ``shared(_:)`` gives none, so
+/// `live.runner-loop: epoll` runs on NIO's loops, and the run says how many epoll loops it had (0).
+public final class EpollClientLoop: TaskExecutor, @unchecked Sendable {
+    private init() {}
+    public static func shared(_ count: Int) -> [EpollClientLoop] { [] }
+    public var inLoop: Bool { false }
+    public func schedule(atUptimeNs due: UInt64, _ fire: @escaping () -> Void) { fatalError("no epoll loops on this platform") }
+    public func enqueue(_ job: consuming ExecutorJob) { fatalError("no epoll loops on this platform") }
+}
+
+/// Never made where there is no ``EpollClientLoop``.
+public final class EpollWebSocket: NoteSocket, @unchecked Sendable {
+    public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, loop: EpollClientLoop,
+                onBuffer: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) { fatalError("no epoll loops on this platform") }
+    public func connected(timeout: Duration) async -> Bool { false }
+    public func send(_ text: String, binary: Bool) {}
+    public func ping() {}
+    public var pongsReceived: Int { 0 }
+    public var ending: LiveSocket.Ending? { nil }
+    public func onEnded(_ then: @escaping @Sendable () -> Void) {}
+    public func close() async {}
+}
+#endif

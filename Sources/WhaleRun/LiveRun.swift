@@ -256,8 +256,10 @@ public final class LiveRun: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
 
-        if spec.runnerLoop == .epoll {
-            note("the virtual users' note sockets, pauses and tasks ran on \(context.clientLoops.count) epoll loop(s) of whalesim's own (live.runner-loop: epoll), not NIO's")
+        if spec.runnerLoop == .nio {
+            note("the virtual users' note sockets, pauses and tasks ran on NIO's event loops (live.runner-loop: nio), not whalesim's own epoll loops")
+        } else if context.clientLoops.isEmpty {
+            note("live.runner-loop: epoll needs Linux's epoll: the virtual users ran on NIO's event loops")
         }
         if spec.timerGridMs > 0 {
             note("the virtual users' pauses end on a \(spec.timerGridMs) ms grid (live.timer-grid): their edits reach the server in steps, which can raise its latency at p50")

@@ -251,13 +251,14 @@ import WhalesimTesting
         #expect(free.edits > 50 && free.share < 0.6, "without a grid: \(Int(free.share * 100))% of \(free.edits) edits in the densest 3 ms")
     }
 
-    /// `live.runner-loop: epoll`: the users' tasks, pauses and note sockets on whalesim's own
-    /// epoll loops. The same scenario as on NIO's: edits, drops and redials (`reconnect`), resyncs,
-    /// every verdict valid, no socket taken for half-open, and the run says which loop it used.
-    @Test func usersOnTheirOwnEpollLoopsRunWithTheSameVerdicts() async throws {
+    /// `live.runner-loop`: the users' tasks, pauses and note sockets on whalesim's own epoll
+    /// loops (the default), or on NIO's. The same scenario either way: edits, drops and redials
+    /// (`reconnect`), resyncs, every verdict valid, no socket taken for half-open; a run on NIO's
+    /// loops says so in its notes.
+    @Test(arguments: ["epoll", "nio"]) func eitherRunnerLoopRunsWithTheSameVerdicts(loop: String) async throws {
         let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, delete: 2, select: 2, reconnect: 3}", duration: "6s",
-                                     extraLive: "  runner-loop: epoll")
-        #expect(r.notes.contains { $0.contains("(live.runner-loop: epoll)") }, "\(r.notes)")
+                                     extraLive: "  runner-loop: \(loop)")
+        #expect(r.notes.contains { $0.contains("(live.runner-loop: nio)") } == (loop == "nio"), "\(r.notes)")
         let edits = r.history.entries.filter { if case .edit = $0.event { true } else { false } }.count
         let acks = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
         let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }

@@ -64,6 +64,19 @@ import Testing
         #expect(problems(base + "  timer-grid: coarse") == ["live.timer-grid: expected a duration with a unit (ms, s or m), got \"coarse\""])
     }
 
+    /// `live.runner-loop`: epoll by default, nio on request; anything else is refused, naming the choices.
+    @Test func theRunnerLoopDecodesAndBadOnesAreRefused() throws {
+        func live(_ line: String) throws -> LiveSpec? {
+            try Scenario.decode(yaml: "name: t\nmode: live\nlive:\n  duration: 2s\n\(line)", source: "test.yml").live
+        }
+        #expect(try live("")?.runnerLoop == .epoll)
+        #expect(try live("  runner-loop: nio")?.runnerLoop == .nio)
+        #expect(try live("  runner-loop: epoll")?.runnerLoop == .epoll)
+        let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
+        #expect(problems(base + "  runner-loop: kqueue") == ["live.runner-loop: expected one of nio, epoll, got \"kqueue\""])
+        #expect(problems(base + "  runner-loop: [epoll]").first?.hasPrefix("live.runner-loop: expected one of nio, epoll, got ") == true)
+    }
+
     /// `live.recorder-visits`: how often a visiting recorder resyncs (a standing member when
     /// absent); a duration without a unit, out of 20 ms...60 s, or not a duration is refused.
     @Test func theRecorderVisitsDecodeAndBadOnesAreRefused() throws {

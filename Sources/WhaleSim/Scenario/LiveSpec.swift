@@ -20,7 +20,7 @@
 ///   slow-client-queue: 0             # embedded server: frames waiting past which a client is slow
 ///   recorder-visits: 250ms           # the recorder is no standing member: it resyncs this often
 ///   timer-grid: 2ms                  # users' pauses end on this grid (default 0ms: each at its own instant)
-///   runner-loop: epoll               # the users' note sockets on whalesim's own epoll loops (default nio)
+///   runner-loop: nio                 # the users' note sockets on NIO's loops (default epoll: whalesim's own)
 /// ```
 public struct LiveSpec: Hashable, Sendable {
     /// Where a live run sends its traffic.
@@ -83,18 +83,22 @@ public struct LiveSpec: Hashable, Sendable {
     /// each op to disk the op→ack p50 rose by about 0.6 ms. For more load from one runner
     /// machine where a millisecond of p50 does not matter.
     public var timerGridMs = 0
-    /// `live.runner-loop`: what carries the virtual users' note sockets and pauses.
-    public var runnerLoop = RunnerLoop.nio
+    /// `live.runner-loop`: what carries the virtual users' note sockets and pauses. Epoll by
+    /// default: at 2,000 ops/s offered it cost the runner about a fifth less CPU than NIO's
+    /// loops (docs/decisions.md, sixteenth session). Where there is no epoll (not Linux) the
+    /// users run on NIO's loops whatever this says, and the run notes it.
+    public var runnerLoop = RunnerLoop.epoll
 
     public init() {}
 }
 
 /// What carries the virtual users' note sockets, their pauses and their tasks (`live.runner-loop`).
 public enum RunnerLoop: String, Hashable, Sendable, CaseIterable {
-    /// NIO's event loops (the default): `LeanSocket`s, the users' tasks on NIO's loops.
+    /// NIO's event loops: `LeanSocket`s, the users' tasks on NIO's loops (the runner before the
+    /// sixteenth session; kept to compare, and as a way back).
     case nio
-    /// Loops of whalesim's own on plain epoll (`EpollClientLoop`): each user's task, its timers
-    /// and its note's socket on one thread with no NIO channel (docs/decisions.md, sixteenth session).
+    /// Loops of whalesim's own on plain epoll (`EpollClientLoop`, the default): each user's task,
+    /// its timers, its note's socket and the note's recorder on one thread with no NIO channel.
     case epoll
 }
 
