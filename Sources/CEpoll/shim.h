@@ -3,4 +3,7 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+/// Names the calling thread (at most 15 bytes are kept): prctl is variadic, which Swift cannot call.
+static inline void whalesim_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

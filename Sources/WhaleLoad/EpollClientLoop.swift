@@ -52,6 +52,7 @@ public final class EpollClientLoop: @unchecked Sendable {
     let epoll: Int32
     let wake: Int32
     let handler: (any EpollClientHandler)?
+    private let name: String
     /// Open sockets by file descriptor (a descriptor is a small number: an array, not a hash).
     var sockets: [EpollClientSocket?] = []
     var timers = TimerHeap()
@@ -73,6 +74,7 @@ public final class EpollClientLoop: @unchecked Sendable {
 
     /// Starts the loop's thread; `handler` hears about the sockets opened without one of their own.
     public init(name: String, handler: (any EpollClientHandler)? = nil) {
+        self.name = name
         self.handler = handler
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -92,7 +94,7 @@ public final class EpollClientLoop: @unchecked Sendable {
     public static func shared(_ count: Int) -> [EpollClientLoop] {
         sharedLoops.lock()
         defer { sharedLoops.unlock() }
-        while sharedList.count < max(1, count) { sharedList.append(EpollClientLoop(name: "whalesim-users-\(sharedList.count)")) }
+        while sharedList.count < max(1, count) { sharedList.append(EpollClientLoop(name: "whale-users-\(sharedList.count)")) }
         return Array(sharedList.prefix(max(1, count)))
     }
 
@@ -153,6 +155,9 @@ public final class EpollClientLoop: @unchecked Sendable {
 
     private func run() {
         threadID = pthread_self()
+        // A thread inherits its creator's name on Linux (a NIO loop's, here): name it for `perf`
+        // and `top -H` (at most 15 bytes).
+        whalesim_name_thread(name)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             runQueued()

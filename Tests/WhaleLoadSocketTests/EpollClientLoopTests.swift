@@ -107,18 +107,25 @@ import WhaleLoad
 
     /// A server that answers anything with 404 (no upgrade).
     static func notFoundServer() async throws -> any Channel {
+        try await cannedServer("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+    }
+
+    /// A server that answers each read with `answer`, whatever was asked.
+    static func cannedServer(_ answer: String) async throws -> any Channel {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(NotFound()) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Canned(answer: answer)) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
     }
 
-    final class NotFound: ChannelInboundHandler, Sendable {
+    final class Canned: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
+        let answer: String
+        init(answer: String) { self.answer = answer }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")), promise: nil)
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: answer)), promise: nil)
         }
     }
 }

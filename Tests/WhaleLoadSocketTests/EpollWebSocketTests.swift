@@ -167,20 +167,8 @@ import WhaleLoad
 
     /// Answers any request with a 101 whose accept key is not the one the key asks for.
     static func wrongKeyServer() async throws -> any Channel {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(WrongKey()) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-    }
-
-    final class WrongKey: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        typealias OutboundOut = ByteBuffer
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n"
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: answer)), promise: nil)
-        }
+        try await EpollClientLoopTests.cannedServer("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                                    + "Sec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n")
     }
 }
 #endif
