@@ -116,14 +116,8 @@ final class DocumentRecorder: Redialing {
         let headers = [("ObjectId", resourceId), ("Authorization", token)]
         // On the users' loop when they have one of their own (live.runner-loop: epoll): the
         // server sends the recorder each op as it sends the clients theirs, so one wake-up reads both.
-        let socket: any NoteSocket = if let clientLoop {
-            EpollWebSocket(url: url, headers: headers, maxFrameSize: 1 << 26, loop: clientLoop, onBuffer: { [weak self] buffer in
-                self?.receive(buffer, generation: generation)
-            })
-        } else {
-            LeanSocket(url: url, headers: headers, maxFrameSize: 1 << 26, onBytes: { [weak self] bytes in
-                bytes.withUnsafeBytes { self?.receive($0, generation: generation) }
-            })
+        let socket = openNoteSocket(url: url, headers: headers, maxFrameSize: 1 << 26, loop: clientLoop) { [weak self] buffer in
+            self?.receive(buffer, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
         socket.onEnded { [weak self] in self?.socketEnded(generation: generation) }

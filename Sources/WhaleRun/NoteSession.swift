@@ -118,12 +118,8 @@ final class NoteSession: Redialing {
         // Every connection of this client is `serverId` or `serverId.N`: the id alone is registered.
         context.connections.withLockedValue { $0[serverId.rawValue] = index }
         let headers = [("ObjectId", resourceId), ("Authorization", context.token)]
-        let socket: any NoteSocket = if let loop = context.loop {
-            // Each frame decoded where it lies in the loop's read buffer (no array made of it).
-            EpollWebSocket(url: url, headers: headers, loop: loop, onBuffer: { [weak self] buffer in self?.receive(buffer, generation: generation) })
-        } else {
-            LeanSocket(url: url, headers: headers, onBytes: { [weak self] bytes in bytes.withUnsafeBytes { self?.receive($0, generation: generation) } })
-        }
+        // On the epoll loop each frame is decoded where it lies in the loop's read buffer (no array made of it).
+        let socket = openNoteSocket(url: url, headers: headers, loop: context.loop) { [weak self] buffer in self?.receive(buffer, generation: generation) }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
         if await socket.connected(timeout: .seconds(5)) {

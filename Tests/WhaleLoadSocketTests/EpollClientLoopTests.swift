@@ -40,14 +40,7 @@ import WhaleLoad
     static func port(_ url: String) -> Int { URL(string: url)!.port! }
 
     @Test func framesSplitAnywhereArriveWholeAndWhatItSendsIsMasked() async throws {
-        let medium = String(repeating: "m", count: 300), large = String(repeating: "L", count: 70_000)
-        var script: [[UInt8]] = LeanSocketFrameTests.frame(.text, Array("hello".utf8)).map { [$0] } // a byte a read
-        let second = LeanSocketFrameTests.frame(.text, Array(medium.utf8))
-        script += [Array(second[0..<3]), Array(second[3...])]
-        let third = LeanSocketFrameTests.frame(.text, Array(large.utf8))
-        script += [Array(third[0..<5]), Array(third[5..<40_000]), Array(third[40_000...])]
-        script.append(LeanSocketFrameTests.frame(.text, Array("frag".utf8), fin: false) + LeanSocketFrameTests.frame(.ping, Array("p1".utf8))
-                      + LeanSocketFrameTests.frame(.continuation, Array("ment".utf8)) + LeanSocketFrameTests.frame(.text, Array("héllo".utf8)))
+        let (script, messages) = LeanSocketFrameTests.splitAnywhereScript()
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let log = Log()
@@ -56,7 +49,7 @@ import WhaleLoad
         defer { loop.stop() }
         _ = loop.open(index: 7, host: "127.0.0.1", port: Self.port(server.url), path: "/", headers: [("ObjectId", "x")])
         try await LeanSocketFrameTests.waitUntil { log.messages.withLockedValue { $0.count } == 5 }
-        #expect(log.messages.withLockedValue { $0 } == ["hello", medium, large, "fragment", "héllo"])
+        #expect(log.messages.withLockedValue { $0 } == messages)
         #expect(log.events.withLockedValue { $0 } == ["opened 7"])
         try await LeanSocketFrameTests.waitUntil { server.clientFrames().count >= 2 }
         let frames = server.clientFrames()

@@ -25,14 +25,7 @@ import WhaleLoad
     static let loop = EpollClientLoop(name: "epoll-websocket-test")
 
     @Test func framesSplitAnywhereArriveWholeAndFramesSentBeforeTheUpgradeGoOutAfterIt() async throws {
-        let medium = String(repeating: "m", count: 300), large = String(repeating: "L", count: 70_000)
-        var script: [[UInt8]] = LeanSocketFrameTests.frame(.text, Array("hello".utf8)).map { [$0] }
-        let second = LeanSocketFrameTests.frame(.text, Array(medium.utf8))
-        script += [Array(second[0..<3]), Array(second[3...])]
-        let third = LeanSocketFrameTests.frame(.text, Array(large.utf8))
-        script += [Array(third[0..<5]), Array(third[5..<40_000]), Array(third[40_000...])]
-        script.append(LeanSocketFrameTests.frame(.text, Array("frag".utf8), fin: false) + LeanSocketFrameTests.frame(.ping, Array("p1".utf8))
-                      + LeanSocketFrameTests.frame(.continuation, Array("ment".utf8)) + LeanSocketFrameTests.frame(.text, Array("héllo".utf8)))
+        let (script, messages) = LeanSocketFrameTests.splitAnywhereScript()
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let received = NIOLockedValueBox<[String]>([])
@@ -40,7 +33,7 @@ import WhaleLoad
         socket.send("before the upgrade", binary: false)
         #expect(await socket.connected(timeout: .seconds(5)))
         try await LeanSocketFrameTests.waitUntil { received.withLockedValue { $0.count } == 5 }
-        #expect(received.withLockedValue { $0 } == ["hello", medium, large, "fragment", "héllo"])
+        #expect(received.withLockedValue { $0 } == messages)
         socket.send("from the client: ü", binary: false)
         try await LeanSocketFrameTests.waitUntil { server.clientFrames().count >= 3 }
         let frames = server.clientFrames()

@@ -20,25 +20,14 @@ import WhaleLoad
 /// And what the client writes is masked, with the payload intact under the mask.
 @Suite struct LeanSocketFrameTests {
     @Test func framesSplitAnywhereAreDeliveredWholeAndInOrder() async throws {
-        let medium = String(repeating: "m", count: 300)    // a 16-bit length
-        let large = String(repeating: "L", count: 70_000)  // a 64-bit length
-        var script: [[UInt8]] = []
-        let first = Self.frame(.text, Array("hello".utf8))
-        script += first.map { [$0] } // one byte a read
-        let second = Self.frame(.text, Array(medium.utf8))
-        script += [Array(second[0..<3]), Array(second[3...])] // split inside the extended length
-        let third = Self.frame(.text, Array(large.utf8))
-        script += [Array(third[0..<5]), Array(third[5..<40_000]), Array(third[40_000...])]
-        // A message in two fragments with a ping between them, all in one read.
-        script.append(Self.frame(.text, Array("frag".utf8), fin: false) + Self.frame(.ping, Array("p1".utf8))
-                      + Self.frame(.continuation, Array("ment".utf8)) + Self.frame(.text, Array("héllo".utf8)))
+        let (script, messages) = Self.splitAnywhereScript()
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let received = NIOLockedValueBox<[String]>([])
         let socket = LeanSocket(url: server.url, maxFrameSize: 1 << 20) { text in received.withLockedValue { $0.append(text) } }
         #expect(await socket.connected(timeout: .seconds(5)))
         try await Self.waitUntil { received.withLockedValue { $0.count } == 5 }
-        #expect(received.withLockedValue { $0 } == ["hello", medium, large, "fragment", "héllo"])
+        #expect(received.withLockedValue { $0 } == messages)
         socket.send("from the client: ü")
         try await Self.waitUntil { server.clientFrames().count >= 2 }
         let frames = server.clientFrames()
@@ -82,6 +71,21 @@ import WhaleLoad
     }
 
     // MARK: helpers
+
+    /// Frames split anywhere (a byte a read, inside an extended length, mid-payload; 7-, 16- and
+    /// 64-bit lengths) and a message in two fragments with a ping between them, all in one read;
+    /// and the messages a client must deliver from it, in order.
+    static func splitAnywhereScript() -> (script: [[UInt8]], messages: [String]) {
+        let medium = String(repeating: "m", count: 300), large = String(repeating: "L", count: 70_000)
+        var script: [[UInt8]] = frame(.text, Array("hello".utf8)).map { [$0] }
+        let second = frame(.text, Array(medium.utf8))
+        script += [Array(second[0..<3]), Array(second[3...])]
+        let third = frame(.text, Array(large.utf8))
+        script += [Array(third[0..<5]), Array(third[5..<40_000]), Array(third[40_000...])]
+        script.append(frame(.text, Array("frag".utf8), fin: false) + frame(.ping, Array("p1".utf8))
+                      + frame(.continuation, Array("ment".utf8)) + frame(.text, Array("héllo".utf8)))
+        return (script, ["hello", medium, large, "fragment", "héllo"])
+    }
 
     enum Op: UInt8 { case continuation = 0, text = 1, close = 8, ping = 9, pong = 10 }
 
