@@ -71,11 +71,15 @@ public final class EpollClientLoop: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     /// Whether `epoll_pwait2` (nanosecond timeouts, Linux 5.11) works here; else milliseconds.
     private var preciseWait = true
+    /// This loop's number in the process (0, 1, ... in the order loops were made): what
+    /// ``currentOrdinal`` gives on its thread, so per-loop state can live in a plain array.
+    public let ordinal: Int
 
     /// Starts the loop's thread; `handler` hears about the sockets opened without one of their own.
     public init(name: String, handler: (any EpollClientHandler)? = nil) {
         self.name = name
         self.handler = handler
+        ordinal = Self.nextOrdinal()
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wake))
@@ -88,6 +92,30 @@ public final class EpollClientLoop: @unchecked Sendable {
 
     private static let sharedLoops = NSLock()
     nonisolated(unsafe) private static var sharedList: [EpollClientLoop] = []
+    /// Its own lock: `shared(_:)` makes loops while it holds `sharedLoops`.
+    private static let ordinalLock = NSLock()
+    nonisolated(unsafe) private static var ordinals = 0
+
+    private static func nextOrdinal() -> Int {
+        ordinalLock.lock()
+        defer { ordinalLock.unlock() }
+        ordinals += 1
+        return ordinals - 1
+    }
+
+    /// The thread's loop ordinal plus one (no value: not a loop's thread).
+    private static let ordinalKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The ``ordinal`` of the loop whose thread calls this; nil on any other thread. A
+    /// thread-local read: cheap enough for every sample a virtual user takes.
+    public static var currentOrdinal: Int? {
+        guard let p = pthread_getspecific(ordinalKey) else { return nil }
+        return Int(bitPattern: p) - 1
+    }
 
     /// The process's loops for virtual users (made on first use, never stopped, like NIO's
     /// singleton group): at least `count` of them.
@@ -155,6 +183,7 @@ public final class EpollClientLoop: @unchecked Sendable {
 
     private func run() {
         threadID = pthread_self()
+        pthread_setspecific(Self.ordinalKey, UnsafeRawPointer(bitPattern: ordinal + 1))
         // A thread inherits its creator's name on Linux (a NIO loop's, here): name it for `perf`
         // and `top -H` (at most 15 bytes).
         whalesim_name_thread(name)
@@ -294,6 +323,9 @@ public final class EpollClientLoop: TaskExecutor, @unchecked Sendable {
     private init() {}
     public static func shared(_ count: Int) -> [EpollClientLoop] { [] }
     public var inLoop: Bool { false }
+    public var ordinal: Int { 0 }
+    public static var currentOrdinal: Int? { nil }
+    public func execute(_ work: @escaping () -> Void) { fatalError("no epoll loops on this platform") }
     public func schedule(atUptimeNs due: UInt64, _ fire: @escaping () -> Void) { fatalError("no epoll loops on this platform") }
     public func enqueue(_ job: consuming ExecutorJob) { fatalError("no epoll loops on this platform") }
 }
@@ -304,6 +336,7 @@ public final class EpollWebSocket: NoteSocket, @unchecked Sendable {
                 onBuffer: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) { fatalError("no epoll loops on this platform") }
     public func connected(timeout: Duration) async -> Bool { false }
     public func send(_ text: String, binary: Bool) {}
+    public func send(bytes: [UInt8], binary: Bool) {}
     public func ping() {}
     public var pongsReceived: Int { 0 }
     public var ending: LiveSocket.Ending? { nil }

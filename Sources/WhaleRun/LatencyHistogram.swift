@@ -99,8 +99,14 @@ public struct LatencyHistogram: Sendable {
     }
 
     public mutating func record(us: Int64) {
-        makeDense()
+        if case .none = dense { makeDense() }
         _ = dense!.record(UInt64(min(max(us, 1), Int64(Self.highestTrackableUs))))
+    }
+
+    /// Records each of `values` (what a loop's buffer of samples adds at once).
+    public mutating func record(contentsOf values: [Int64]) {
+        if case .none = dense { makeDense() }
+        for us in values { _ = dense!.record(UInt64(min(max(us, 1), Int64(Self.highestTrackableUs)))) }
     }
 
     public mutating func add(_ other: LatencyHistogram) {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WhaleLoad
 import WhaleReports
 
 /// Everything a live run measures, safe to feed from any thread: one HdrHistogram per latency
@@ -44,18 +45,86 @@ public final class LiveMetrics: Sendable {
     public let clock: RunClock
     /// Where finished seconds go (nil: no scratch file could be made; they stay in memory).
     private let spill: SpillFile?
+    /// The buffers of the epoll loops the users run on (none: every sample comes here at once).
+    private let loopMetrics: LoopMetricsSet
 
     /// `spillDirectory`: where the scratch file for finished seconds goes (nil: they stay in memory).
-    public init(clock: RunClock, spillDirectory: String? = NSTemporaryDirectory()) {
+    /// `loops`: the epoll loops the run's users are on; what they sample is buffered per loop.
+    public init(clock: RunClock, spillDirectory: String? = NSTemporaryDirectory(), loops: [EpollClientLoop] = []) {
         self.clock = clock
         spill = spillDirectory.flatMap { SpillFile(directory: $0) }
+        loopMetrics = LoopMetricsSet(loops: loops)
+        for loop in loops { if let b = loopMetrics.byOrdinal[loop.ordinal] { mergeEvery(loop, b) } }
+    }
+
+    /// Merges `b` on `loop`'s thread every ``LoopMetrics/mergeEveryMs`` until the run drains it.
+    private func mergeEvery(_ loop: EpollClientLoop, _ b: LoopMetrics) {
+        loop.schedule(atUptimeNs: LoopMetricsSet.uptimeNs(afterMs: LoopMetrics.mergeEveryMs)) { [weak self] in
+            guard let self, b.open else { return }
+            merge(b)
+            mergeEvery(loop, b)
+        }
+    }
+
+    /// Merges what every loop buffered, for good: what those loops sample afterwards comes here
+    /// at once. A run calls this before it reads its figures for the record.
+    public func drainLoops() async {
+        for loop in loopMetrics.loops {
+            guard let b = loopMetrics.byOrdinal[loop.ordinal] else { continue }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                loop.execute {
+                    b.open = false
+                    self.merge(b)
+                    c.resume()
+                }
+            }
+        }
+    }
+
+    /// Adds one loop's buffer to the figures under one lock (on that loop's thread), and empties it.
+    private func merge(_ b: LoopMetrics) {
+        guard !b.isEmpty else { return }
+        state.withLockedValue { s in
+            if let last = b.latencies.last {
+                var values: [Int64] = []
+                values.reserveCapacity(b.latencies.count)
+                for (i, name) in Self.latencyNames.enumerated() {
+                    let index = UInt8(i)
+                    guard b.latencies.contains(where: { $0.name == index }) else { continue }
+                    values.removeAll(keepingCapacity: true)
+                    for sample in b.latencies where sample.name == index { values.append(sample.us) }
+                    s.total[name, default: LatencyHistogram()].record(contentsOf: values)
+                    // Then by second (a buffer spans one or two), each second's values at once.
+                    var at = 0
+                    while at < b.latencies.count {
+                        guard b.latencies[at].name == index else { at += 1; continue }
+                        let second = b.latencies[at].second
+                        values.removeAll(keepingCapacity: true)
+                        while at < b.latencies.count, b.latencies[at].second == second {
+                            if b.latencies[at].name == index { values.append(b.latencies[at].us) }
+                            at += 1
+                        }
+                        s.buckets[max(Int(second), s.denseFrom), default: [:]][name, default: LatencyHistogram()].record(contentsOf: values)
+                    }
+                }
+                finishSeconds(before: Int(last.second), in: &s)
+            }
+            for c in b.counts { s.counters[c.name, default: [:]][Int(c.second), default: 0] += Int(c.n) }
+            s.attempts += b.attempts
+        }
+        b.removeAll()
     }
 
     /// Seconds whose histograms are held in memory (the open ones, and any the spill file refused).
     var secondsInMemory: Int { state.withLockedValue { $0.buckets.count } }
 
     public func latency(_ name: String, us: Int64) {
-        record(name, us: us, second: clock.nowMs / Self.bucketMs)
+        let second = clock.nowMs / Self.bucketMs
+        if let b = loopMetrics.current, let i = LoopMetrics.index(of: name) {
+            b.latencies.append(LoopMetrics.Latency(name: i, second: Int32(second), us: us))
+            return
+        }
+        record(name, us: us, second: second)
     }
 
     /// One sample of `name` in second `second` of the run.
@@ -66,18 +135,21 @@ public final class LiveMetrics: Sendable {
             let b = max(second, s.denseFrom)
             s.total[name, default: LatencyHistogram()].record(us: us)
             s.buckets[b, default: [:]][name, default: LatencyHistogram()].record(us: us)
-            // A second before the last one is over: keep its histograms compact (a dense one is
-            // about 160 KB, so dense seconds grew a long run's runner by a megabyte a second),
-            // and on disk: compact, they still grew the soak's runner by 12 KB a second (issue 21).
-            if b - 1 > s.denseFrom {
-                for old in s.denseFrom..<(b - 1) {
-                    guard let byName = s.buckets[old] else { continue }
-                    // `encode` compacts as it writes; only a second kept in memory is compacted here.
-                    s.buckets[old] = spillSecond(byName, second: old, in: &s) ? nil : byName.mapValues { $0.compacted() }
-                }
-                s.denseFrom = b - 1
-            }
+            finishSeconds(before: b, in: &s)
         }
+    }
+
+    /// Second `b` has begun: every second before the one before it is over. Keeps their histograms
+    /// compact (a dense one is about 160 KB, so dense seconds grew a long run's runner by a megabyte
+    /// a second), and on disk: compact, they still grew the soak's runner by 12 KB a second (issue 21).
+    private func finishSeconds(before b: Int, in s: inout State) {
+        guard b - 1 > s.denseFrom else { return }
+        for old in s.denseFrom..<(b - 1) {
+            guard let byName = s.buckets[old] else { continue }
+            // `encode` compacts as it writes; only a second kept in memory is compacted here.
+            s.buckets[old] = spillSecond(byName, second: old, in: &s) ? nil : byName.mapValues { $0.compacted() }
+        }
+        s.denseFrom = b - 1
     }
 
     /// Writes a finished second to the spill file; false when there is none or the write failed
@@ -126,11 +198,21 @@ public final class LiveMetrics: Sendable {
 
     public func count(_ name: String, _ n: Int = 1) {
         let b = clock.nowMs / Self.bucketMs
+        if let buffer = loopMetrics.current {
+            buffer.counts.append(LoopMetrics.Count(name: name, second: Int32(b), n: Int32(n)))
+            return
+        }
         state.withLockedValue { $0.counters[name, default: [:]][b, default: 0] += n }
     }
 
     /// One attempted request or op (for the error rate).
-    public func attempt(_ n: Int = 1) { state.withLockedValue { $0.attempts += n } }
+    public func attempt(_ n: Int = 1) {
+        if let buffer = loopMetrics.current {
+            buffer.attempts += n
+            return
+        }
+        state.withLockedValue { $0.attempts += n }
+    }
 
     /// An error of `kind`, shown per second in the report. `rated: false` for what a fault
     /// window causes on purpose (a dropped socket): charted, but not in `errors.rate`.

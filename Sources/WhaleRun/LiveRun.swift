@@ -73,7 +73,7 @@ public final class LiveRun: @unchecked Sendable {
         self.options = options
         scenario = options.scenario
         spec = options.scenario.live ?? LiveSpec()
-        metrics = LiveMetrics(clock: clock)
+        metrics = LiveMetrics(clock: clock, loops: RunContext.clientLoops(for: spec))
         machine = MachineLoad(foreignBound: spec.foreignCPUBoundCores)
         self.output = output
     }
@@ -361,6 +361,8 @@ public final class LiveRun: @unchecked Sendable {
         }
 
         machineProbe.stop()  // its last, partial second counts too
+        // What the users' loops sampled since their last merge (at most 100 ms of it).
+        await metrics.drainLoops()
         var result = judge(history: reconcile(recorder.history(), accounts: accounts), endMs: endMs, quiet: quiet)
         result.unavailable = unavailable.withLockedValue { $0 }
         result.epochStartMs = epochStartMs

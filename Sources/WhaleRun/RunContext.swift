@@ -54,7 +54,7 @@ final class RunContext: Sendable {
         self.organizationUsers = organizationUsers
         self.runTag = runTag
         self.spec = spec
-        clientLoops = spec.runnerLoop == .epoll ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
+        clientLoops = Self.clientLoops(for: spec)
         self.whaler = whaler
         self.salesforce = salesforce
         self.salesforceClientId = salesforceClientId
@@ -71,6 +71,11 @@ final class RunContext: Sendable {
         protocolVersion = scenario.protocolVersion == 1 ? .original : .v2
         clientFaultsNow = NIOLockedValueBox(clientFaults)
         logger = log
+    }
+
+    /// The loops a run of `spec` puts its users on (empty: NIO's).
+    static func clientLoops(for spec: LiveSpec) -> [EpollClientLoop] {
+        spec.runnerLoop == .epoll ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
     }
 
     var isLoadOver: Bool { loadOver.withLockedValue { $0 } }
