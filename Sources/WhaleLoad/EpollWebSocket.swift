@@ -32,7 +32,8 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
 
     private let state = NIOLockedValueBox(State())
     private let loop: EpollClientLoop
-    private let onBuffer: @Sendable (UnsafeRawBufferPointer) -> Void
+    /// Let go of when the socket ends: its owner may hold it and be held by it.
+    private var onBuffer: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// Set once in `init`, then touched only on the loop's thread.
     private var socket: EpollClientSocket?
 
@@ -70,7 +71,7 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
         for w in waiters { w.resume(returning: true) }
     }
 
-    public func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) { onBuffer(payload) }
+    public func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) { onBuffer?(payload) }
 
     public func ponged(_ socket: EpollClientSocket) { state.withLockedValue { $0.pongs += 1 } }
 
@@ -91,6 +92,7 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
             defer { s.waiters = []; s.endWaiters = []; s.endCallbacks = [] }
             return (s.waiters, s.endWaiters, s.endCallbacks)
         }
+        onBuffer = nil
         for w in waiters { w.resume(returning: false) }
         for w in endWaiters { w.resume() }
         // Never inside the call that ended the socket: a send that failed holds its client's lock.
@@ -122,6 +124,8 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
     }
 
     public func send(_ text: String, binary: Bool) { write(Array(text.utf8), opcode: binary ? 0x2 : 0x1) }
+
+    public func send(bytes: [UInt8], binary: Bool) { write(bytes, opcode: binary ? 0x2 : 0x1) }
 
     public func ping() { write([], opcode: 0x9) }
 
