@@ -333,14 +333,20 @@ extension EpollClientLoop {
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else if payload.count < 65_536 {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+            // Byte by byte: an array literal here was an allocation per frame.
+            frame.append(0x80 | 126)
+            frame.append(UInt8(payload.count >> 8))
+            frame.append(UInt8(payload.count & 0xFF))
         } else {
             frame.append(0x80 | 127)
             for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
         }
         mask = mask &* 1_664_525 &+ 1_013_904_223
         let key = (UInt8(mask >> 24), UInt8((mask >> 16) & 0xFF), UInt8((mask >> 8) & 0xFF), UInt8(mask & 0xFF))
-        frame += [key.0, key.1, key.2, key.3]
+        frame.append(key.0)
+        frame.append(key.1)
+        frame.append(key.2)
+        frame.append(key.3)
         let start = frame.count
         frame += payload
         frame.withUnsafeMutableBufferPointer { f in

@@ -5,6 +5,8 @@ public protocol NoteSocket: AnyObject, Sendable {
     func connected(timeout: Duration) async -> Bool
     /// Queues a text (or binary) frame; frames sent before the upgrade go out once it is done.
     func send(_ text: String, binary: Bool)
+    /// The same, from the message's bytes (UTF-8 for a text frame).
+    func send(bytes: [UInt8], binary: Bool)
     /// Sends a ping: a live peer answers with a pong (``pongsReceived``).
     func ping()
     /// Pongs received so far.
@@ -17,7 +19,9 @@ public protocol NoteSocket: AnyObject, Sendable {
     func close() async
 }
 
-extension LeanSocket: NoteSocket {}
+extension LeanSocket: NoteSocket {
+    public func send(bytes: [UInt8], binary: Bool) { send(String(decoding: bytes, as: UTF8.self), binary: binary) }
+}
 
 /// Opens a note socket on `loop` (an ``EpollWebSocket``) or, with none, on NIO's loops (a
 /// ``LeanSocket``). Either way each message reaches `onBuffer` as bytes valid only during the call.
