@@ -32,7 +32,8 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
 
     private let state = NIOLockedValueBox(State())
     private let loop: EpollClientLoop
-    /// Let go of when the socket ends: its owner may hold it and be held by it.
+    /// On the loop's thread only (after `init`). Let go of when the socket ends: the handler may
+    /// hold the socket's owner, which holds the socket (a note session holds itself strongly there).
     private var onBuffer: (@Sendable (UnsafeRawBufferPointer) -> Void)?
     /// Set once in `init`, then touched only on the loop's thread.
     private var socket: EpollClientSocket?

@@ -109,7 +109,7 @@ public final class LiveMetrics: Sendable {
                 }
                 finishSeconds(before: Int(last.second), in: &s)
             }
-            for c in b.counts { s.counters[c.name, default: [:]][Int(c.second), default: 0] += Int(c.n) }
+            for c in b.counts { s.counters[c.name, default: [:]][Int(c.second), default: 0] += c.n }
             s.attempts += b.attempts
         }
         b.removeAll()
@@ -199,7 +199,7 @@ public final class LiveMetrics: Sendable {
     public func count(_ name: String, _ n: Int = 1) {
         let b = clock.nowMs / Self.bucketMs
         if let buffer = loopMetrics.current {
-            buffer.counts.append(LoopMetrics.Count(name: name, second: Int32(b), n: Int32(n)))
+            buffer.counts.append(LoopMetrics.Count(name: name, second: Int32(b), n: n))
             return
         }
         state.withLockedValue { $0.counters[name, default: [:]][b, default: 0] += n }

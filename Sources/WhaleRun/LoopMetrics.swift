@@ -24,7 +24,7 @@ final class LoopMetrics: @unchecked Sendable {
     struct Count {
         var name: String
         var second: Int32
-        var n: Int32
+        var n: Int
     }
 
     /// False once the run drained this loop: later samples go to ``LiveMetrics`` directly.
