@@ -124,7 +124,7 @@ public final class EpollWebSocket: NoteSocket, EpollClientHandler, @unchecked Se
         }
     }
 
-    public func send(_ text: String, binary: Bool) { write(Array(text.utf8), opcode: binary ? 0x2 : 0x1) }
+    public func send(_ text: String, binary: Bool) { send(bytes: Array(text.utf8), binary: binary) }
 
     public func send(bytes: [UInt8], binary: Bool) { write(bytes, opcode: binary ? 0x2 : 0x1) }
 

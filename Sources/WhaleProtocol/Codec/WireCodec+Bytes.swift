@@ -69,24 +69,8 @@ struct ByteWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// A decimal integer, as `String(i)` writes it.
-    mutating func int(_ value: Int) {
-        if value == 0 { bytes.append(UInt8(ascii: "0")); return }
-        if value == .min { bytes.append(contentsOf: String(value).utf8); return }
-        var v = value
-        if v < 0 { bytes.append(UInt8(ascii: "-")); v = -v }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: more than the 19 digits of Int.max
-        let count = withUnsafeMutableBytes(of: &digits) { d -> Int in
-            var n = 0
-            while v > 0 {
-                d[23 - n] = UInt8(ascii: "0") + UInt8(v % 10)
-                v /= 10
-                n += 1
-            }
-            return n
-        }
-        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[(24 - count)...]) }
-    }
+    /// A decimal integer, as `String(i)` writes it (a small string: no allocation).
+    mutating func int(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
     /// `s` as a JSON string literal: `"`, `\` and the control characters escaped (`\n`, `\r`, `\t`,
     /// else `\u00XX` in lowercase hex), everything else as its UTF-8 bytes, as ``WireJSON`` writes.
