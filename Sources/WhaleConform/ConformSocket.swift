@@ -31,7 +31,7 @@ final class ConformSocket: Sendable {
     /// `LeanSocket` for every case, 3 of 5 runs against the reference server lost a frame at the
     /// start of a connection: a refusal's `error` (the server's close could overtake it, since
     /// fixed) and, twice, the answer to a join sent at once, never seen on this client
-    /// (docs/decisions.md, "Which socket").
+    /// (docs/decisions/0023-conformance-suite.md).
     private enum Transport: Sendable {
         case live(LiveSocket)
         case lean(LeanSocket)

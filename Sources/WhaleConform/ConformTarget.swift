@@ -34,7 +34,7 @@ public struct ConformTarget: Sendable {
     /// Messages sent back to back by the flood case; must exceed the server's burst.
     public var floodMessages: Int
     /// Bytes of ops the slow-reader case writes while its reader is held: enough to fill the
-    /// socket buffers between the server and the fault proxy (docs/decisions.md).
+    /// socket buffers between the server and the fault proxy (docs/decisions/0023-conformance-suite.md).
     public var slowReaderBytes: Int
     /// How long a case waits for a frame it expects.
     public var timeout: Duration

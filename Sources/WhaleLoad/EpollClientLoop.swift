@@ -35,8 +35,8 @@ extension EpollClientHandler {
 /// the frames it receives all happen on one thread with no hop between threads.
 ///
 /// Why it exists: at 2,000 ops/s offered the runner's sockets on NIO cost about 0.45 of a core,
-/// most of it NIO's channels and the wake-ups of a thousand timers (docs/decisions.md, "The note
-/// sockets on a loop of the runner's own"); `bench run --floor` also uses it as the yardstick of
+/// most of it NIO's channels and the wake-ups of a thousand timers
+/// (docs/decisions/0046-runner-on-epoll-loops.md); `bench run --floor` also uses it as the yardstick of
 /// what the kernel's work per frame costs.
 ///
 /// What it does of RFC 6455: the upgrade with its accept key checked, masked client frames,

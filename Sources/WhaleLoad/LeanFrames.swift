@@ -2,8 +2,8 @@ import NIOCore
 
 /// RFC 6455 frames as a client reads and writes them, straight on `ByteBuffer`s: the load
 /// runner's websocket path without NIO's frame decoder, its `WebSocketFrame` values and the
-/// pipeline hops between them (docs/decisions.md, "Restart steps, event loops and a frame reader
-/// of its own": they were about a tenth of the runner's CPU at 2,000 ops/s).
+/// pipeline hops between them (docs/decisions/0034-lean-frames-frame-reader-of-its-own.md:
+/// they were about a tenth of the runner's CPU at 2,000 ops/s).
 enum LeanFrames {
     enum Opcode: UInt8 {
         case continuation = 0x0, text = 0x1, binary = 0x2, close = 0x8, ping = 0x9, pong = 0xA

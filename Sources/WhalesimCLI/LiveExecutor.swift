@@ -8,13 +8,14 @@ import WhaleRun
 /// By default, an `async` virtual user that wakes from `Task.sleep` runs on Dispatch's
 /// cooperative pool (woken by Dispatch's timer thread), and the frame it sends then hops to its
 /// socket's event loop: three threads and two wake-ups per op. With NIO's loops as the global
-/// executor, timers, tasks and frames share the loops' threads (measured in docs/decisions.md).
+/// executor, timers, tasks and frames share the loops' threads (measured in
+/// docs/decisions/0028-swift-concurrency-on-nio-event-loops.md).
 /// `WHALESIM_EXECUTOR=dispatch` keeps Dispatch's pool (to compare, or if a platform lacks the hook).
 enum LiveExecutor {
     /// The subcommands whose work is mostly sockets. Not `serve`: the reference server is correct
     /// on either executor (issue 21), but with it on NIO's loops the bench's steady op→ack p50 and
-    /// p99 were worse in each of 3 interleaved pairs of runs (docs/decisions.md, "The reference
-    /// server under another executor").
+    /// p99 were worse in each of 3 interleaved pairs of runs
+    /// (docs/decisions/0027-server-delivery-always-queued-serve-on-dispatch.md).
     static let liveCommands: Set<String> = ["run", "bench", "conform"]
 
     /// The option that sets the runner's event loops. It must be read before ArgumentParser runs:
@@ -26,7 +27,7 @@ enum LiveExecutor {
     /// default. One loop on this two-core machine costs 16% less CPU per op at the bench's 2,000
     /// ops/s offered (more sockets ready per wake-up, no hop between loops), but leaves the runner
     /// one core for a restart's reconnect storm: the soak saw the runner saturated 12 s in 6
-    /// stretches against 4–5 s with two (docs/decisions.md, "How many event loops").
+    /// stretches against 4–5 s with two (docs/decisions/0033-runner-event-loops-one-per-core.md).
     static var defaultThreads: Int { System.coreCount }
 
     /// The commands whose process is a load runner: `run` and `bench run`.

@@ -66,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
-    @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the load runner (1...256); default one per core. Fewer cost less CPU per op but leave less headroom for a reconnect storm (docs/decisions.md).", valueName: "N"))
+    @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the load runner (1...256); default one per core. Fewer cost less CPU per op but leave less headroom for a reconnect storm (docs/decisions/0033-runner-event-loops-one-per-core.md).", valueName: "N"))
     var runnerThreads: Int?
 
     @Option(help: "The fixtures directory (whaler/seed.json, salesforce/small); default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")

@@ -41,7 +41,7 @@ extension Whalesim {
     /// before any task starts: a command that drives live sockets (`run`, `bench`, `conform`; not
     /// `serve`) runs Swift concurrency on NIO's event loops (``LiveExecutor``), so a virtual user's
     /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
-    /// pool, its timer thread and the socket's loop (docs/decisions.md, "A lean generator").
+    /// pool, its timer thread and the socket's loop (docs/decisions/0028-swift-concurrency-on-nio-event-loops.md).
     static func main() async {
         // Before any socket or thread: a login shell's 1,024 open files is less than a
         // thousand-client run holds (``OpenFiles``); children (the embedded server) inherit it.

@@ -5,7 +5,7 @@ import NIOPosix
 /// A minimal HTTP/1.1 client connection with keep-alive, for load generation (`whalesim bench
 /// salesforce`): one request at a time, no TLS, no redirects. A plain NIO client keeps the load
 /// generator on the same event loops as the server instead of adding an HTTP client dependency
-/// (docs/decisions.md, "Benchmark HTTP client").
+/// (docs/decisions/0005-benchmark-http-client-nio-keep-alive.md).
 ///
 /// ```swift
 /// try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: 8080) { connection in

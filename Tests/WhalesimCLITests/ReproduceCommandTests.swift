@@ -127,7 +127,8 @@ import Testing
     ///
     /// The marks last well under a millisecond and the first ops of the run are typed by four
     /// clients at once, so a replay at millisecond resolution sometimes forms other first ops
-    /// (measured: 12 runs of 16 reproduced, every one failed live; docs/decisions.md): every run
+    /// (measured: 12 runs of 16 reproduced, every one failed live;
+    /// docs/decisions/0022-live-failure-to-scripted-reproducer.md): every run
     /// must fail live with the marks in its record and reproducer; one of at most four must
     /// reproduce (all four missing: about 1 in 250 at that rate).
     @Test func aLiveSlowClientDropBecomesAShrunkReproducer() throws {

@@ -3,7 +3,7 @@
 /// the engine is deterministic: same org state, same frozen "now", same answer.
 ///
 /// Bounded (FIFO eviction); results larger than `maxRows` are not kept. Capacity 0 turns it off.
-/// Measured effect in docs/decisions.md ("Query result cache").
+/// Measured effect in docs/decisions/0006-query-result-cache.md.
 struct QueryResultCache: Sendable {
     struct Key: Hashable, Sendable {
         var soql: String

@@ -1,6 +1,6 @@
 /// A minimal, strict JSON value for the wire codec: objects keep their key order, integers stay
 /// exact, and every syntax error names its byte offset. (Measured against Foundation and json-c
-/// in `whalesim bench json`; docs/decisions.md.)
+/// in `whalesim bench json`; docs/decisions/0002-protocol-codec-wirecodec-json-c-measured.md.)
 public enum WireJSON: Hashable, Sendable {
     case null
     case bool(Bool)

@@ -6,7 +6,7 @@ import Foundation
 /// Why a load tool calls it: glibc keeps freed pages in its arenas, so a long run's RSS creeps up
 /// with what its transient buffers once took. Trimming returns every wholly free page; it cannot
 /// return a page that still holds one live object, which is what a restart's reconnect storm
-/// leaves behind (docs/decisions.md, "Restart steps, event loops and a frame reader of its own").
+/// leaves behind (docs/decisions/0035-heap-trimmed-every-ten-seconds.md).
 public enum FreedHeap {
     private typealias MallocTrim = @convention(c) (Int) -> Int32
 
@@ -45,8 +45,8 @@ public enum FreedHeap {
     /// can use, so a server restart's burst (a thousand sockets and page refetches at once) grew
     /// whichever arena took it and left that arena's free pages pinned by the long-lived objects
     /// made amid it. With one arena the soak's cut sat 4 MB lower and its restart peaks 4 to 7 MB
-    /// lower, at the same CPU per op in `bench run` (docs/decisions.md, "A restart's peak that
-    /// stays within 10%").
+    /// lower, at the same CPU per op in `bench run` 
+    /// (docs/decisions/0042-one-heap-arena-trim-every-two-seconds.md).
     @discardableResult
     public static func limitArenas(to count: Int) -> Bool {
         guard let mallopt, count > 0 else { return false }

@@ -9,7 +9,7 @@ import Musl
 /// outgrows on most machines: Debian, Ubuntu and Fedora start a login shell at a soft limit of
 /// 1,024, with a hard limit hundreds of times higher.
 ///
-/// Measured (docs/decisions.md, "Open files"): the README's demo (300 clients, 30 notes) held 442
+/// Measured (docs/decisions/0044-runs-on-other-peoples-machines.md): the README's demo (300 clients, 30 notes) held 442
 /// descriptors in the runner and 422 in the embedded server; the soak's first 75 s (1,000 clients,
 /// 100 notes) 1,234 and 1,220. At the limit, a socket the runner cannot open became a client that
 /// never caught up (the liveness checker said `invalid`, a false alarm), and libdispatch, which

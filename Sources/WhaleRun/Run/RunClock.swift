@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Read straight from `clock_gettime`: the runner reads it several times a frame, and
 /// `ContinuousClock`'s `Duration` arithmetic (128-bit attoseconds) was about 2% of the runner's
-/// CPU at 2,000 ops/s (docs/decisions.md, sixteenth session).
+/// CPU at 2,000 ops/s (docs/decisions/0046-runner-on-epoll-loops.md).
 public struct RunClock: Sendable {
     private let startNs = RunClock.monotonicNs()
     public init() {}

@@ -10,7 +10,7 @@ import WhaleProtocol
 /// its own thread (the group committer's thread after a commit, the caller for a send that waits for
 /// no commit). An op's ack used to cross three more threads on its way out (a stream into a drain
 /// task, a continuation resumed from the committer, then the event loop), and on two busy cores each
-/// crossing could wait for a time slice (docs/decisions.md has the figures).
+/// crossing could wait for a time slice (docs/decisions/0016-server-write-path.md has the figures).
 final class NoteShard: Sendable {
     /// Sends waiting for a commit, in the order the state machine produced them.
     struct OutboxItem: Sendable {

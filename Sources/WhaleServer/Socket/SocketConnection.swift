@@ -11,8 +11,8 @@ import WhaleProtocol
 ///
 /// Frames go straight into the channel's pipeline on its event loop (``FrameBatch``), not
 /// through a writer task: on a broadcast that is one hop per event loop for all recipients
-/// instead of a task wake-up and an async write per frame (docs/decisions.md, "The server's
-/// write path"). The close handshake still goes through hummingbird-websocket's writer, which
+/// instead of a task wake-up and an async write per frame (docs/decisions/0016-server-write-path.md).
+/// The close handshake still goes through hummingbird-websocket's writer, which
 /// owns it; the event loop runs what is submitted to it in order, so a close asked for after
 /// some frames follows them.
 final class SocketConnection: Sendable {

@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// callers enqueue (cheap, synchronous, keeps their order) and get a ticket; one writer thread
 /// commits everything pending in one transaction, then marks every ticket up to it durable. So an
 /// fsync is shared by all ops that arrived while the previous one ran, and durability does not
-/// cost throughput (docs/decisions.md has the figures).
+/// cost throughput (docs/decisions/0007-reference-server-shards-group-commit-refusals.md has the figures).
 ///
 /// ```swift
 /// let committer = GroupCommitter(storage: storage)

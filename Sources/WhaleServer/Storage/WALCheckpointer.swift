@@ -4,7 +4,7 @@ import GRDB
 /// Keeps SQLite's write-ahead log short without putting a checkpoint inside a commit. With the
 /// default auto-checkpoint, every thousandth page the committing transaction itself copies the
 /// log into the database and fsyncs it, and every op waiting for that commit waits for the copy
-/// too: the slowest commits, and so op→ack's p99 (docs/decisions.md). The writer's connection
+/// too: the slowest commits, and so op→ack's p99 (docs/decisions/0016-server-write-path.md). The writer's connection
 /// runs with `wal_autocheckpoint = 0` and this thread, on a connection of its own, runs a
 /// passive checkpoint every `interval`, which never blocks the writer.
 final class WALCheckpointer: Sendable {

@@ -43,8 +43,8 @@ struct AppliedLog {
 
     /// Ops kept per document before the oldest is folded: a budget of ``windowBudget`` entries
     /// shared by the notes, at least 256 a note. An entry costs about 300 bytes (the op, its id),
-    /// so the budget is about 8 MB whatever the run's length (docs/decisions.md, "Checkers whose
-    /// memory is bounded").
+    /// so the budget is about 8 MB whatever the run's length 
+    /// (docs/decisions/0032-checkers-with-bounded-memory.md).
     static func windowSize(documents: Int) -> Int { max(256, windowBudget / max(documents, 1)) }
     static let windowBudget = 25_600
 

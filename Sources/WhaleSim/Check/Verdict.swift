@@ -26,7 +26,8 @@ public struct CheckResult: Hashable, Sendable, Codable {
     /// Human-readable lines: what was wrong (invalid) or why it could not tell (unknown).
     public var evidence: [String]
     /// What the run lost that its protocol allows it to lose (the original protocol throws
-    /// unacknowledged edits away on reconnect): reported, but not a violation (docs/decisions.md).
+    /// unacknowledged edits away on reconnect): reported, but not a violation
+    /// (docs/decisions/0011-hardening-limits-fuzzing-findings.md).
     public var findings: [String]
 
     public init(checker: CheckerName, verdict: Verdict, evidence: [String] = [], findings: [String] = []) {

@@ -77,7 +77,7 @@ public struct LiveSpec: Hashable, Sendable {
     /// step wake the runner once. Latencies count from the step, so it is not taken for the
     /// runner's lag. 0 (the default): every pause ends at its own instant, as people's do.
     ///
-    /// A trade, so not the default (docs/decisions.md, fifteenth session): with one loop at
+    /// A trade, so not the default (docs/decisions/0045-timer-grid-off-by-default.md): with one loop at
     /// 2,000 ops/s a 2 ms grid took the runner's CPU per op down by about a tenth (7 of 7
     /// interleaved pairs), but arrivals bunched into steps, and against a server that commits
     /// each op to disk the op→ack p50 rose by about 0.6 ms. For more load from one runner
@@ -85,7 +85,7 @@ public struct LiveSpec: Hashable, Sendable {
     public var timerGridMs = 0
     /// `live.runner-loop`: what carries the virtual users' note sockets and pauses. Epoll by
     /// default: at 2,000 ops/s offered it cost the runner about a fifth less CPU than NIO's
-    /// loops (docs/decisions.md, sixteenth session). Where there is no epoll (not Linux) the
+    /// loops (docs/decisions/0046-runner-on-epoll-loops.md). Where there is no epoll (not Linux) the
     /// users run on NIO's loops whatever this says, and the run notes it.
     public var runnerLoop = RunnerLoop.epoll
 

@@ -3,7 +3,7 @@
 /// "finger" at the last chunk touched, so local edits do not rescan from the start.
 ///
 /// Kept in the bench, not in the library: it exists to make the choice of representation a
-/// measurement (docs/decisions.md), not to be used.
+/// measurement (docs/decisions/0001-ot-document-gap-buffer.md), not to be used.
 struct ChunkedRope {
     static let maxChunk = 1024
     private(set) var chunks: [[UInt32]] = [[]]

@@ -10,7 +10,7 @@ import WhaleProtocol
 /// Why it exists: the gap between the full client and the floor is the runner's whole overhead.
 /// This splits it into the client's own work (here) and the rest (NIO, tasks, the record), which
 /// is what decides whether moving the runner onto a loop of its own would meet its CPU target
-/// (docs/decisions.md, fifteenth session).
+/// (docs/decisions/0030-bench-run-yardsticks.md).
 struct FloorSessionTyping: FloorTyping {
     private var session: ClientSession
 
