@@ -8,8 +8,8 @@ import NIOWebSocket
 /// A client websocket straight on NIO's channel pipeline: frames are decoded and handed to
 /// `onText` on the connection's event loop, sends are masked frames written from any thread.
 /// No task per connection and no async stream per frame, so the load runner holds thousands of
-/// them on a couple of cores (docs/decisions/0013-runner-websocket-client-lean-socket.md compares it with ``LiveSocket``, which sits on
-/// hummingbird-websocket's client). The same API as ``LiveSocket``.
+/// them on a couple of cores (docs/decisions/0013-runner-websocket-client-lean-socket.md compares it
+/// with ``LiveSocket``, which sits on hummingbird-websocket's client). The same API as ``LiveSocket``.
 public final class LeanSocket: @unchecked Sendable {
     struct State {
         var channel: (any Channel)?

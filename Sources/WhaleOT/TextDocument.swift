@@ -3,8 +3,8 @@
 /// Why a gap buffer: collaborative note editing is local (typing, then deleting a little
 /// behind the caret), and a gap buffer makes a local edit a handful of stores. Replaying the
 /// 259,778-edit `automerge-paper` trace and random-position edits on large notes were measured
-/// against a chunked rope in `whalesim bench ot` (docs/decisions/0001-ot-document-gap-buffer.md has the figures). Memory is
-/// 4 bytes per scalar plus the gap, so a 1,000,000-scalar note fits in about 5 MB.
+/// against a chunked rope in `whalesim bench ot` (docs/decisions/0001-ot-document-gap-buffer.md has the
+/// figures). Memory is 4 bytes per scalar plus the gap, so a 1,000,000-scalar note fits in about 5 MB.
 ///
 /// ```swift
 /// var doc = TextDocument("hello world")

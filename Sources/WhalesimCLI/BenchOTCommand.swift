@@ -4,7 +4,8 @@ import WhaleOT
 import WhalesimTesting
 
 /// `whalesim bench ot`: the OT core's speed and memory targets, each with a baseline measured
-/// in the same run (docs/decisions/0001-ot-document-gap-buffer.md records the figures and the choice of representation).
+/// in the same run (docs/decisions/0001-ot-document-gap-buffer.md records the figures and the choice
+/// of representation).
 ///
 /// ```
 /// swift run -c release whalesim bench ot

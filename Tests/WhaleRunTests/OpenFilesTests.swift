@@ -7,7 +7,8 @@ struct OpenFilesTests {
     @Test func theEstimateGrowsWithClientsAndNotes() {
         #expect(OpenFiles.needed(clients: 300, documents: 30) == 916)
         #expect(OpenFiles.needed(clients: 1000, documents: 100) == 2456)
-        // The measured peaks (docs/decisions/0044-runs-on-other-peoples-machines.md): 442 for the demo, 1,234 for the soak's first 75 s.
+        // The measured peaks (docs/decisions/0044-runs-on-other-peoples-machines.md): 442 for the demo,
+        // 1,234 for the soak's first 75 s.
         #expect(OpenFiles.needed(clients: 300, documents: 30) > 2 * 442 - 100)
         #expect(OpenFiles.needed(clients: 1000, documents: 100) > 1234)
         // Without restarts or drops (`bench run`): bench's 10,000 held clients fit a limit of 20,000.

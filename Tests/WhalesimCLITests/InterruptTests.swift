@@ -5,8 +5,8 @@ import WhalesimTesting
 import Glibc
 #endif
 
-/// Signals to live `whalesim` processes (docs/decisions/0021-clean-stops-setup-split-portable-binary.md): a first SIGINT or
-/// SIGTERM mid-load ends the run cleanly (record and report marked interrupted, exit 3, the
+/// Signals to live `whalesim` processes (docs/decisions/0021-clean-stops-setup-split-portable-binary.md):
+/// a first SIGINT or SIGTERM mid-load ends the run cleanly (record and report marked interrupted, exit 3, the
 /// `serve` child stopped, the temporary directory gone); a second one exits at once (130 / 143)
 /// and still leaves no child and no directory; a parent killed with SIGKILL leaves no server
 /// behind; the child's signing key is not on its command line. Each run is seconds long.

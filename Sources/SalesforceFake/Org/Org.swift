@@ -16,7 +16,8 @@ public final class Org: Sendable {
     let schemaIndexByName: [String: Int]
     let schemaIndexByPrefix: [String: Int]
     let state: Locked<OrgState>
-    /// Parsed and resolved queries by their text (a small LRU; see docs/decisions/0004-soql-plan-cache-and-equality-indexes.md).
+    /// Parsed and resolved queries by their text (a small LRU; see
+    /// docs/decisions/0004-soql-plan-cache-and-equality-indexes.md).
     let queryCache = Locked(QueryCache(capacity: 1024))
 
     public init(settings: OrgSettings, schemas: [ObjectSchema], credentials: [Credential] = []) {

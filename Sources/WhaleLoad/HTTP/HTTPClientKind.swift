@@ -3,7 +3,8 @@ public enum HTTPClientKind: String, CaseIterable, Sendable {
     case curl
     case asyncHTTPClient = "async-http-client"
 
-    /// The one the load runner uses (measured by `whalesim bench http`; docs/decisions/0012-virtual-client-http-executor-libcurl-multi.md).
+    /// The one the load runner uses (measured by `whalesim bench http`;
+    /// docs/decisions/0012-virtual-client-http-executor-libcurl-multi.md).
     public static let preferred: HTTPClientKind = .curl
 }
 

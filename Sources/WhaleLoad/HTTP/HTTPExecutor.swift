@@ -30,8 +30,8 @@ public struct HTTPResult: Sendable {
 
 /// The one request executor under every per-API interface of the virtual client. A transport
 /// failure (refused, reset, timeout, TLS) throws ``HTTPTransportError``; any HTTP status is a result.
-/// Implementations: libcurl's multi interface and AsyncHTTPClient (docs/decisions/0012-virtual-client-http-executor-libcurl-multi.md
-/// says which the runner uses).
+/// Implementations: libcurl's multi interface and AsyncHTTPClient
+/// (docs/decisions/0012-virtual-client-http-executor-libcurl-multi.md says which the runner uses).
 public protocol HTTPExecutor: Sendable {
     func execute(_ request: HTTPRequestSpec, timeout: Duration) async throws(HTTPTransportError) -> HTTPResult
     /// Starts the request and calls `then` once with its outcome, on whatever thread the

@@ -8,8 +8,8 @@ import WhaleRecord
 ///
 /// A dense histogram of this shape is about 160 KB of counts, whatever it holds. A live run keeps
 /// one per metric per second for its charts and scoped thresholds, which grew the runner by about
-/// a megabyte a second (docs/decisions/0031-runner-memory-bounded-through-a-long-load.md); a finished second is therefore
-/// ``compacted()`` to its recorded pairs (a few hundred bytes), and made dense again only while
+/// a megabyte a second (docs/decisions/0031-runner-memory-bounded-through-a-long-load.md); a finished
+/// second is therefore ``compacted()`` to its recorded pairs (a few hundred bytes), and made dense again only while
 /// something records into it, adds it up or reads a percentile from it.
 public struct LatencyHistogram: Sendable {
     public static let highestTrackableUs: UInt64 = 600_000_000

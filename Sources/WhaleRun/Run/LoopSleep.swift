@@ -6,8 +6,9 @@ import WhaleLoad
 
 /// Sleeps on a NIO event loop's timer. `Task.sleep` arms a Dispatch timer: Dispatch's timer
 /// thread wakes for it and pokes a pool thread, two thread wake-ups per sleep, which at 2,000
-/// virtual keystrokes a second were a tenth of the runner's CPU 
-/// (docs/decisions/0028-swift-concurrency-on-nio-event-loops.md). An event loop keeps its timers in a heap it checks anyway between reads.
+/// virtual keystrokes a second were a tenth of the runner's CPU
+/// (docs/decisions/0028-swift-concurrency-on-nio-event-loops.md).
+/// An event loop keeps its timers in a heap it checks anyway between reads.
 /// Cancelling the task ends the sleep at once, as `Task.sleep` does.
 ///
 /// The timer is a scheduled callback (`scheduleCallback`), not `scheduleTask`: the waker itself

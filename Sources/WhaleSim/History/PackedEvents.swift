@@ -2,8 +2,8 @@ import WhaleOT
 
 /// History entries packed into bytes, for a history that must not grow its holder's memory by
 /// a hundred-odd bytes an event: a live run records some fifteen events an edit for as long as it
-/// runs (docs/decisions/0031-runner-memory-bounded-through-a-long-load.md). Each entry is its kind, its time as a varint
-/// delta, then its fields (zigzag varints; text as a length and UTF-8; an op as its components).
+/// runs (docs/decisions/0031-runner-memory-bounded-through-a-long-load.md). Each entry is its kind, its
+/// time as a varint delta, then its fields (zigzag varints; text as a length and UTF-8; an op as its components).
 /// An op id `P:N` is a prefix from a table (one per client connection) and the number `N`.
 /// Reading decodes one entry at a time, in order; nothing is kept but the bytes and the table.
 ///
