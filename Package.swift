@@ -4,9 +4,10 @@
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
-//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
+//   WhaleServer, SalesforceFake, WhalesimLive ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
+//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
-//   WhaleRecord ← WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
+//   WhaleRecord ← WhaleSim, WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
 //   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 //   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
 // Only the live ring (WhalesimLive, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
@@ -56,7 +57,7 @@ let package = Package(
         // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
-        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", .product(name: "Yams", package: "Yams")]),
+        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord", .product(name: "Yams", package: "Yams")]),
         // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
         // read and written a line at a time, and packed HdrHistogram buckets. Files only.
         .target(name: "WhaleRecord", dependencies: ["CZlib"]),
@@ -125,6 +126,17 @@ let package = Package(
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd for WhaleLoad's floor client (`bench run --floor`); glibc's own headers.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        // What a command runs beside itself: the embedded Whaler server (in process or a `whalesim serve` child),
+        // the embedded fake Salesforce, the lazyfs mount, run cleanup on a second signal, the built-in fixtures.
+        // Shared by the runner, conform, serve, fake-salesforce and fuzz, so those need not link the runner.
+        .target(
+            name: "WhaleEmbedded",
+            dependencies: [
+                "WhaleProtocol", "WhaleServer", "SalesforceFake", "WhalesimLive",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The live load runner `whalesim run`: app-shaped virtual clients on real sockets, load profiles,
         // HdrHistogram metrics, network faults and server restarts in windows, the simulator's checkers on
         // the live history, thresholds, run records. Opens sockets (through WhaleLoad and the embedded servers).
@@ -132,7 +144,7 @@ let package = Package(
             name: "WhaleRun",
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad", "WhaleServer",
-                "SalesforceFake", "WhalesimLive",
+                "SalesforceFake", "WhalesimLive", "WhaleEmbedded",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,7 +154,7 @@ let package = Package(
         .target(
             name: "WhaleConform",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun",
+                "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleEmbedded",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -157,7 +169,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -170,6 +182,7 @@ let package = Package(
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
+        .testTarget(name: "WhaleEmbeddedTests", dependencies: ["WhaleEmbedded"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
         .testTarget(name: "WhaleRunTests", dependencies: [
             "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerates Sources/WhaleRun/BuiltinFixtures+Files.swift from the fixtures a run needs.
+"""Regenerates Sources/WhaleEmbedded/Generated/BuiltinFixtures+Files.swift from the fixtures a run needs.
 
 The Whaler seed (whaler/seed.json) and the small Salesforce org (salesforce/small) ship inside
-the binary, so a copied `whalesim` runs from any directory; WhaleRunTests checks that the
+the binary, so a copied `whalesim` runs from any directory; WhaleEmbeddedTests checks that the
 embedded text and these files are identical.
 Run: python3 Fixtures/embed.py
 """
@@ -24,4 +24,4 @@ for path in files:
         out.append("")
     out.append('            """#),')
 out += ["    ]", "}", ""]
-(root.parent / "Sources/WhaleRun/BuiltinFixtures+Files.swift").write_text("\n".join(out), encoding="utf-8")
+(root.parent / "Sources/WhaleEmbedded/Generated/BuiltinFixtures+Files.swift").write_text("\n".join(out), encoding="utf-8")

@@ -3,7 +3,6 @@ import NIOConcurrencyHelpers
 import WhaleLoad
 import WhaleOT
 import WhaleProtocol
-import WhaleRun
 
 /// Who a case acts as: two users of one organization and one of another.
 enum Who: String, Sendable { case member, colleague, outsider }
@@ -12,10 +11,10 @@ enum Who: String, Sendable { case member, colleague, outsider }
 /// (started on first use), and the run's tag that makes its accounts' ids fresh.
 final class RunState: Sendable {
     let target: ConformTarget
-    let api: WhalerAPI
+    let api: ConformAPI
     /// Unique per run, so a rerun against a server that keeps its notes starts from fresh ones.
     let tag: String
-    private let sessions = NIOLockedValueBox<[Who: WhalerAPI.Session]>([:])
+    private let sessions = NIOLockedValueBox<[Who: ConformAPI.Session]>([:])
     private let proxyBox = NIOLockedValueBox<FaultProxy?>(nil)
     let accounts = Counter()
 
@@ -23,10 +22,10 @@ final class RunState: Sendable {
         self.target = target
         self.tag = tag
         let executor = HTTPExecutors.make(.preferred, caFile: nil, maxConnections: 16)
-        api = WhalerAPI(baseURL: target.baseURL, client: APIClient(executor: executor, metrics: LiveMetrics(clock: RunClock())))
+        api = ConformAPI(baseURL: target.baseURL, executor: executor)
     }
 
-    func login(_ who: Who) async throws(ConformFailure) -> WhalerAPI.Session {
+    func login(_ who: Who) async throws(ConformFailure) -> ConformAPI.Session {
         if let known = sessions.withLockedValue({ $0[who] }) { return known }
         let login = switch who {
         case .member: target.member
@@ -79,7 +78,7 @@ final class CaseContext: Sendable {
     var version: ProtocolVersion { target.protocolVersion }
     var v2: Bool { version == .v2 }
 
-    func login(_ who: Who) async throws(ConformFailure) -> WhalerAPI.Session { try await run.login(who) }
+    func login(_ who: Who) async throws(ConformFailure) -> ConformAPI.Session { try await run.login(who) }
 
     /// A new account of the member's organization, so its note starts empty at revision 0.
     func freshAccount() async throws(ConformFailure) -> String { try await freshAccountRecord().id }
@@ -89,7 +88,7 @@ final class CaseContext: Sendable {
         let session = try await login(.member)
         let salesforceID = "conform-\(run.tag)-\(run.accounts.next())"
         let name = "Conformance \(caseId)"
-        let saved: [WhalerAPI.AccountRow]
+        let saved: [(id: String, salesforceID: String)]
         do {
             saved = try await run.api.saveAccounts([["salesforceID": salesforceID, "name": name]], senderID: "conform-setup", token: session.accessToken)
         } catch {
@@ -201,7 +200,7 @@ final class CaseContext: Sendable {
     func graphQLRefusal(_ who: Who, _ query: String, variables: [String: Any] = [:]) async throws(ConformFailure) -> String? {
         let session = try await login(who)
         do {
-            _ = try await run.api.graphQLResponse(query, variables: variables, token: session.accessToken, countErrors: false)
+            _ = try await run.api.graphQLResponse(query, variables: variables, token: session.accessToken)
             return nil
         } catch {
             return error.description

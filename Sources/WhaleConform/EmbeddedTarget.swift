@@ -1,6 +1,6 @@
 import Foundation
 import WhaleProtocol
-import WhaleRun
+import WhaleEmbedded
 import WhaleServer
 
 /// The reference server started by conform itself (no `--server`): `whalesim serve` as a child

@@ -54,7 +54,7 @@ public final class ChildServer: @unchecked Sendable {
                 process.terminate()
                 process.waitUntilExit()
                 RunCleanup.unregister(pid: process.processIdentifier)
-                throw LiveRunError("the server child (\(arguments.joined(separator: " "))) did not start: \(buffer)")
+                throw EmbeddedError("the server child (\(arguments.joined(separator: " "))) did not start: \(buffer)")
             }
             let data = handle.availableData
             if data.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }

@@ -1,10 +1,8 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
-import SalesforceFake
 import WhaleProtocol
 import WhaleServer
-import WhalesimLive
 
 /// The embedded Whaler server of a live run: the reference server on a fresh SQLite file (so
 /// every note starts at revision 0), on port 0. With an executable (the CLI passes its own) it
@@ -17,7 +15,7 @@ public final class EmbeddedServer: Sendable {
     private let configuration: NIOLockedValueBox<ServerConfiguration>
     private let executable: String?
     private let running = NIOLockedValueBox<Running?>(nil)
-    let port: Int
+    public let port: Int
 
     /// Starts it; `configure` may change the configuration before the first start (conform
     /// serves with `serve`'s default rate limit, a key it knows, or `--compatibility`).
@@ -73,11 +71,11 @@ public final class EmbeddedServer: Sendable {
     }
 
     /// The variable `whalesim serve` reads its signing key from.
-    static let jwtSecretVariable = "WHALESIM_JWT_SECRET"
+    public static let jwtSecretVariable = "WHALESIM_JWT_SECRET"
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
-    var isUp: Bool { running.withLockedValue { $0 != nil } }
-    var isChildProcess: Bool { executable != nil }
+    public var isUp: Bool { running.withLockedValue { $0 != nil } }
+    public var isChildProcess: Bool { executable != nil }
 
     /// Kills the server: SIGKILL for a child, a graceful stop in process.
     public func kill() async {
@@ -113,15 +111,5 @@ public final class EmbeddedServer: Sendable {
         case .inProcess(let server): await server.stop()
         case nil: break
         }
-    }
-}
-
-/// The embedded fake Salesforce: the small fixture org grown to `accounts` accounts, so an
-/// import pages through `nextRecordsUrl`.
-enum EmbeddedSalesforce {
-    static func start(fixtures: URL, accounts: Int, seed: UInt64) async throws -> FakeSalesforceServer {
-        let template = fixtures.appendingPathComponent("salesforce/small")
-        let org = try OrgGenerator.generate(seed: seed, accounts: accounts, templateDirectory: template)
-        return try await FakeSalesforceServer.start(org: org, config: FakeSalesforceConfig(seed: seed))
     }
 }

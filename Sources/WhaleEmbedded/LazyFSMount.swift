@@ -33,9 +33,9 @@ public final class LazyFSMount: @unchecked Sendable {
     deinit { unmount() }
 
     /// Starts the child and waits for its `lazyfs: mounted` line.
-    func start() throws {
+    public func start() throws {
         guard access("/dev/fuse", R_OK | W_OK) == 0 else {
-            throw LiveRunError("FUSE is not available here: /dev/fuse \(errno == ENOENT ? "does not exist" : "cannot be opened (\(String(cString: strerror(errno))))")")
+            throw EmbeddedError("FUSE is not available here: /dev/fuse \(errno == ENOENT ? "does not exist" : "cannot be opened (\(String(cString: strerror(errno))))")")
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
@@ -52,7 +52,7 @@ public final class LazyFSMount: @unchecked Sendable {
                 if p.isRunning { p.terminate() }
                 p.waitUntilExit()
                 let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw LiveRunError("whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
+                throw EmbeddedError("whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
             }
             let data = handle.availableData
             if data.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }
@@ -71,7 +71,7 @@ public final class LazyFSMount: @unchecked Sendable {
     /// Forgets everything unsynced (`drop`, or `drop torn`); returns lazyfs's report of it
     /// (`dropped 3 files (45056 bytes), undid 1 namespace changes`).
     @discardableResult
-    func drop(torn: Bool) throws -> String {
+    public func drop(torn: Bool) throws -> String {
         try Data((torn ? "drop torn\n" : "drop\n").utf8).write(to: controlFile)
         // The report is printed before the control file's write returns; the pipe may lag.
         let deadline = ContinuousClock.now + .seconds(2)
@@ -91,7 +91,7 @@ public final class LazyFSMount: @unchecked Sendable {
 
     /// Makes everything written so far durable (`writeback`): the state a machine's disk has once
     /// the kernel wrote its old dirty pages back.
-    func writeback() throws { try Data("writeback\n".utf8).write(to: controlFile) }
+    public func writeback() throws { try Data("writeback\n".utf8).write(to: controlFile) }
 
     /// Unmounts: SIGTERM (libfuse unmounts on its way out), then a lazy unmount if it is still there.
     public func unmount() {
@@ -111,7 +111,7 @@ public final class LazyFSMount: @unchecked Sendable {
     }
 
     /// The power loss after the server was killed: drop, unmount, mount again. Returns the drop's report.
-    func losePower(torn: Bool) throws -> String {
+    public func losePower(torn: Bool) throws -> String {
         let report = try drop(torn: torn)
         unmount()
         try start()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SalesforceFake
 import WhaleLoad
+import WhaleEmbedded
 import WhaleRun
 import WhalesimLive
 #if canImport(Glibc)

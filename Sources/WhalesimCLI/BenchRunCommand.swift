@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOConcurrencyHelpers
 import WhaleLoad
+import WhaleEmbedded
 import WhaleRun
 import WhaleSim
 

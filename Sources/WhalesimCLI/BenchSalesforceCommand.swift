@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SalesforceFake
+import WhaleEmbedded
 import WhaleRun
 import WhalesimLive
 #if canImport(Glibc)

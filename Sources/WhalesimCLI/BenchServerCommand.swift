@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WhaleLoad
+import WhaleEmbedded
 import WhaleRun
 import WhaleServer
 

@@ -3,7 +3,7 @@ import Foundation
 import WhaleConform
 import WhaleProtocol
 import WhaleReports
-import WhaleRun
+import WhaleEmbedded
 
 /// `whalesim conform`: the named conformance cases (docs/conformance.md) against a
 /// Whaler-compatible server, or against the reference server it starts itself.

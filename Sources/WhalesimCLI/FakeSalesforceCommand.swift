@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import SalesforceFake
-import WhaleRun
+import WhaleEmbedded
 import WhalesimLive
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SalesforceFake
-import WhaleRun
+import WhaleEmbedded
 import WhaleSim
 
 /// `whalesim fuzz soql|wire`: the CI fuzz tests' generators, run longer. Prints the throughput

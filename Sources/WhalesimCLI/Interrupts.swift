@@ -1,5 +1,5 @@
 import Foundation
-import WhaleRun
+import WhaleEmbedded
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleEmbedded
 import WhaleReports
 import WhaleRun
 import WhaleSim

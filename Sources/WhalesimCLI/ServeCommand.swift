@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import WhaleProtocol
-import WhaleRun
+import WhaleEmbedded
 import WhaleServer
 
 /// `whalesim serve`: the live reference server (REST login, GraphQL, websocket, SQLite) until

@@ -1,7 +1,6 @@
 import Foundation
 import WhaleRecord
 import WhaleReports
-import WhaleRun
 import WhaleSim
 
 /// Writes `Reports/<scenario>/<timestamp>-seed<N>/` with `run.json`, `history.whr` (and

@@ -1,4 +1,4 @@
-import WhaleRun
+import WhaleEmbedded
 
 /// The small Salesforce org's directory for commands whose `--org` (or `--template`) is optional
 /// (`fake-salesforce`, `fuzz soql`, `bench http`, `bench salesforce`):

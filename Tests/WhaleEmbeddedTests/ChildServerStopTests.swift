@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WhaleRun
+@testable import WhaleEmbedded
 
 /// Stopping a server child: from a task it waits off the event loops, and a child that does not
 /// end on SIGTERM within the grace period is killed, so a server stuck in its shutdown never

@@ -145,7 +145,7 @@ extension CaseContext {
         var headers = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", token)) }
         do {
-            let result = try await run.api.client.send(HTTPRequestSpec(method: "POST", url: target.baseURL + "/query", headers: headers, body: Array(#"{"query":"{ accounts { id } }"}"#.utf8)), metric: "graphql")
+            let result = try await run.api.send(HTTPRequestSpec(method: "POST", url: target.baseURL + "/query", headers: headers, body: Array(#"{"query":"{ accounts { id } }"}"#.utf8)))
             try expect(result.status == 403, "GraphQL with \(label) must answer HTTP 403; it answered \(result.status): \(result.text.prefix(160))")
         } catch let failure as ConformFailure {
             throw failure

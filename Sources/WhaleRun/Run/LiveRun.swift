@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WhaleEmbedded
 import WhaleLoad
 import WhaleModel
 import WhaleOT

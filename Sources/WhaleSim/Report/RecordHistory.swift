@@ -1,6 +1,5 @@
 import Foundation
 import WhaleRecord
-import WhaleSim
 
 /// A `History` to and from a run directory's history file: written in the compact form
 /// (`history.whr`), read in either form (an older run's `history.jsonl` too), a line at a time.

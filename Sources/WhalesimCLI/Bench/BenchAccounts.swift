@@ -1,4 +1,5 @@
 import Foundation
+import WhaleEmbedded
 import WhaleRun
 
 /// The benches' set-up on a fresh `whalesim serve`: a seeded user signs in and tracks fresh
