@@ -22,6 +22,19 @@ public enum LiveMerge {
     }
 
     public static func merge(_ dirs: [String], scenario: Scenario) throws(RecordError) -> Merged {
+        var shards = try readShards(dirs)
+        try check(shards)
+        shards.sort { $0.record.shard!.index < $1.record.shard!.index }
+        let t0 = shards.compactMap(\.record.epochStartMs).min() ?? 0
+        func offset(_ s: Shard) -> Int { Int((s.record.epochStartMs ?? t0) - t0) }
+        let history = mergedHistory(shards, scenario: scenario, offset: offset)
+        let result = try mergedResult(shards, history: history, scenario: scenario, t0: t0, offset: offset)
+        let record = mergedRecord(shards, result: result, scenario: scenario, t0: t0)
+        return Merged(record: record, history: history, result: result)
+    }
+
+    /// Each directory's run record and history, in the order given.
+    static func readShards(_ dirs: [String]) throws(RecordError) -> [Shard] {
         var shards: [Shard] = []
         for dir in dirs {
             let runJSON = (dir as NSString).appendingPathComponent("run.json")
@@ -41,11 +54,12 @@ public enum LiveMerge {
             }
             shards.append(Shard(dir: dir, record: record, lines: lines))
         }
-        try check(shards)
-        shards.sort { $0.record.shard!.index < $1.record.shard!.index }
-        let t0 = shards.compactMap(\.record.epochStartMs).min() ?? 0
-        func offset(_ s: Shard) -> Int { Int((s.record.epochStartMs ?? t0) - t0) }
+        return shards
+    }
 
+    /// The shards' histories on one time axis, joined: the clients' lines from every shard, the
+    /// server's from one, quiescence and traffic summed up at the end.
+    static func mergedHistory(_ shards: [Shard], scenario: Scenario, offset: (Shard) -> Int) -> History {
         // Names: every shard's clients, documents as the first shard lists them.
         let documents = shards[0].record.documents
         let documentNames = documents.map(\.name)
@@ -101,8 +115,12 @@ public enum LiveMerge {
         }
         history.append(.quiescence(reached: quiescence.reached, ticksAfterHeal: quiescence.ticks), at: endTime)
         history.append(.traffic(messages: traffic.messages, edits: traffic.edits, clients: clientNames.count), at: endTime)
+        return history
+    }
 
-        // Figures.
+    /// The merged history judged, with the merged figures and the thresholds judged on them.
+    static func mergedResult(_ shards: [Shard], history: History, scenario: Scenario, t0: Int64,
+                             offset: (Shard) -> Int) throws(RecordError) -> LiveRunResult {
         var totals: [String: LatencyHistogram] = [:]
         for s in shards {
             for (name, pairs) in s.record.histograms {
@@ -130,6 +148,11 @@ public enum LiveMerge {
                                    clientsStarted: shards.map { $0.record.counts["clients"] ?? 0 }.reduce(0, +), aborted: shards.compactMap(\.record.aborted).first,
                                    durationMs: series.end, notes: shards.flatMap { s in s.record.notes.map { "shard \(s.record.shard!.index): \($0)" } })
         result.epochStartMs = t0
+        return result
+    }
+
+    /// The merged run's record: one run of the scenario, replayed by running the shards again and merging.
+    static func mergedRecord(_ shards: [Shard], result: LiveRunResult, scenario: Scenario, t0: Int64) -> LiveRunRecord {
         var options = LiveRunOptions(scenario: scenario, scenarioRef: scenario.name, seed: shards[0].record.seed, fixtures: URL(fileURLWithPath: "Fixtures"), reportsRoot: "")
         options.shard = nil
         var record = LiveRunRecord(result: result, options: options, startedAt: Date(timeIntervalSince1970: Double(t0) / 1000),
@@ -139,7 +162,7 @@ public enum LiveMerge {
         record.replayCommand = shards.map(\.record.replayCommand).joined(separator: " & ") + "; " + ShellCommand.line(["whalesim", "merge"] + shards.map(\.dir))
         record.salesforce = nil
         record.seriesHistograms = nil
-        return Merged(record: record, history: history, result: result)
+        return record
     }
 
     /// Every directory is a shard of one scenario and seed, each slice exactly once.
