@@ -6,6 +6,11 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure speed and memory (use a release build).",
+        discussion: """
+            Examples:
+              swift run -c release whalesim bench ot
+              swift run -c release whalesim bench sim --seeds 50 --repetitions 3
+            """,
         subcommands: [BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
                       BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self, BenchHTTPCommand.self]
     )

@@ -23,6 +23,10 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         discussion: """
             Server and clients share this process, so CPU seconds per 1,000 requests include the fake's own share, \
             which is the same for both executors; the difference between them is the client's.
+
+            Examples:
+              swift run -c release whalesim bench http
+              swift run -c release whalesim bench http --scheme http --seconds 2 --runs 1
             """)
 
     @Option(help: "Closed-loop workers, each with one request in flight.")

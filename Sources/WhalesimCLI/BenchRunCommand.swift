@@ -27,6 +27,11 @@ struct BenchRunCommand: AsyncParsableCommand {
             raw echo rate. Issue 21: the runner's CPU seconds per 1,000 ops and frames per CPU-second over the steady \
             window, beside bare LeanSocket clients sending the same frames on the same schedule (no OT, no record); \
             targets: at least 0.5× the bare client's frames per CPU-second, at most 0.4 of a core at 2,000 ops/s.
+
+            Examples:
+              swift run -c release whalesim bench run
+              swift run -c release whalesim bench run --latency-clients 100 \\
+                --memory-clients 0 --ceiling-clients 0 --seconds 5 --runs 1
             """)
 
     @Option(name: .customLong("latency-clients"), help: "Clients of the latency phase.")

@@ -17,7 +17,12 @@ import Glibc
 struct BenchSalesforceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "salesforce",
-        abstract: "Queries/s, p99 and org memory of the fake Salesforce (targets: ≥ 5000 q/s, p99 ≤ 20 ms, ≤ 300 MB).")
+        abstract: "Queries/s, p99 and org memory of the fake Salesforce (targets: ≥ 5000 q/s, p99 ≤ 20 ms, ≤ 300 MB).",
+        discussion: """
+            Examples:
+              swift run -c release whalesim bench salesforce
+              swift run -c release whalesim bench salesforce --accounts 10000 --runs 1
+            """)
 
     @Option(help: "Accounts in the generated org (with contacts, leads, users, tasks).")
     var accounts = 100_000

@@ -19,6 +19,11 @@ struct BenchServerCommand: AsyncParsableCommand {
             Targets (issue 7): docChange→ack round trips with 1,000 clients ≥ 0.5× raw echo; delivered remote \
             ops in a 50-client note ≥ 0.5× raw broadcast; ≤ 48 KB server memory per idle socket; 10,000 \
             sockets held; acks/s with SQLite group commit vs :memory:.
+
+            Examples:
+              swift run -c release whalesim bench server
+              swift run -c release whalesim bench server --clients 200 \\
+                --idle-sockets 1000 --seconds 2 --runs 1 --skip-threads
             """)
 
     @Option(help: "Clients for the ack-rate phase (one note each).")

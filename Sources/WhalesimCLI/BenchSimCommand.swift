@@ -15,7 +15,12 @@ import Darwin
 struct BenchSimCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sim",
-        abstract: "Simulated client ops per second per core, all checkers on (release build)."
+        abstract: "Simulated client ops per second per core, all checkers on (release build).",
+        discussion: """
+            Examples:
+              swift run -c release whalesim bench sim
+              swift run -c release whalesim bench sim --seeds 50 --repetitions 3
+            """
     )
 
     @Option(help: "Seeds per repetition.")

@@ -22,6 +22,11 @@ struct CheckCommand: ParsableCommand {
             run's recorded verdict when it differs) and the first evidence lines. Exit codes: 0 valid, \
             2 a checker says invalid, 3 one says unknown, 66 no such directory or no history in it, 64 a \
             run.json or history that cannot be read (truncated, damaged, not a live run's).
+
+            Examples:
+              whalesim run live-demo --clients 6 --documents 2 --duration 3s
+              whalesim check Reports/live-demo/latest
+              whalesim check Reports/live-demo/latest --checker convergence
             """
     )
 

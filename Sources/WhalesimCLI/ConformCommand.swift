@@ -22,6 +22,11 @@ struct ConformCommand: AsyncParsableCommand {
             (whalesim serve on a fresh SQLite file), which also runs the durability cases. \
             Exit 0 when every case passed or failed as --expect-fail lists, 2 on another failure, \
             64 on bad usage.
+
+            Examples:
+              whalesim conform --list
+              whalesim conform --only ot
+              whalesim conform --server http://127.0.0.1:8080 --protocol 1
             """)
 
     @Option(help: "The server's base URL (http://host:port); default: start the reference server.")

@@ -26,6 +26,10 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
             then serves until SIGINT or SIGTERM (the first stops it cleanly, exit 0; a second exits at once \
             with 130 / 143). Port 0 picks a free port. Without --org, --generate-accounts grows the built-in \
             small org (./Fixtures/salesforce/small when present).
+
+            Examples:
+              whalesim fake-salesforce --port 9000 --tls-port 9443
+              whalesim fake-salesforce --generate-accounts 5000 --ca-out ca.pem
             """)
 
     @Option(name: .long, help: "Org fixture directory (e.g. Fixtures/salesforce/small).")

@@ -16,6 +16,11 @@ struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fuzz",
         abstract: "Fuzz the SOQL engine or the protocol (seeded, replayable; exit 2 on a finding).",
+        discussion: """
+            Examples:
+              whalesim fuzz soql --seed 7 --count 2000
+              whalesim fuzz wire --seed 7 --seconds 60
+            """,
         subcommands: [FuzzSOQLCommand.self, FuzzWireCommand.self]
     )
 }
@@ -74,7 +79,13 @@ struct FuzzOptions: ParsableArguments {
 struct FuzzSOQLCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soql",
-        abstract: "Generated and mutated SOQL over an org: a result or a Salesforce error within 1 s, never a trap."
+        abstract: "Generated and mutated SOQL over an org: a result or a Salesforce error within 1 s, never a trap.",
+        discussion: """
+            Examples:
+              whalesim fuzz soql --seed 7 --count 2000
+              # replay one case of a finding
+              whalesim fuzz soql --seed 7 --from 1042 --count 1 --verbose
+            """
     )
 
     @OptionGroup var options: FuzzOptions
@@ -104,7 +115,12 @@ struct FuzzSOQLCommand: ParsableCommand {
 struct FuzzWireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wire",
-        abstract: "Mutated frames through WireCodec, random event sequences through CollabServer and ClientSession."
+        abstract: "Mutated frames through WireCodec, random event sequences through CollabServer and ClientSession.",
+        discussion: """
+            Examples:
+              whalesim fuzz wire --seed 7 --count 2000
+              whalesim fuzz wire --seed 7 --seconds 60
+            """
     )
 
     @OptionGroup var options: FuzzOptions

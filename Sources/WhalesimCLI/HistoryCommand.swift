@@ -25,6 +25,10 @@ struct HistoryCommand: ParsableCommand {
             stops early, as `head` does), 66 no such directory or no history in it (or no shrunk \
             history with --shrunk), 64 a history file that is not one, of an unknown format version, \
             truncated or damaged (the message says which; the lines before the damage are printed).
+
+            Examples:
+              whalesim simulate convergence-smoke --seed 7
+              whalesim history Reports/convergence-smoke/latest
             """
     )
 

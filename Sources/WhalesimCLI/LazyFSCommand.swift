@@ -22,6 +22,10 @@ struct LazyFSCommand: ParsableCommand {
             boundary. Reading the control file shows what is unsynced. Serves until SIGTERM or SIGINT, then \
             unmounts (unsynced data is lost). Prints "lazyfs: mounted MOUNT" once up; exits 3 when FUSE \
             cannot be had here. Needs /dev/fuse and libfuse3 (Debian fuse3).
+
+            Examples:
+              # two empty directories made first (mkdir -p)
+              whalesim lazyfs --backing /tmp/lazy-backing --mount /tmp/lazy-mount
             """)
 
     @Option(help: "The directory that holds what is durable.")

@@ -12,6 +12,15 @@ struct MergeCommand: AsyncParsableCommand {
             time axis (shards are lined up by their wall-clock starts), the histories joined and judged whole by \
             the checkers, and the thresholds judged on the merged figures. Every slice must be there once. \
             Exit codes as `run`: 0 pass, 1 threshold breached, 2 violation, 3 inconclusive, 64 bad input.
+
+            Examples:
+              # one server, both shards at once (each in a shell of its own), the merge
+              whalesim serve --port 8080 --database :memory:
+              whalesim run live-demo --server http://127.0.0.1:8080 --shard 0/2 \\
+                --duration 10s --report-dir Reports/shard0
+              whalesim run live-demo --server http://127.0.0.1:8080 --shard 1/2 \\
+                --duration 10s --report-dir Reports/shard1
+              whalesim merge Reports/shard0/live-demo Reports/shard1/live-demo
             """)
 
     @Argument(help: "The shards' run directories (Reports/<scenario>/<timestamp>-seed<N>-shardIofN).")

@@ -14,12 +14,13 @@ struct OTCursorCommand: ParsableCommand {
               own     moves after it (the author's own cursor)
             A cursor inside a deleted range goes to the deletion start; selections keep their direction.
 
-            Example:
+            Examples:
               echo '{"doc":"abc","op":[1,"XY",2],"cursor":1,"rule":"remote"}' \\
                 | whalesim ot cursor
               {"cursor":1}
-            A backward selection, stdin then stdout:
-              {"doc":"ab","op":["X",2],"cursor":{"anchor":2,"head":0},"rule":"own"}
+              # a backward selection
+              echo '{"doc":"ab","op":["X",2],"rule":"own",' \\
+                '"cursor":{"anchor":2,"head":0}}' | whalesim ot cursor
               {"cursor":{"anchor":3,"head":1}}
             """
     )

@@ -31,6 +31,13 @@ struct ReportCommand: AsyncParsableCommand {
             figures shown, not judged. Exit codes: 0 rendered / no regression, 1 B regressed \
             (a judged latency figure, a verdict or a threshold got worse), 3 inconclusive (latency grew \
             only where a run was measured on a busy machine), 64 a missing or corrupt record.
+
+            Examples:
+              whalesim simulate convergence-smoke --seed 7
+              whalesim report Reports/convergence-smoke/latest
+              whalesim simulate convergence-smoke --seed 7 --report-dir Reports/b
+              whalesim report --compare Reports/convergence-smoke/latest \\
+                Reports/b/convergence-smoke/latest
             """
     )
 

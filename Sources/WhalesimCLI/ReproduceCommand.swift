@@ -22,6 +22,11 @@ struct ReproduceCommand: AsyncParsableCommand {
             that the same checker fails with the same kind of evidence, shrinks it into \
             RUN_DIR/reproducer-shrunk.yml and prints the replay commands. Exit codes: 0 reproduced, \
             3 not reproduced in simulation (the reasons are printed; the live replay stays), 64 bad input.
+
+            Examples:
+              # after a live run that found a violation (its summary says so)
+              whalesim reproduce Reports/live-demo/latest
+              whalesim reproduce Reports/live-demo/latest --shrink-seconds 10
             """
     )
 

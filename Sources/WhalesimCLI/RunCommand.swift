@@ -26,6 +26,10 @@ struct RunCommand: AsyncParsableCommand {
             A second signal stops the children and exits at once: 130 after SIGINT, 143 after SIGTERM. \
             Fixtures (the Whaler seed users, the Salesforce org): --fixtures DIR, else ./Fixtures, else \
             Fixtures/ beside the binary, else the copies built into it.
+
+            Examples:
+              whalesim run
+              whalesim run live-demo --clients 30 --documents 3 --duration 10s
             """)
 
     @Argument(help: "Scenario name or .yml path (default: live-demo).")

@@ -24,6 +24,10 @@ struct ServeCommand: AsyncParsableCommand {
             143 SIGTERM). Port 0 picks a free port. The signing key: $WHALESIM_JWT_SECRET or --jwt-secret-file \
             (a file only its owner can read); --jwt-secret puts it on the command line, where `ps` shows it \
             to every local user.
+
+            Examples:
+              whalesim serve --port 8080 --database :memory:
+              whalesim serve --port 0 --database notes.sqlite --log-format json
             """)
 
     @Option(name: .long, help: "Address to bind.")

@@ -24,6 +24,11 @@ struct SimulateCommand: AsyncParsableCommand {
             left), a log the plain lines; SIGINT or SIGTERM starts no further seed, lets those running finish, \
             reports and records what ran and exits 3 (2 if a seed failed); a second signal exits at once \
             (130 after SIGINT, 143 after SIGTERM).
+
+            Examples:
+              whalesim simulate convergence-smoke --seed 7
+              whalesim simulate flaky-network --seeds 10
+              whalesim simulate --list-faults
             """
     )
 

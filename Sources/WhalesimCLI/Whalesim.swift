@@ -16,6 +16,11 @@ struct Whalesim: AsyncParsableCommand {
             Exit codes: 0 pass, 1 threshold breached, 2 correctness violated, \
             3 inconclusive, 64 bad usage or bad input file, 74 checks passed but the run's record \
             could not be written.
+
+            Examples:
+              whalesim run
+              whalesim simulate convergence-smoke --seed 7
+              whalesim help simulate
             """,
         subcommands: [
             RunCommand.self,
@@ -32,6 +37,7 @@ struct Whalesim: AsyncParsableCommand {
             LazyFSCommand.self,
             FuzzCommand.self,
             ConformCommand.self,
+            DocsCommand.self,
         ]
     )
 }
