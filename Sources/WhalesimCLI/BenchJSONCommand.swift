@@ -12,7 +12,7 @@ struct BenchJSONCommand: ParsableCommand {
         commandName: "json",
         abstract: "docChange decode + docChangeReturnOps encode: JSONSerialization, Codable, json-c, WireCodec.",
         discussion: """
-            Examples:
+            Example:
               swift run -c release whalesim bench json --iterations 100000
             """
     )

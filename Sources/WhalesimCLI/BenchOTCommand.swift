@@ -19,7 +19,7 @@ struct BenchOTCommand: ParsableCommand {
             of small op pairs on a 1,000-scalar document; a 1,000,000-scalar TextDocument in ≤ 16 MB. \
             Exits 1 when a target is missed, 2 when a replay gives the wrong text.
 
-            Examples:
+            Example:
               swift run -c release whalesim bench ot
             """
     )

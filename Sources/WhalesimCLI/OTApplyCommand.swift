@@ -7,7 +7,7 @@ struct OTApplyCommand: ParsableCommand {
         commandName: "apply",
         abstract: "Apply an operation to a document: {doc, op} on stdin, {doc} on stdout.",
         discussion: """
-            Examples:
+            Example:
               echo '{"doc":"hello orld","op":[6,"w",4]}' | whalesim ot apply
               {"doc":"hello world"}
               echo '{"doc":"hello orld","op":{"n":[6,0,4],"s":["","w",""]}}' \\

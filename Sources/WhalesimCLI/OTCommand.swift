@@ -14,7 +14,7 @@ struct OTCommand: AsyncParsableCommand {
             delete) or Whaler wire objects {"n": [...], "s": [...]}; output uses ot.js arrays. \
             Positions count Unicode scalars. Bad input prints one line on stderr and exits 64.
 
-            Examples:
+            Example:
               echo '{"doc":"hello orld","op":[6,"w",4]}' | whalesim ot apply
               {"doc":"hello world"}
             """,

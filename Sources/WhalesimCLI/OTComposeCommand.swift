@@ -9,7 +9,7 @@ struct OTComposeCommand: ParsableCommand {
         discussion: """
             a applies to doc; b applies to the result of a.
 
-            Examples:
+            Example:
               echo '{"doc":"abc","a":[3,"d"],"b":[-1,3]}' | whalesim ot compose
               {"ab":[-1,2,"d"]}
             """

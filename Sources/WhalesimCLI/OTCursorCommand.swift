@@ -14,7 +14,7 @@ struct OTCursorCommand: ParsableCommand {
               own     moves after it (the author's own cursor)
             A cursor inside a deleted range goes to the deletion start; selections keep their direction.
 
-            Examples:
+            Example:
               echo '{"doc":"abc","op":[1,"XY",2],"cursor":1,"rule":"remote"}' \\
                 | whalesim ot cursor
               {"cursor":1}

@@ -10,7 +10,7 @@ struct OTTransformCommand: ParsableCommand {
             a and b both apply to doc. a has tie priority: when both insert at one position, \
             a's text ends up on the left. apply(apply(doc, a), bPrime) == apply(apply(doc, b), aPrime).
 
-            Examples:
+            Example:
               echo '{"doc":"ab","a":[1,"X",1],"b":[1,"Y",1]}' | whalesim ot transform
               {"aPrime":[1,"X",2],"bPrime":[2,"Y",1]}
             """
