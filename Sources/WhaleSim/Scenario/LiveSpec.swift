@@ -94,8 +94,8 @@ public struct LiveSpec: Hashable, Sendable {
 
 /// What carries the virtual users' note sockets, their pauses and their tasks (`live.runner-loop`).
 public enum RunnerLoop: String, Hashable, Sendable, CaseIterable {
-    /// NIO's event loops: `LeanSocket`s, the users' tasks on NIO's loops (the runner before the
-    /// sixteenth session; kept to compare, and as a way back).
+    /// NIO's event loops: `LeanSocket`s, the users' tasks on NIO's loops (the runner before
+    /// docs/decisions/0046-runner-on-epoll-loops.md; kept to compare, and as a way back).
     case nio
     /// Loops of whalesim's own on plain epoll (`EpollClientLoop`, the default): each user's task,
     /// its timers, its note's socket and the note's recorder on one thread with no NIO channel.
