@@ -158,6 +158,18 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The live view of a run (issue 46): metrics in the Prometheus text format and OpenMetrics, server-sent
+        // events and a dashboard page, on a listening socket (live ring). Knows no run: the runner feeds it snapshots.
+        .target(
+            name: "WhaleTelemetry",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
         .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
         // libfuse3 (Debian libfuse3-dev) for `whalesim lazyfs`, the power-loss filesystem.
@@ -189,6 +201,9 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "WhaleConformTests", dependencies: ["WhaleConform", "WhaleProtocol", "WhalesimTesting"]),
+        .testTarget(name: "WhaleTelemetryTests", dependencies: [
+            "WhaleTelemetry", "WhalesimTesting", .product(name: "Yams", package: "Yams"),
+        ]),
         .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(
             name: "WhaleLoadSocketTests",

@@ -1,0 +1,71 @@
+import NIOConcurrencyHelpers
+
+/// The server-sent-event clients of `/events` and what each has yet to read. Publishing never
+/// waits for a client: each client has a buffer of ``capacity`` frames, and when a slow (or
+/// vanished) client's buffer is full its oldest frame is dropped and counted, so the dashboard
+/// shows the newest figures as soon as it reads again and the run never slows for it.
+final class EventHub: Sendable {
+    let capacity: Int
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var clients: [Int: AsyncStream<String>.Continuation] = [:]
+        var nextID = 0
+        var dropped = 0
+        /// The latest snapshot frame and the final frame, sent first to a client that joins late.
+        var latest: String?
+        var final: String?
+        var closed = false
+    }
+
+    init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+    }
+
+    /// A new client's frames: the latest (and the final, once the run has ended) first.
+    func subscribe() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(capacity))
+        let id: Int? = state.withLockedValue { state in
+            guard !state.closed else { return nil }
+            defer { state.nextID += 1 }
+            state.clients[state.nextID] = continuation
+            for frame in [state.latest, state.final].compactMap({ $0 }) { _ = continuation.yield(frame) }
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.clients.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Hands a frame to every client's buffer, at once, dropping (and counting) the oldest of a
+    /// full one. The lock is held across the yields so every client sees frames in one order;
+    /// a yield only appends to a buffer, it never waits for the client.
+    func publish(_ frame: String, final: Bool = false) {
+        state.withLockedValue { state in
+            guard !state.closed else { return }
+            if final { state.final = frame } else { state.latest = frame }
+            for continuation in state.clients.values {
+                if case .dropped = continuation.yield(frame) { state.dropped += 1 }
+            }
+        }
+    }
+
+    /// Ends every client's stream (the server is stopping); later subscribers get an ended stream.
+    func close() {
+        let clients = state.withLockedValue { state in
+            state.closed = true
+            defer { state.clients.removeAll() }
+            return Array(state.clients.values)
+        }
+        for continuation in clients { continuation.finish() }
+    }
+
+    var droppedFrames: Int { state.withLockedValue { $0.dropped } }
+    var clientCount: Int { state.withLockedValue { $0.clients.count } }
+}
