@@ -58,8 +58,10 @@ class Page:
                 self.events.append(message)
 
     async def read(self):
+        # None until the new page's elements exist (an evaluation during navigation throws).
         result = await self.call("Runtime.evaluate", expression=READ, returnByValue=True)
-        return json.loads(result["result"]["value"])
+        value = result.get("result", {}).get("value")
+        return json.loads(value) if isinstance(value, str) else None
 
     async def screenshot(self, path):
         shot = await self.call("Page.captureScreenshot", format="png")
@@ -96,7 +98,7 @@ async def watch(browser, url, out_dir, gap, timeout):
             # The first read once a few events have arrived, the second GAP seconds later.
             while True:
                 first = await page.read()
-                if int(first["frames"]) >= 2 or time.monotonic() > deadline:
+                if (first and int(first["frames"]) >= 2) or time.monotonic() > deadline:
                     break
                 await asyncio.sleep(0.2)
             reads.append(first)
@@ -106,7 +108,7 @@ async def watch(browser, url, out_dir, gap, timeout):
             open(os.path.join(out_dir, "reads-done"), "w").close()
             while True:
                 final = await page.read()
-                if final["verdictShown"] or time.monotonic() > deadline:
+                if (final and final["verdictShown"]) or time.monotonic() > deadline:
                     break
                 await asyncio.sleep(0.2)
             reads.append(final)
