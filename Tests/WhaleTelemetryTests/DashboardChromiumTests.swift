@@ -12,23 +12,35 @@ import WhalesimTesting
     static let chromium = ExternalProcess.chromium()
     static let python = ExternalProcess.python3()
 
-    @Test(.enabled(if: chromium != nil, "no Chromium here (Debian: scripts/setup --tests installs chromium): the dashboard check is skipped"),
-          .enabled(if: python != nil, "no python3 for the DevTools driver: \(ExternalProcess.pythonHint)"),
-          .timeLimit(.minutes(2)))
+    @Test(
+        .enabled(
+            if: chromium != nil,
+            "no Chromium here (Debian: scripts/setup --tests installs chromium): the dashboard check is skipped"),
+        .enabled(if: python != nil, "no python3 for the DevTools driver: \(ExternalProcess.pythonHint)"),
+        .timeLimit(.minutes(2)))
     func theDashboardMovesWhileTheRunGoesAndShowsTheVerdictAtTheEnd() async throws {
         let run = Support.MovingRun()
-        let ticker = Task { while !Task.isCancelled { run.tick(); try? await Task.sleep(for: .milliseconds(250)) } }
+        let ticker = Task {
+            while !Task.isCancelled {
+                run.tick()
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
         defer { ticker.cancel() }
         var configuration = TelemetryServer.Configuration()
         configuration.interval = .milliseconds(500)
-        let server = try await TelemetryServer.start(listen: "127.0.0.1:0", configuration: configuration) { run.snapshot() }
+        let server = try await TelemetryServer.start(listen: "127.0.0.1:0", configuration: configuration) {
+            run.snapshot()
+        }
         defer { Task { await server.stop() } }
         let artifacts = ExternalProcess.packageRoot.appendingPathComponent(".build/test-artifacts")
         try? FileManager.default.removeItem(at: artifacts.appendingPathComponent("reads-done"))
         let script = ExternalProcess.packageRoot.appendingPathComponent("Tests/External/dashboard_in_chromium.py").path
         let marker = artifacts.appendingPathComponent("reads-done").path
-        let out = try await ExternalProcess.run(Self.python!, [script, server.url, artifacts.path, "--browser", Self.chromium!],
-                                                timeout: .seconds(70)) {
+        let out = try await ExternalProcess.run(
+            Self.python!, [script, server.url, artifacts.path, "--browser", Self.chromium!],
+            timeout: .seconds(70)
+        ) {
             // When the script has read the page twice, the run ends: the final event with the verdict.
             while !FileManager.default.fileExists(atPath: marker), !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
@@ -40,8 +52,9 @@ import WhalesimTesting
             server.finish(final)
         }
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
-        let result = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any],
-                                  "\(out.stdout)\(out.stderr)")
+        let result = try #require(
+            try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any],
+            "\(out.stdout)\(out.stderr)")
         #expect((result["problems"] as? [String]) == [])
         let reads = try #require(result["reads"] as? [[String: Any]])
         try #require(reads.count == 3)
@@ -49,7 +62,8 @@ import WhalesimTesting
         #expect(first["phase"] as? String == "running")
         #expect(first["clients"] as? String != "–")
         for figure in ["elapsed", "acks", "frames"] {
-            #expect(first[figure] as? String != second[figure] as? String, "\(figure) did not move: \(first) → \(second)")
+            #expect(
+                first[figure] as? String != second[figure] as? String, "\(figure) did not move: \(first) → \(second)")
         }
         #expect(second["ops-rate"] as? String != "–")
         #expect((second["p99"] as? String)?.contains("ms") == true, "p99: \(second["p99"] ?? "")")

@@ -19,9 +19,13 @@ import Yams
     @Test func theMetricsTableListsTheWholeCatalog() throws {
         let table = try Self.text("docs/metrics.md")
         for descriptor in MetricCatalog.all {
-            let row = table.split(separator: "\n").first { $0.hasPrefix("| `\(descriptor.exposedName)") && $0.contains(descriptor.exporter.rawValue) }
+            let row = table.split(separator: "\n").first {
+                $0.hasPrefix("| `\(descriptor.exposedName)") && $0.contains(descriptor.exporter.rawValue)
+            }
             #expect(row != nil, "docs/metrics.md has no \(descriptor.exporter) row for \(descriptor.exposedName)")
-            #expect(row?.contains("| \(descriptor.kind.rawValue) |") == true, "\(descriptor.exposedName) is a \(descriptor.kind)")
+            #expect(
+                row?.contains("| \(descriptor.kind.rawValue) |") == true,
+                "\(descriptor.exposedName) is a \(descriptor.kind)")
         }
     }
 
@@ -33,11 +37,16 @@ import Yams
         for name in names { #expect(server.contains(name), "the server registers \(name), which the catalog lacks") }
     }
 
-    @Test(.enabled(if: promtool != nil, "no promtool here (Debian's prometheus package has it): the scrape configs are not checked"),
-          .timeLimit(.minutes(1)))
+    @Test(
+        .enabled(
+            if: promtool != nil,
+            "no promtool here (Debian's prometheus package has it): the scrape configs are not checked"),
+        .timeLimit(.minutes(1)))
     func thePrometheusConfigsPassPromtool() async throws {
         let dir = Self.root.appendingPathComponent("docs/prometheus")
-        let configs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("prometheus-") }.sorted()
+        let configs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter {
+            $0.hasPrefix("prometheus-")
+        }.sorted()
         #expect(configs == ["prometheus-kubernetes-indexed-job.yml", "prometheus-run.yml", "prometheus-serve.yml"])
         for config in configs {
             var path = dir.appendingPathComponent(config).path
@@ -48,7 +57,8 @@ import Yams
                 let text = try String(contentsOfFile: path, encoding: .utf8)
                 let start = try #require(text.range(of: "    kubernetes_sd_configs:"))
                 let end = try #require(text.range(of: "    relabel_configs:"))
-                let swapped = text[..<start.lowerBound] + "    static_configs:\n      - targets: ['shard-0:9464']\n"
+                let swapped =
+                    text[..<start.lowerBound] + "    static_configs:\n      - targets: ['shard-0:9464']\n"
                     + text[end.lowerBound...]
                 let copy = try ExternalProcess.temporaryDirectory("promtool").appendingPathComponent(config)
                 try String(swapped).write(to: copy, atomically: true, encoding: .utf8)
@@ -65,13 +75,18 @@ import Yams
         let data = try Data(contentsOf: Self.root.appendingPathComponent("docs/grafana/whalesim.json"))
         let dashboard = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let panels = try #require(dashboard["panels"] as? [[String: Any]])
-        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        let expressions = panels.flatMap {
+            ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
+        }
         #expect(expressions.count >= 10)
-        let known = Set(MetricCatalog.all.flatMap { d in
-            d.kind == .histogram ? [d.name + "_bucket", d.name + "_sum", d.name + "_count"] : [d.exposedName]
-        })
+        let known = Set(
+            MetricCatalog.all.flatMap { d in
+                d.kind == .histogram ? [d.name + "_bucket", d.name + "_sum", d.name + "_count"] : [d.exposedName]
+            })
         for expression in expressions {
-            let names = expression.split { !($0.isLetter || $0.isNumber || $0 == "_") }.filter { $0.hasPrefix("whalesim_") }
+            let names = expression.split { !($0.isLetter || $0.isNumber || $0 == "_") }.filter {
+                $0.hasPrefix("whalesim_")
+            }
             #expect(!names.isEmpty, "\(expression) reads no whalesim metric")
             for name in names { #expect(known.contains(String(name)), "\(expression): \(name) is not in the catalog") }
         }
@@ -80,7 +95,8 @@ import Yams
     }
 
     @Test func theCollectorReadsTheEndpointWithItsPrometheusReceiver() throws {
-        let config = try #require(try Yams.load(yaml: Self.text("docs/prometheus/otel-collector.yml")) as? [String: Any])
+        let config = try #require(
+            try Yams.load(yaml: Self.text("docs/prometheus/otel-collector.yml")) as? [String: Any])
         let receivers = try #require(config["receivers"] as? [String: Any])
         let prometheus = try #require(receivers["prometheus"] as? [String: Any])
         let scrape = try #require((prometheus["config"] as? [String: Any])?["scrape_configs"] as? [[String: Any]])

@@ -17,14 +17,19 @@ import WhaleTelemetry
         #expect(ListenAddress(host: "::1", port: 9).description == "[::1]:9")
     }
 
-    @Test(arguments: ["", "host:", "host:abc", "127.0.0.1:65536", "::1:80", "[::1]80", "[::1", "a b:80", "host:-1",
-                      "host:8O", "http://host:80", "[zz]:80", "host:٣"])
+    @Test(arguments: [
+        "", "host:", "host:abc", "127.0.0.1:65536", "::1:80", "[::1]80", "[::1", "a b:80", "host:-1",
+        "host:8O", "http://host:80", "[zz]:80", "host:٣",
+    ])
     func malformedFormsAreRefused(_ text: String) {
         #expect(throws: TelemetryListenError.self) { try ListenAddress.parse(text) }
         do {
             _ = try ListenAddress.parse(text)
         } catch {
-            guard case .malformed(let given, let reason) = error else { Issue.record("\(error)"); return }
+            guard case .malformed(let given, let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(given == text)
             #expect(!reason.isEmpty)
             #expect(error.exitCode == 64)

@@ -11,7 +11,8 @@ import WhalesimTesting
 @Suite(.serialized) struct PrometheusScrapeTests {
     static let prometheus = ExternalProcess.which("prometheus")
     static let promtool = ExternalProcess.which("promtool")
-    static let hint = "no prometheus here (Debian: scripts/setup --tests installs the prometheus package): the scrape test is skipped"
+    static let hint =
+        "no prometheus here (Debian: scripts/setup --tests installs the prometheus package): the scrape test is skipped"
 
     /// 1,000 op→ack samples: 900 at 3 ms, 95 at 30 ms, 5 at 700 ms. The 990th is 30 ms: the true
     /// p99 lies in the bucket (25 ms, 50 ms].
@@ -27,7 +28,9 @@ import WhalesimTesting
         return snapshot
     }
 
-    @Test(.enabled(if: prometheus != nil, "\(hint)"), .enabled(if: Support.curl != nil, "\(Support.curlHint)"), .timeLimit(.minutes(1)))
+    @Test(
+        .enabled(if: prometheus != nil, "\(hint)"), .enabled(if: Support.curl != nil, "\(Support.curlHint)"),
+        .timeLimit(.minutes(1)))
     func prometheusScrapesAndAnswersTheRunsFigures() async throws {
         let server = try await TelemetryServer.start(listen: "127.0.0.1:0") { Self.snapshot() }
         defer { Task { await server.stop() } }
@@ -47,8 +50,10 @@ import WhalesimTesting
         let port = try Support.freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.prometheus!)
-        process.arguments = ["--config.file=\(config.path)", "--storage.tsdb.path=\(dir.appendingPathComponent("data").path)",
-                             "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"]
+        process.arguments = [
+            "--config.file=\(config.path)", "--storage.tsdb.path=\(dir.appendingPathComponent("data").path)",
+            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+        ]
         let log = dir.appendingPathComponent("prometheus.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let logHandle = try FileHandle(forWritingTo: log)
@@ -63,8 +68,10 @@ import WhalesimTesting
         let api = "http://127.0.0.1:\(port)/api/v1/query"
         func query(_ expression: String) async throws -> [[String: Any]] {
             let out = try await Support.curl(["-G", "--max-time", "5", api, "--data-urlencode", "query=\(expression)"])
-            guard out.status == 0, let object = try? JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any],
-                  let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]] else { return [] }
+            guard out.status == 0,
+                let object = try? JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any],
+                let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+            else { return [] }
             return result
         }
         func value(_ sample: [String: Any]?) -> Double? {
@@ -82,9 +89,12 @@ import WhalesimTesting
         #expect(acks == 12_345, "prometheus log: \(logText.suffix(2000)) targets: \(targets.stdout.prefix(1500))")
         #expect(targets.stdout.contains(#""health":"up""#))
 
-        let quantile = value(try await query("histogram_quantile(0.99, sum by (le) (whalesim_op_ack_seconds_bucket))").first)
+        let quantile = value(
+            try await query("histogram_quantile(0.99, sum by (le) (whalesim_op_ack_seconds_bucket))").first)
         let p99 = try #require(quantile)
-        #expect(p99 > 0.025 && p99 <= 0.05, "p99 \(p99) is not in the bucket (0.025, 0.05] that holds the record's p99 (0.03)")
+        #expect(
+            p99 > 0.025 && p99 <= 0.05,
+            "p99 \(p99) is not in the bucket (0.025, 0.05] that holds the record's p99 (0.03)")
 
         let labelled = try await query("whalesim_errors_total")
         let metric = labelled.first?["metric"] as? [String: String]
@@ -92,7 +102,9 @@ import WhalesimTesting
         #expect(metric?["run_id"] == "prom-test" && metric?["shard"] == "0/1" && metric?["scenario"] == "soak")
     }
 
-    @Test(.enabled(if: promtool != nil, "\(hint)"), .enabled(if: Support.curl != nil, "\(Support.curlHint)"), .timeLimit(.minutes(1)))
+    @Test(
+        .enabled(if: promtool != nil, "\(hint)"), .enabled(if: Support.curl != nil, "\(Support.curlHint)"),
+        .timeLimit(.minutes(1)))
     func promtoolLintsTheTextFormatClean() async throws {
         var snapshot = Self.snapshot()
         for descriptor in MetricCatalog.runner where snapshot.series(descriptor) == nil {
@@ -107,8 +119,9 @@ import WhalesimTesting
         let dir = try ExternalProcess.temporaryDirectory("promtool")
         let file = dir.appendingPathComponent("metrics.txt")
         try ExpositionEncoder.encode(snapshot, as: .prometheusText).write(to: file, atomically: true, encoding: .utf8)
-        let out = try await ExternalProcess.run("/bin/sh", ["-c", "\"$0\" check metrics < \"$1\"", Self.promtool!, file.path],
-                                                timeout: .seconds(30))
+        let out = try await ExternalProcess.run(
+            "/bin/sh", ["-c", "\"$0\" check metrics < \"$1\"", Self.promtool!, file.path],
+            timeout: .seconds(30))
         #expect(out.status == 0, "promtool check metrics: \(out.stdout)\(out.stderr)")
         #expect(out.stdout.isEmpty && out.stderr.isEmpty, "promtool's lint: \(out.stdout)\(out.stderr)")
     }

@@ -60,10 +60,15 @@ import WhaleTelemetry
 
         if Support.curl != nil {
             let metrics = try await Support.curl([server.url + "metrics"])
-            let line = metrics.stdout.split(separator: "\n").first { $0.hasPrefix("whalesim_telemetry_dropped_events_total") }
+            let line = metrics.stdout.split(separator: "\n").first {
+                $0.hasPrefix("whalesim_telemetry_dropped_events_total")
+            }
             let count = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
             #expect(count > frames / 2, "\(line ?? "no dropped-events line")")
-            #expect(metrics.stdout.split(separator: "\n").contains { $0.hasPrefix("whalesim_telemetry_event_clients{") && $0.hasSuffix(" 1") })
+            #expect(
+                metrics.stdout.split(separator: "\n").contains {
+                    $0.hasPrefix("whalesim_telemetry_event_clients{") && $0.hasSuffix(" 1")
+                })
         }
         let stopping = ContinuousClock.now
         await server.stop()
@@ -78,11 +83,12 @@ import WhaleTelemetry
         #expect(await Self.waitUntil { server.eventClients == 1 })
         close(fd)
         var snapshot = Support.MovingRun().snapshot()
-        let gone = await Self.waitUntil({
-            snapshot.status.elapsedSeconds += 1
-            server.publish(snapshot)
-            return server.eventClients == 0
-        }, within: .seconds(10))
+        let gone = await Self.waitUntil(
+            {
+                snapshot.status.elapsedSeconds += 1
+                server.publish(snapshot)
+                return server.eventClients == 0
+            }, within: .seconds(10))
         #expect(gone, "the closed client is still counted")
     }
 }

@@ -5,7 +5,8 @@ import WhalesimTesting
 
 /// Helpers of the endpoint tests: curl, a free port, the figures a test feeds the server.
 enum Support {
-    static let curl: String? = FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+    static let curl: String? =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
         ? "/usr/bin/curl" : ExternalProcess.which("curl")
     static let curlHint = "no curl here (scripts/setup --tests installs it): the HTTP checks are skipped"
 
@@ -25,7 +26,9 @@ enum Support {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -47,10 +50,14 @@ enum Support {
 
         func snapshot(phase: String = "running") -> TelemetrySnapshot {
             let (ticks, histogram) = state.withLockedValue { ($0.ticks, $0.histogram) }
-            var snapshot = TelemetrySnapshot(run: run, status: RunStatus(
-                phase: phase, elapsedSeconds: Double(ticks), title: "run soak (seed 7)",
-                faultWindows: [.init(kind: "partition", startSeconds: 2, endSeconds: 4)],
-                checkers: [.init(name: "convergence", state: "valid"), .init(name: "no-lost-edits", state: "pending")]))
+            var snapshot = TelemetrySnapshot(
+                run: run,
+                status: RunStatus(
+                    phase: phase, elapsedSeconds: Double(ticks), title: "run soak (seed 7)",
+                    faultWindows: [.init(kind: "partition", startSeconds: 2, endSeconds: 4)],
+                    checkers: [
+                        .init(name: "convergence", state: "valid"), .init(name: "no-lost-edits", state: "pending"),
+                    ]))
             snapshot.set(MetricCatalog.opAck, histogram: histogram)
             snapshot.set(MetricCatalog.ops, ticks * 100)
             snapshot.set(MetricCatalog.acks, ticks * 100)

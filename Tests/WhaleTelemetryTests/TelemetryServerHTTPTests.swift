@@ -25,12 +25,18 @@ import WhaleTelemetry
         let text = try await Support.curl(["-D", "-", server.url + "metrics"])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("Content-Type: text/plain; version=0.0.4"))
-        #expect(text.stdout.contains(#"whalesim_acks_total{scenario="soak",seed="7",run_id="test-run",shard="0/1"} 100"#))
-        #expect(text.stdout.contains(#"whalesim_op_ack_seconds_bucket{scenario="soak",seed="7",run_id="test-run",shard="0/1",le="+Inf"} 100"#))
+        #expect(
+            text.stdout.contains(#"whalesim_acks_total{scenario="soak",seed="7",run_id="test-run",shard="0/1"} 100"#))
+        #expect(
+            text.stdout.contains(
+                #"whalesim_op_ack_seconds_bucket{scenario="soak",seed="7",run_id="test-run",shard="0/1",le="+Inf"} 100"#
+            ))
         #expect(text.stdout.contains("whalesim_telemetry_dropped_events_total"))
         #expect(!text.stdout.contains("# EOF"))
 
-        let open = try await Support.curl(["-D", "-", "-H", "Accept: application/openmetrics-text; version=1.0.0", server.url + "metrics"])
+        let open = try await Support.curl([
+            "-D", "-", "-H", "Accept: application/openmetrics-text; version=1.0.0", server.url + "metrics",
+        ])
         #expect(open.stdout.contains("Content-Type: application/openmetrics-text; version=1.0.0"))
         #expect(open.stdout.contains("# TYPE whalesim_acks counter"))
         #expect(open.stdout.contains("# UNIT whalesim_op_ack_seconds seconds"))
@@ -44,14 +50,20 @@ import WhaleTelemetry
         #expect(page.stdout.contains("new EventSource('events')"))
         // The only absolute URL on the page is SVG's namespace name, which is never fetched.
         let urls = page.stdout.replacingOccurrences(of: "'http://www.w3.org/2000/svg'", with: "")
-        #expect(!urls.contains("http://") && !urls.contains("https://") && !urls.contains("src="),
-                "the page fetches nothing but /events")
+        #expect(
+            !urls.contains("http://") && !urls.contains("https://") && !urls.contains("src="),
+            "the page fetches nothing but /events")
     }
 
     @Test(.enabled(if: Support.curl != nil, "\(Support.curlHint)"), .timeLimit(.minutes(1)))
     func eventsDeliverSnapshotsAndTheFinalEvent() async throws {
         let run = Support.MovingRun()
-        let ticker = Task { while !Task.isCancelled { run.tick(); try? await Task.sleep(for: .milliseconds(100)) } }
+        let ticker = Task {
+            while !Task.isCancelled {
+                run.tick()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
         defer { ticker.cancel() }
         let server = try await TelemetryServer.start(listen: ":0", configuration: Self.fast) { run.snapshot() }
         defer { Task { await server.stop() } }
@@ -61,7 +73,8 @@ import WhaleTelemetry
         let data = stream.stdout.split(separator: "\n").filter { $0.hasPrefix("data: ") }
         #expect(data.count >= 4, "\(stream.stdout.prefix(500))")
         let first = try #require(data.first)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.dropFirst(6).utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(first.dropFirst(6).utf8)) as? [String: Any])
         let status = try #require(object["status"] as? [String: Any])
         #expect(status["phase"] as? String == "running")
         #expect((object["run"] as? [String: String])?["run_id"] == "test-run")
@@ -88,14 +101,19 @@ import WhaleTelemetry
             _ = try await TelemetryServer.start(listen: "127.0.0.1:\(first.port)")
         }
         #expect(ContinuousClock.now - started < .seconds(5))
-        await #expect(throws: TelemetryListenError.self) { _ = try await TelemetryServer.start(listen: "localhost:http") }
+        await #expect(throws: TelemetryListenError.self) {
+            _ = try await TelemetryServer.start(listen: "localhost:http")
+        }
         // An address not on this machine (TEST-NET-3): refused by the system, with its reason.
         do {
             let server = try await TelemetryServer.start(listen: "203.0.113.7:0")
             await server.stop()
             Issue.record("listened on an address this machine does not have")
         } catch {
-            guard case .cannotListen(let address, let reason) = error else { Issue.record("\(error)"); return }
+            guard case .cannotListen(let address, let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(address.host == "203.0.113.7")
             #expect(!reason.isEmpty)
             #expect(error.exitCode == 64)

@@ -35,8 +35,9 @@ struct EventFrame: Encodable {
             metrics[family.descriptor.exposedName] = family.series.map { series in
                 let labels = Dictionary(series.labels.pairs.map { ($0.name, $0.value) }) { first, _ in first }
                 guard let histogram = series.histogram else { return Sample(labels: labels, value: series.value) }
-                return Sample(labels: labels, le: histogram.bounds, cumulative: histogram.cumulativeCounts,
-                              sum: histogram.sum, count: histogram.count, quantiles: series.quantiles)
+                return Sample(
+                    labels: labels, le: histogram.bounds, cumulative: histogram.cumulativeCounts,
+                    sum: histogram.sum, count: histogram.count, quantiles: series.quantiles)
             }
         }
     }
@@ -46,8 +47,9 @@ struct EventFrame: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+Inf", negativeInfinity: "-Inf",
-                                                                      nan: "NaN")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Inf", negativeInfinity: "-Inf",
+            nan: "NaN")
         guard let data = try? encoder.encode(EventFrame(snapshot)) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

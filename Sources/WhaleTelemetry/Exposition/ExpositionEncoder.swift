@@ -23,7 +23,8 @@ public enum ExpositionEncoder {
         return out
     }
 
-    private static func writeHeader(_ descriptor: MetricDescriptor, _ format: ExpositionFormat, into out: inout String) {
+    private static func writeHeader(_ descriptor: MetricDescriptor, _ format: ExpositionFormat, into out: inout String)
+    {
         switch format {
         case .prometheusText:
             let name = descriptor.exposedName
@@ -37,8 +38,10 @@ public enum ExpositionEncoder {
         }
     }
 
-    private static func writeSeries(_ descriptor: MetricDescriptor, _ series: TelemetrySnapshot.Series,
-                                    _ labels: TelemetryLabels, into out: inout String) {
+    private static func writeSeries(
+        _ descriptor: MetricDescriptor, _ series: TelemetrySnapshot.Series,
+        _ labels: TelemetryLabels, into out: inout String
+    ) {
         guard descriptor.kind == .histogram else {
             out += "\(descriptor.exposedName)\(render(labels)) \(format(series.value))\n"
             return
@@ -49,7 +52,8 @@ public enum ExpositionEncoder {
             let le = labels.merging(TelemetryLabels([("le", formatBound(bound))]))
             out += "\(descriptor.name)_bucket\(render(le)) \(cumulative[index])\n"
         }
-        out += "\(descriptor.name)_bucket\(render(labels.merging(TelemetryLabels([("le", "+Inf")])))) \(histogram.count)\n"
+        out +=
+            "\(descriptor.name)_bucket\(render(labels.merging(TelemetryLabels([("le", "+Inf")])))) \(histogram.count)\n"
         out += "\(descriptor.name)_sum\(render(labels)) \(format(histogram.sum))\n"
         out += "\(descriptor.name)_count\(render(labels)) \(histogram.count)\n"
     }

@@ -18,7 +18,8 @@ public enum ExpositionFormat: Sendable, Equatable {
     /// `application/openmetrics-text;version=1.0.0,...,text/plain;version=0.0.4;q=0.5,*/*;q=0.1`.
     public static func negotiate(accept: String?) -> ExpositionFormat {
         guard let accept else { return .prometheusText }
-        var open = -1.0, text = -1.0
+        var open = -1.0
+        var text = -1.0
         for range in accept.split(separator: ",") {
             let parts = range.split(separator: ";").map { trim($0).lowercased() }
             guard let type = parts.first else { continue }

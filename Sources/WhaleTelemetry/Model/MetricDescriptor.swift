@@ -34,8 +34,10 @@ public struct MetricDescriptor: Sendable, Hashable, Codable {
     public let labelNames: [String]
     public let exporter: MetricExporter
 
-    public init(name: String, kind: MetricKind, unit: String = "", help: String, labelNames: [String] = [],
-                exporter: MetricExporter = .runner) {
+    public init(
+        name: String, kind: MetricKind, unit: String = "", help: String, labelNames: [String] = [],
+        exporter: MetricExporter = .runner
+    ) {
         self.name = name
         self.kind = kind
         self.unit = unit

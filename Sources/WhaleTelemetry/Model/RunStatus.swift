@@ -16,9 +16,11 @@ public struct RunStatus: Sendable, Codable, Equatable {
     /// Where the report is (a `file://` URL or a path), once written.
     public var reportURL: String?
 
-    public init(phase: String = "starting", elapsedSeconds: Double = 0, title: String = "whalesim",
-                faultWindows: [FaultWindow] = [], checkers: [CheckerState] = [], verdict: String? = nil,
-                verdictNote: String? = nil, reportURL: String? = nil) {
+    public init(
+        phase: String = "starting", elapsedSeconds: Double = 0, title: String = "whalesim",
+        faultWindows: [FaultWindow] = [], checkers: [CheckerState] = [], verdict: String? = nil,
+        verdictNote: String? = nil, reportURL: String? = nil
+    ) {
         self.phase = phase
         self.elapsedSeconds = elapsedSeconds
         self.title = title

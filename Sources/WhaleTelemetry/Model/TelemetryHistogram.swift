@@ -37,7 +37,8 @@ public struct TelemetryHistogram: Sendable, Hashable, Codable {
     /// A value equal to a bound falls in that bound's bucket (`le` is "less or equal").
     public mutating func add(_ value: Double, count n: UInt64) {
         guard n > 0 else { return }
-        var low = 0, high = bounds.count
+        var low = 0
+        var high = bounds.count
         while low < high {
             let mid = (low + high) / 2
             if bounds[mid] < value { low = mid + 1 } else { high = mid }
@@ -58,6 +59,9 @@ public struct TelemetryHistogram: Sendable, Hashable, Codable {
     /// Cumulative counts, one per bound and a last one for +Inf (equal to `count`).
     public var cumulativeCounts: [UInt64] {
         var running: UInt64 = 0
-        return counts.map { running += $0; return running }
+        return counts.map {
+            running += $0
+            return running
+        }
     }
 }

@@ -45,13 +45,17 @@ public struct TelemetrySnapshot: Sendable, Codable, Equatable {
     }
 
     /// Sets a counter or gauge series from an integer count.
-    public mutating func set<I: BinaryInteger>(_ descriptor: MetricDescriptor, labels: TelemetryLabels = [:], _ value: I) {
+    public mutating func set<I: BinaryInteger>(
+        _ descriptor: MetricDescriptor, labels: TelemetryLabels = [:], _ value: I
+    ) {
         set(descriptor, labels: labels, Double(value))
     }
 
     /// Sets a histogram series, with the last second's exact quantiles when the run has them.
-    public mutating func set(_ descriptor: MetricDescriptor, labels: TelemetryLabels = [:], histogram: TelemetryHistogram,
-                             quantiles: [String: Double]? = nil) {
+    public mutating func set(
+        _ descriptor: MetricDescriptor, labels: TelemetryLabels = [:], histogram: TelemetryHistogram,
+        quantiles: [String: Double]? = nil
+    ) {
         precondition(descriptor.kind == .histogram, "\(descriptor.name) is not a histogram")
         put(descriptor, Series(labels: labels, value: 0, histogram: histogram, quantiles: quantiles))
     }

@@ -3,7 +3,9 @@ import NIOConcurrencyHelpers
 /// Hands the bound port (or the reason there is none) from the server's start-up callback to
 /// the caller of ``TelemetryServer/start(address:configuration:source:)``, whichever comes first.
 final class BindSignal: Sendable {
-    private let state = NIOLockedValueBox<(result: Result<Int, any Error>?, waiter: CheckedContinuation<Result<Int, any Error>, Never>?)>(
+    private let state = NIOLockedValueBox<
+        (result: Result<Int, any Error>?, waiter: CheckedContinuation<Result<Int, any Error>, Never>?)
+    >(
         (nil, nil))
 
     func succeed(_ port: Int) { settle(.success(port)) }

@@ -25,7 +25,8 @@ final class EventHub: Sendable {
 
     /// A new client's frames: the latest (and the final, once the run has ended) first.
     func subscribe() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(capacity))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingNewest(capacity))
         let id: Int? = state.withLockedValue { state in
             guard !state.closed else { return nil }
             defer { state.nextID += 1 }

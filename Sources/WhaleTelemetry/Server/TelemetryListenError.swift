@@ -15,7 +15,8 @@ public enum TelemetryListenError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformed(let text, let reason): "--listen '\(text)' is malformed: \(reason)"
-        case .addressInUse(let address): "--listen \(address): the address is already in use (pick another port, or 0 for a free one)"
+        case .addressInUse(let address):
+            "--listen \(address): the address is already in use (pick another port, or 0 for a free one)"
         case .cannotListen(let address, let reason): "--listen \(address): cannot listen there: \(reason)"
         }
     }

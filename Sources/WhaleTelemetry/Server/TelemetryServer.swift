@@ -55,7 +55,8 @@ public final class TelemetryServer: Sendable {
 
     /// One line for the command to print: where the live view is and who can reach it.
     public var listeningNote: String {
-        let reach = address.isLoopback
+        let reach =
+            address.isLoopback
             ? "loopback only; --listen 0.0.0.0:\(port) to serve other machines"
             : "listening on \(ListenAddress(host: address.host, port: port)), reachable from other machines"
         return "live view: \(url) (metrics: \(url)metrics; \(reach))"
@@ -63,24 +64,30 @@ public final class TelemetryServer: Sendable {
 
     /// Parses `listen`, binds, and serves; returns once the port is bound. Throws
     /// ``TelemetryListenError`` (nothing started) when the text is malformed or the address cannot be had.
-    public static func start(listen: String, configuration: Configuration = Configuration(),
-                             source: Source? = nil) async throws(TelemetryListenError) -> TelemetryServer {
+    public static func start(
+        listen: String, configuration: Configuration = Configuration(),
+        source: Source? = nil
+    ) async throws(TelemetryListenError) -> TelemetryServer {
         try await start(address: ListenAddress.parse(listen), configuration: configuration, source: source)
     }
 
     /// Binds `address` and serves; see ``start(listen:configuration:source:)``.
-    public static func start(address: ListenAddress, configuration: Configuration = Configuration(),
-                             source: Source? = nil) async throws(TelemetryListenError) -> TelemetryServer {
+    public static func start(
+        address: ListenAddress, configuration: Configuration = Configuration(),
+        source: Source? = nil
+    ) async throws(TelemetryListenError) -> TelemetryServer {
         let hub = EventHub(capacity: configuration.eventBuffer)
         let holder = NIOLockedValueBox<TelemetryServer?>(nil)
         let router = TelemetryRoutes.router(hub: hub) { holder.withLockedValue { $0 } }
         let bound = BindSignal()
         let app = Application(
             router: router,
-            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in bound.succeed(channel.localAddress?.port ?? address.port) },
             logger: configuration.logger)
-        var groupConfiguration = ServiceGroupConfiguration(services: [.init(service: app)], logger: configuration.logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: app)], logger: configuration.logger)
         // An /events response stuck on a client that never reads must not hold the stop up.
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(500)
         let group = ServiceGroup(configuration: groupConfiguration)
@@ -98,9 +105,13 @@ public final class TelemetryServer: Sendable {
             _ = try? await task.value
             throw Self.listenError(error, address)
         }
-        let server = TelemetryServer(address: address, port: port, hub: hub, configuration: configuration, source: source)
+        let server = TelemetryServer(
+            address: address, port: port, hub: hub, configuration: configuration, source: source)
         holder.withLockedValue { $0 = server }
-        server.state.withLockedValue { $0.group = group; $0.task = task }
+        server.state.withLockedValue {
+            $0.group = group
+            $0.task = task
+        }
         if source != nil { server.startTicker() }
         return server
     }
@@ -116,11 +127,13 @@ public final class TelemetryServer: Sendable {
     /// Pushes a snapshot to every `/events` client now (also what the ticker does each second)
     /// and keeps it for `/metrics` when there is no source. Never waits for a client.
     public func publish(_ snapshot: TelemetrySnapshot) {
-        guard state.withLockedValue({ state in
-            guard !state.finished else { return false }
-            state.latest = snapshot
-            return true
-        }) else { return }
+        guard
+            state.withLockedValue({ state in
+                guard !state.finished else { return false }
+                state.latest = snapshot
+                return true
+            })
+        else { return }
         hub.publish(EventFrame.sse(snapshot, final: false))
     }
 
@@ -141,7 +154,11 @@ public final class TelemetryServer: Sendable {
     /// Stops serving: ends every `/events` stream and closes the listener. Idempotent.
     public func stop() async {
         let (group, task, ticker) = state.withLockedValue { state in
-            defer { state.group = nil; state.task = nil; state.ticker = nil }
+            defer {
+                state.group = nil
+                state.task = nil
+                state.ticker = nil
+            }
             return (state.group, state.task, state.ticker)
         }
         ticker?.cancel()
