@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates Sources/WhaleSim/Scenario/BuiltinScenarios+Text.swift from Scenarios/*.yml.
+"""Regenerates Sources/WhaleSim/Generated/BuiltinScenarios+Text.swift from Scenarios/*.yml.
 
 The built-in scenarios ship inside the binary (whalesim runs without the source tree);
 WhaleSimTests checks that the embedded text and these files are identical.
@@ -23,4 +23,4 @@ for name in names:
         out.append("")
     out.append('            """#),')
 out += ["    ]", "}", ""]
-(root.parent / "Sources/WhaleSim/Scenario/BuiltinScenarios+Text.swift").write_text("\n".join(out), encoding="utf-8")
+(root.parent / "Sources/WhaleSim/Generated/BuiltinScenarios+Text.swift").write_text("\n".join(out), encoding="utf-8")
