@@ -3,6 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
+//   WhaleCore ← WhaleSim, WhaleLoad, SalesforceFake, WhalesimTesting   (small shared pieces, no dependencies)
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
 //   WhaleServer, SalesforceFake, WhalesimLive ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
@@ -52,12 +53,14 @@ let package = Package(
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
         .target(name: "WhaleOT"),
+        // Small pieces every layer shares, no dependencies: the one seeded generator (SplitMix64).
+        .target(name: "WhaleCore"),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
         // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
-        .target(name: "WhaleSim", dependencies: ["WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord", .product(name: "Yams", package: "Yams")]),
+        .target(name: "WhaleSim", dependencies: ["WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord", .product(name: "Yams", package: "Yams")]),
         // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
         // read and written a line at a time, and packed HdrHistogram buckets. Files only.
         .target(name: "WhaleRecord", dependencies: ["CZlib"]),
@@ -66,7 +69,7 @@ let package = Package(
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
         .target(name: "WhaleReports", dependencies: ["WhaleRecord"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
-        .target(name: "SalesforceFake", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
         .target(
             name: "WhalesimLive",
@@ -109,7 +112,7 @@ let package = Package(
         .target(
             name: "WhaleLoad",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "CCurl", "CEpoll",
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "CCurl", "CEpoll",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,7 +174,7 @@ let package = Package(
             ]
         ),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
-        .target(name: "WhalesimTesting", dependencies: ["WhaleOT"]),
+        .target(name: "WhalesimTesting", dependencies: ["WhaleCore", "WhaleOT"]),
         // libfuse3 (Debian libfuse3-dev) for `whalesim lazyfs`, the power-loss filesystem.
         .systemLibrary(name: "CFuse3", path: "Sources/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         // `whalesim lazyfs`: a FUSE filesystem that keeps unsynced writes in memory and drops them on command.
@@ -181,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

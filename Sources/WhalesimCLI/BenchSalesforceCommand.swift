@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SalesforceFake
+import WhaleCore
 import WhaleEmbedded
 import WhaleRun
 import WhalesimLive
@@ -192,7 +193,7 @@ enum BenchOrg {
         let owners = org.records(of: "User").map(\.id)
         let industries = org.schema(named: "Account")?.field(named: "Industry")?.picklistValues ?? ["Technology"]
         let states = Array(Set(org.records(of: "Account").prefix(5000).compactMap { $0["BillingState"]?.stringValue })).sorted()
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let owner = owners.isEmpty ? "005000000000000AAA" : owners[Int(rng.next() % UInt64(owners.count))]
             let a = industries[Int(rng.next() % UInt64(industries.count))]

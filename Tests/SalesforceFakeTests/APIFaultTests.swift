@@ -1,6 +1,7 @@
 import Foundation
 @testable import SalesforceFake
 import Testing
+import WhalesimTesting
 
 /// Injected faults and latency: seeded per client token, replayable, applied per endpoint.
 @Suite struct APIFaultTests {
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func latencyDistributions() {
-        var rng = SeededGenerator(seed: 1)
+        var rng = SplitMix64(seed: 1)
         #expect(FaultPlan.sample(.none, &rng) == 0)
         #expect(FaultPlan.sample(.fixed(7), &rng) == 7)
         let draws = (0..<5000).map { _ in FaultPlan.sample(.logNormal(median: 20, p99: 200), &rng) }.sorted()

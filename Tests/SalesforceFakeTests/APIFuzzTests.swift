@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SalesforceFake
+import WhalesimTesting
 
 /// Random and mutated requests to every route of `FakeSalesforce.handle` (SOAP XML, form-encoded
 /// OAuth, JSON bodies, composite, query strings, headers, methods): each gets a result or a
@@ -44,7 +45,7 @@ import Testing
 
     /// Case `index`: a template with its body, target, method and headers mutated.
     static func caseRequest(_ base: SFRequest, seed: UInt64, index: Int) -> SFRequest {
-        var rng = SeededGenerator(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+        var rng = SplitMix64(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
         var request = base
         for _ in 0..<(1 + rng.below(3)) {
             switch rng.below(10) {
@@ -62,7 +63,7 @@ import Testing
         return request
     }
 
-    static func mutate(_ bytes: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
         var b = bytes
         let at = b.isEmpty ? 0 : rng.below(b.count + 1)
         switch rng.below(5) {

@@ -1,5 +1,6 @@
 import Testing
 @testable import SalesforceFake
+import WhalesimTesting
 
 /// Bad input of every kind gets a `SalesforceError`, never a crash: seeded mutations of valid
 /// queries (tokens dropped, duplicated, swapped, replaced by junk), plus hand-picked extremes.
@@ -14,7 +15,7 @@ import Testing
 
     @Test func mutatedQueriesNeverCrash() throws {
         let seed: UInt64 = 20_240_614
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var errors = 0, answers = 0
         for i in 0..<3000 {
             var words = Self.seeds[i % Self.seeds.count].split(separator: " ").map(String.init)

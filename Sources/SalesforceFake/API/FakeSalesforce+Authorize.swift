@@ -1,3 +1,5 @@
+import WhaleCore
+
 extension FakeSalesforce {
     /// `GET /services/oauth2/authorize`: the browser flows, without a login page.
     ///
@@ -39,7 +41,7 @@ extension FakeSalesforce {
                 return Self.redirect(redirect, fragment: false, [("error", "access_denied"), ("error_description", "end-user denied authorization")], state: state)
             }
             let code = self.state.withLock { s -> String in
-                var rng = SeededGenerator(seed: config.seed ^ FaultPlan.fnv1a("code:" + credential.username) &+ UInt64(s.authorizationCodes.count + s.tokensIssued))
+                var rng = SplitMix64(seed: config.seed ^ FaultPlan.fnv1a("code:" + credential.username) &+ UInt64(s.authorizationCodes.count + s.tokensIssued))
                 let code = "aPrx" + Self.hex(rng.next()) + Self.hex(rng.next())
                 s.authorizationCodes[code] = AuthorizationCode(username: credential.username, clientId: app.clientId, redirectURI: redirect)
                 return code

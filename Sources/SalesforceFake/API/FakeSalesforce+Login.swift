@@ -1,4 +1,5 @@
 import Foundation
+import WhaleCore
 
 extension FakeSalesforce {
     /// `POST /services/Soap/u/{version}` (or `/c/`): username plus password-and-token in, session out.
@@ -43,7 +44,7 @@ extension FakeSalesforce {
         state.withLock { s in
             let count = s.logins[credential.username.lowercased(), default: 0]
             s.logins[credential.username.lowercased()] = count + 1
-            var rng = SeededGenerator(seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+            var rng = SplitMix64(seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
             var token = String(org.settings.orgId.prefix(15)) + "!AQ"
             for _ in 0..<4 { token += Self.hex(rng.next()) }
             let session = SFSession(token: token, username: credential.username, userId: credential.userId, clientId: clientId)

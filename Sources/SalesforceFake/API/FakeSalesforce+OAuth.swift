@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WhaleCore
 
 extension FakeSalesforce {
     /// `POST /services/oauth2/token`, form-encoded: grants `password`, `refresh_token`,
@@ -86,7 +87,7 @@ extension FakeSalesforce {
         var fields: [(String, String)] = [("access_token", session.token)]
         if withRefreshToken {
             let refresh = state.withLock { s -> String in
-                var rng = SeededGenerator(seed: config.seed ^ FaultPlan.fnv1a("refresh:" + session.token))
+                var rng = SplitMix64(seed: config.seed ^ FaultPlan.fnv1a("refresh:" + session.token))
                 let token = "5Aep" + Self.hex(rng.next()) + Self.hex(rng.next())
                 s.refreshTokens[token] = RefreshGrant(username: credential.username, clientId: app.clientId)
                 return token

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WhaleCore
 
 /// The fault or latency decided for one request: a pure function of (seed, client key, that client's
 /// request counter, endpoint behaviour). No global RNG and no clock take part, so a run replays.
@@ -41,7 +42,7 @@ enum FaultPlan {
     /// Decides latency and fault for the `counter`-th request of the client known by `clientKey`.
     static func decide(seed: UInt64, clientKey: String, counter: UInt64, endpoint: SFEndpoint,
                        behaviour: EndpointBehaviour, authenticated: Bool) -> FaultDecision {
-        var rng = SeededGenerator(seed: seed ^ fnv1a(clientKey) &* 0x9E37_79B9_7F4A_7C15 ^ counter &* 0xD1B5_4A32_D192_ED03)
+        var rng = SplitMix64(seed: seed ^ fnv1a(clientKey) &* 0x9E37_79B9_7F4A_7C15 ^ counter &* 0xD1B5_4A32_D192_ED03)
         let delay = sample(behaviour.latency, &rng)
         let faults = behaviour.faults
         let queryish = endpoint == .query || endpoint == .queryMore
@@ -62,7 +63,7 @@ enum FaultPlan {
         return FaultDecision(delayMilliseconds: delay, fault: fault)
     }
 
-    static func sample(_ latency: LatencyDistribution, _ rng: inout SeededGenerator) -> Double {
+    static func sample(_ latency: LatencyDistribution, _ rng: inout SplitMix64) -> Double {
         switch latency {
         case .none: return 0
         case .fixed(let ms): return max(0, ms)

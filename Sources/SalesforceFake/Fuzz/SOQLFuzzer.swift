@@ -1,3 +1,5 @@
+import WhaleCore
+
 /// Generates SOQL for fuzzing from a seed: queries built from the org's own schemas (valid or
 /// nearly so: real objects, fields, relationships, child relationships, literals of the right
 /// type or a wrong one), then mutated (tokens dropped, duplicated, swapped, spliced from another
@@ -20,9 +22,9 @@ public struct SOQLFuzzer: Sendable {
     }
 
     /// The case generator of case `index`: independent of every other case.
-    func generator(_ index: Int) -> SeededGenerator {
-        var mix = SeededGenerator(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03))
-        return SeededGenerator(seed: mix.next())
+    func generator(_ index: Int) -> SplitMix64 {
+        var mix = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03))
+        return SplitMix64(seed: mix.next())
     }
 
     /// Query number `index`: a sixth strict grammar, a sixth loose grammar, the rest mutated.
@@ -54,7 +56,7 @@ public struct SOQLFuzzer: Sendable {
         "FOR VIEW", "TYPEOF", "FIELDS(ALL)", "(SELECT Id FROM Contact)", "Id IN (SELECT AccountId FROM Contact)",
     ]
 
-    func mutateTokens(_ text: String, _ rng: inout SeededGenerator) -> String {
+    func mutateTokens(_ text: String, _ rng: inout SplitMix64) -> String {
         var words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         for _ in 0..<(1 + rng.below(4)) {
             if words.isEmpty { words = ["SELECT"] }
@@ -70,7 +72,7 @@ public struct SOQLFuzzer: Sendable {
         return words.joined(separator: " ")
     }
 
-    func splice(_ a: String, _ b: String, _ rng: inout SeededGenerator) -> String {
+    func splice(_ a: String, _ b: String, _ rng: inout SplitMix64) -> String {
         let left = Array(a.unicodeScalars), right = Array(b.unicodeScalars)
         var out = String.UnicodeScalarView()
         out.append(contentsOf: left[..<rng.below(left.count + 1)])
@@ -78,7 +80,7 @@ public struct SOQLFuzzer: Sendable {
         return String(out)
     }
 
-    func flipBytes(_ text: String, _ rng: inout SeededGenerator) -> String {
+    func flipBytes(_ text: String, _ rng: inout SplitMix64) -> String {
         var bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return text }
         for _ in 0..<(1 + rng.below(3)) {
@@ -90,7 +92,7 @@ public struct SOQLFuzzer: Sendable {
     }
 
     /// The WHERE clause wrapped in many parentheses or NOTs (up to past the parser's depth bound).
-    func wrapDeep(_ text: String, _ rng: inout SeededGenerator) -> String {
+    func wrapDeep(_ text: String, _ rng: inout SplitMix64) -> String {
         // Past the parser's bound of 500 costs only tokens; 10,000 levels now and then.
         let n = rng.below(50) == 0 ? 10_000 : [10, 100, 499, 501, 2_000][rng.below(5)]
         let (open, close) = rng.below(2) == 0 ? ("(", ")") : ("NOT (", ")")
@@ -101,7 +103,7 @@ public struct SOQLFuzzer: Sendable {
         return text + " WHERE " + condition
     }
 
-    func hugeLiteral(_ text: String, _ rng: inout SeededGenerator) -> String {
+    func hugeLiteral(_ text: String, _ rng: inout SplitMix64) -> String {
         // Statements past 100,000 characters are refused before lexing; one in 20 tests that bound.
         let n = rng.below(20) == 0 ? 100_001 : [200, 1_000, 10_000][rng.below(3)]
         let literal: String

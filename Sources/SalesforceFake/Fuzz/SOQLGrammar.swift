@@ -1,15 +1,17 @@
+import WhaleCore
+
 /// The grammar half of `SOQLFuzzer`: a SOQL query over real schemas, every clause optional,
 /// literals usually of the field's type, sometimes of another. Separate tokens by spaces so the
 /// token mutations can cut between them.
 struct SOQLGrammar {
     let objects: [ObjectSchema]
-    var rng: SeededGenerator
+    var rng: SplitMix64
     /// Strict queries keep to what a careful user writes (plain fields and paths, child
     /// subqueries, literals of the field's type, no grouping), so most of them are answered and
     /// the evaluator, not only the compiler's errors, gets exercised.
     var strict = false
 
-    init(objects: [ObjectSchema], rng: SeededGenerator) {
+    init(objects: [ObjectSchema], rng: SplitMix64) {
         self.objects = objects
         self.rng = rng
     }

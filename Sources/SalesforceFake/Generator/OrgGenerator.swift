@@ -1,4 +1,5 @@
 import Foundation
+import WhaleCore
 
 /// Builds large orgs for load runs, deterministically from a seed: the template's settings,
 /// schemas, users and credentials, plus generated users, accounts (with contacts), leads and tasks.
@@ -26,7 +27,7 @@ public enum OrgGenerator {
         if let t = org.schemaIndexByName["user"] {
             org.appendBatch(type: t, rows: template.records(of: "User").map { ($0.id, $0.values) })
         }
-        var builder = RecordBuilder(org: org, rng: SeededGenerator(seed: seed))
+        var builder = RecordBuilder(org: org, rng: SplitMix64(seed: seed))
         let userCount = max(shape.minimumUsers, Int(Double(accounts) * shape.usersPerThousandAccounts / 1000))
         let users = try builder.users(userCount)
         let owners = template.records(of: "User").filter { $0["IsActive"]?.boolValue ?? true }.map(\.id) + users

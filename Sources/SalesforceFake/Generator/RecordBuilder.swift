@@ -1,8 +1,10 @@
+import WhaleCore
+
 /// Makes generated rows for one org: values by field name, ids from a per-object counter that
 /// starts past the template's ids.
 struct RecordBuilder {
     let org: Org
-    var rng: SeededGenerator
+    var rng: SplitMix64
     let nowMillis: Int
     /// Datetime strings are interned: 400k rows share ~26k distinct stamps (hour resolution),
     /// and a shared String costs 16 bytes instead of a 64-byte heap copy.
@@ -10,7 +12,7 @@ struct RecordBuilder {
     /// Who the system fields (`CreatedById`, `LastModifiedById`) name on rows without an owner: the template's first User.
     let auditUser: String?
 
-    init(org: Org, rng: SeededGenerator) {
+    init(org: Org, rng: SplitMix64) {
         self.org = org
         self.rng = rng
         nowMillis = Int(org.settings.now.timeIntervalSince1970 * 1000)
@@ -18,7 +20,7 @@ struct RecordBuilder {
     }
 
     /// Builds rows of `object` and appends them; returns their ids.
-    mutating func make(_ object: String, count: Int, _ fill: (inout SeededGenerator, Int) -> [String: JSONValue])
+    mutating func make(_ object: String, count: Int, _ fill: (inout SplitMix64, Int) -> [String: JSONValue])
         throws(FixtureError) -> [String]
     {
         guard let t = org.schemaIndexByName[object.lowercased()] else {

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleCore
 
 /// A small in-process benchmark of the engine alone (no HTTP): the filtered Account query the
 /// Whaler client sends, with owner / industry / state drawn from the org's own data so most
@@ -25,7 +26,7 @@ public enum SOQLBenchmark {
     public static func filteredAccountQueries(org: Org, count: Int, seed: UInt64) -> [String] {
         let accounts = org.records(of: "Account")
         guard !accounts.isEmpty else { return [] }
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let a = accounts[rng.below(accounts.count)]
             let owner = a["OwnerId"]?.stringValue ?? ""

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import WhaleCore
 
 /// A TCP proxy for faults on real connections: the load runner puts it between its virtual
 /// clients and the server. It adds latency and jitter (order kept), caps bandwidth, holds a
@@ -24,12 +25,12 @@ public final class FaultProxy: Sendable {
     let rules = NIOLockedValueBox(ProxyRules())
     let connections = NIOLockedValueBox<[ObjectIdentifier: ProxyConnection]>([:])
     private let counters = NIOLockedValueBox(ProxyStats())
-    private let random: NIOLockedValueBox<ProxyRandom>
+    private let random: NIOLockedValueBox<SplitMix64>
 
     private init(upstreamHost: String, upstreamPort: Int, seed: UInt64) {
         self.upstreamHost = upstreamHost
         self.upstreamPort = upstreamPort
-        random = NIOLockedValueBox(ProxyRandom(seed: seed))
+        random = NIOLockedValueBox(SplitMix64(seed: seed))
     }
 
     /// Listens on `host:port` (0: any free port, see ``port``) and forwards every accepted

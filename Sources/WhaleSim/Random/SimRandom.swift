@@ -1,3 +1,5 @@
+import WhaleCore
+
 /// The simulator's seeded random number generator: xoshiro256**, seeded through SplitMix64.
 ///
 /// Every draw in the simulated path says `using: &rng`; there is no global RNG. Each client,
@@ -10,6 +12,9 @@
 /// var client3 = rng.derive(3)
 /// let delay = Int.random(in: 1...20, using: &client3)
 /// ```
+///
+/// The four words of state are the first four draws of ``SplitMix64`` from the seed, as the
+/// xoshiro authors recommend.
 public struct SimRandom: RandomNumberGenerator, Sendable {
     private var s0: UInt64, s1: UInt64, s2: UInt64, s3: UInt64
     /// The seed this generator was built from (child generators get a derived seed).
@@ -17,19 +22,11 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
 
     public init(seed: UInt64) {
         self.seed = seed
-        var sm = seed
-        s0 = SimRandom.splitMix(&sm)
-        s1 = SimRandom.splitMix(&sm)
-        s2 = SimRandom.splitMix(&sm)
-        s3 = SimRandom.splitMix(&sm)
-    }
-
-    @inline(__always) static func splitMix(_ state: inout UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        var sm = SplitMix64(seed: seed)
+        s0 = sm.next()
+        s1 = sm.next()
+        s2 = sm.next()
+        s3 = sm.next()
     }
 
     @inline(__always) public mutating func next() -> UInt64 {
@@ -47,8 +44,8 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
     /// A child generator for stream `label`, depending only on this generator's seed and the
     /// label (not on how many draws were made), so streams stay independent.
     public func derive(_ label: UInt64) -> SimRandom {
-        var mix = seed ^ (label &* 0xD1B5_4A32_D192_ED03)
-        return SimRandom(seed: SimRandom.splitMix(&mix) ^ label)
+        var mix = SplitMix64(seed: seed ^ (label &* 0xD1B5_4A32_D192_ED03))
+        return SimRandom(seed: mix.next() ^ label)
     }
 
     /// A uniform integer in `range` (a thin, fast wrapper that keeps call sites short).
