@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/whats-here.md):
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
-//   WhaleCore ← WhaleSim, WhaleLoad, SalesforceFake, WhalesimTesting   (small shared pieces, no dependencies)
+//   WhaleCore ← WhaleSim, WhaleLoad, SalesforceFake, WhaleReports, WhaleConform, WhalesimTesting   (the one seeded generator, escaper and JUnit writer; no dependencies)
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
 //   WhaleServer, SalesforceFake, WhalesimLive ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
@@ -53,7 +53,7 @@ let package = Package(
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
         .target(name: "WhaleOT"),
-        // Small pieces every layer shares, no dependencies: the one seeded generator (SplitMix64).
+        // Small pieces every layer shares, no dependencies: the one seeded generator, markup escaper and JUnit writer.
         .target(name: "WhaleCore"),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
         .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
@@ -67,7 +67,7 @@ let package = Package(
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
-        .target(name: "WhaleReports", dependencies: ["WhaleRecord"]),
+        .target(name: "WhaleReports", dependencies: ["WhaleCore", "WhaleRecord"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
@@ -104,7 +104,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
@@ -149,6 +152,8 @@ let package = Package(
                 "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad", "WhaleServer",
                 "SalesforceFake", "WhalesimLive", "WhaleEmbedded",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -157,7 +162,7 @@ let package = Package(
         .target(
             name: "WhaleConform",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleEmbedded",
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleEmbedded",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -186,12 +191,17 @@ let package = Package(
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
-        .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhalesimTesting"]),
+        .testTarget(name: "WhaleCoreTests", dependencies: ["WhaleCore"]),
+        .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
-        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhaleRecord", "WhalesimTesting"]),
+        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhaleOT", "WhaleProtocol", "WhaleRecord", "WhalesimTesting"]),
         .testTarget(name: "WhaleRecordTests", dependencies: ["WhaleRecord", "WhalesimTesting"]),
         .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
@@ -200,14 +210,18 @@ let package = Package(
         .testTarget(name: "WhaleEmbeddedTests", dependencies: ["WhaleEmbedded"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
         .testTarget(name: "WhaleRunTests", dependencies: [
-            "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleProtocol", "WhalesimTesting",
+            "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleReports", "WhaleProtocol", "WhalesimTesting",
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "WhaleConformTests", dependencies: ["WhaleConform", "WhaleProtocol", "WhalesimTesting"]),
         .testTarget(name: "WhaleTelemetryTests", dependencies: [
             "WhaleTelemetry", "WhalesimTesting", .product(name: "Yams", package: "Yams"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        .testTarget(name: "WhaleLoadHTTPTests", dependencies: ["WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
+        .testTarget(name: "WhaleLoadHTTPTests", dependencies: [
+            "WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         .testTarget(
             name: "WhaleLoadSocketTests",
             dependencies: [
@@ -235,7 +249,10 @@ let package = Package(
                 "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleModel", "WhaleOT", "WhalesimTesting",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
     ]

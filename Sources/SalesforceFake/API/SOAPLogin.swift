@@ -1,3 +1,5 @@
+import WhaleCore
+
 /// The SOAP partner login (`POST /services/Soap/u/{version}`), just enough XML for it: the request's
 /// `username` and `password` elements, any namespace prefix, and the response shapes Salesforce sends.
 enum SOAPLogin {
@@ -50,20 +52,7 @@ enum SOAPLogin {
         return out + rest
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { MarkupEscaping.xml(text) }
 
     /// The login result. `sessionId` and `serverUrl` are unprefixed and carry no attributes, as
     /// simple-salesforce reads them with `getElementsByTagName('sessionId')`.

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleCore
 
 /// Writes a run's `junit.xml` (one test case per conformance case: failures with their evidence,
 /// not-applicable and expected failures as skipped) and `report.html` (failing cases first).
@@ -10,46 +11,34 @@ public enum ConformReportFiles {
             .write(toFile: (directory as NSString).appendingPathComponent("report.html"), atomically: true, encoding: .utf8)
     }
 
+    /// One suite per case category (WhaleCore's one JUnit writer); an expected failure and a case
+    /// that does not apply are skipped, a listed failure that passes says so in its output.
     public static func junit(_ summary: ConformSummary) -> String {
-        let results = summary.results
-        let skipped = results.filter { r in
-            if case .notApplicable = r.verdict { return true }
-            if case .fail = r.verdict { return r.expectedToFail }
-            return false
-        }.count
-        let total = results.reduce(0) { $0 + $1.seconds }
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="whalesim conform" tests="\#(results.count)" failures="\#(summary.unexpectedFailures.count)" errors="0" skipped="\#(skipped)" time="\#(String(format: "%.3f", total))">"# + "\n"
+        var suites: [JUnitDocument.Suite] = []
         for category in ConformCase.Category.allCases {
-            let group = results.filter { $0.category == category }
+            let group = summary.results.filter { $0.category == category }
             guard !group.isEmpty else { continue }
-            let failures = group.filter(\.isUnexpectedFailure).count
-            let skips = group.filter { r in
-                if case .notApplicable = r.verdict { return true }
-                if case .fail = r.verdict { return r.expectedToFail }
-                return false
-            }.count
-            xml += #"  <testsuite name="conform.\#(category.rawValue)" tests="\#(group.count)" failures="\#(failures)" errors="0" skipped="\#(skips)" time="\#(String(format: "%.3f", group.reduce(0) { $0 + $1.seconds }))">"# + "\n"
-            for r in group {
-                xml += #"    <testcase classname="conform.\#(category.rawValue)" name="\#(escape(r.id))" time="\#(String(format: "%.3f", r.seconds))">"#
+            let cases = group.map { r -> JUnitDocument.Case in
+                var systemOut: String?
+                let outcome: JUnitDocument.Outcome
                 switch r.verdict {
                 case .pass:
-                    if r.expectedToFail { xml += "\n      <system-out>\(escape("listed in --expect-fail but passes now: take it off the list"))</system-out>\n    " }
+                    outcome = .passed
+                    if r.expectedToFail { systemOut = "listed in --expect-fail but passes now: take it off the list" }
                 case .fail(let evidence):
                     let text = evidence + ConformSummary.suspectNote(r.suspects)
-                    if r.expectedToFail {
-                        xml += "\n      <skipped message=\"\(escape("expected failure (--expect-fail)"))\">\(escape(text))</skipped>\n    "
-                    } else {
-                        xml += "\n      <failure message=\"\(escape(String(text.prefix(300))))\" type=\"conformance\">\(escape(text))</failure>\n    "
-                    }
+                    outcome = r.expectedToFail ? .skipped(message: "expected failure (--expect-fail)", text: text)
+                        : .failed(message: String(text.prefix(300)), type: "conformance", text: text)
                 case .notApplicable(let reason):
-                    xml += "\n      <skipped message=\"\(escape("not applicable: " + reason))\"/>\n    "
+                    outcome = .skipped(message: "not applicable: " + reason)
                 }
-                xml += "</testcase>\n"
+                return .init(classname: "conform.\(category.rawValue)", name: r.id, time: r.seconds, outcome: outcome, systemOut: systemOut)
             }
-            xml += "  </testsuite>\n"
+            suites.append(.init(name: "conform.\(category.rawValue)", time: group.reduce(0) { $0 + $1.seconds }, cases: cases))
         }
-        return xml + "</testsuites>\n"
+        var document = JUnitDocument(name: "whalesim conform", time: summary.results.reduce(0) { $0 + $1.seconds }, suites: suites)
+        document.forbidden = .visibleEscape
+        return document.render()
     }
 
     /// Unexpected failures, then expected ones, then cases listed as failing that pass, then
@@ -103,20 +92,7 @@ public enum ConformReportFiles {
         """
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 forbids most control characters; show them as escapes.
-                if scalar.value < 0x20, scalar != "\n", scalar != "\t" { out += String(format: "\\u{%X}", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
-    }
+    /// XML- and HTML-safe text (WhaleCore's one escaper); a forbidden control character is shown as
+    /// `\u{X}`, so the evidence still says what the server sent.
+    static func escape(_ text: String) -> String { MarkupEscaping.xml(text, forbidden: .visibleEscape) }
 }

@@ -1,41 +1,11 @@
 import Foundation
+import WhaleCore
 
-/// Escapes text from a record for HTML text and attribute values (`&`, `<`, `>`, `"`, `'`).
-func html(_ s: String) -> String {
-    var out = ""
-    out.reserveCapacity(s.utf8.count)
-    for c in s.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        default: out.unicodeScalars.append(c)
-        }
-    }
-    return out
-}
+/// Text for HTML text and attribute values (the one escaper, WhaleCore's `MarkupEscaping`).
+func html(_ s: String) -> String { MarkupEscaping.html(s) }
 
-/// Escapes text for XML 1.0 text and attributes: the five entities, and characters XML 1.0
-/// forbids (controls other than tab, newline, carriage return) replaced by U+FFFD.
-func xml(_ s: String) -> String {
-    var out = ""
-    out.reserveCapacity(s.utf8.count)
-    for c in s.unicodeScalars {
-        switch c {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        case "\t", "\n", "\r": out.unicodeScalars.append(c)
-        default:
-            if c.value < 0x20 || c.value == 0xFFFE || c.value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(c) }
-        }
-    }
-    return out
-}
+/// Text for XML 1.0 text and attributes; characters XML forbids become U+FFFD.
+func xml(_ s: String) -> String { MarkupEscaping.xml(s) }
 
 /// A number for display: integers without a fraction, others with one decimal.
 func figure(_ v: Double?) -> String {

@@ -1,4 +1,6 @@
-/// `junit.xml`: one `<testsuite>` for the run with one `<testcase>` per checker and per
+import WhaleCore
+
+/// `junit.xml` (written by WhaleCore's one JUnit writer): one `<testsuite>` for the run with one `<testcase>` per checker and per
 /// threshold. An invalid checker or a breached threshold is a `<failure>` carrying its
 /// evidence; an unknown checker is `<skipped>` with the reason. Shaped to the common JUnit
 /// schema (Jenkins' junit-10.xsd), so CI systems read it.
@@ -10,47 +12,32 @@ public struct JUnitXML {
     public func render() -> String {
         let r = run.record
         let suite = "whalesim.\(r.scenario)"
-        var cases = ""
-        var failures = 0, skipped = 0
+        var cases: [JUnitDocument.Case] = []
         for v in r.verdicts {
-            cases += "    <testcase classname=\"\(xml(suite)).checkers\" name=\"\(xml(v.checker))\" time=\"0\">\n"
-            let evidence = v.evidence.joined(separator: "\n")
-            switch v.verdict {
-            case "valid": break
-            case "invalid":
-                failures += 1
-                cases += "      <failure message=\"\(xml(v.checker)) is invalid\(v.evidence.first.map { ": " + xml($0) } ?? "")\" type=\"invalid\">\(xml(evidence))</failure>\n"
-            default:
-                skipped += 1
-                cases += "      <skipped message=\"\(xml(v.checker)) is \(xml(v.verdict))\(v.evidence.first.map { ": " + xml($0) } ?? "")\"/>\n"
+            let first = v.evidence.first.map { ": " + $0 } ?? ""
+            let outcome: JUnitDocument.Outcome = switch v.verdict {
+            case "valid": .passed
+            case "invalid": .failed(message: "\(v.checker) is invalid\(first)", type: "invalid", text: v.evidence.joined(separator: "\n"))
+            default: .skipped(message: "\(v.checker) is \(v.verdict)\(first)")
             }
-            cases += "    </testcase>\n"
+            cases.append(.init(classname: suite + ".checkers", name: v.checker, outcome: outcome))
         }
         for t in r.thresholds {
-            cases += "    <testcase classname=\"\(xml(suite)).thresholds\" name=\"\(xml(t.threshold))\" time=\"0\">\n"
-            if let why = t.unknown {
-                cases += "      <skipped message=\"\(xml(why))\"/>\n"
-            } else if !t.met {
-                failures += 1
-                cases += "      <failure message=\"threshold breached: \(xml(t.threshold))\" type=\"threshold\">\(xml(thresholdEvidence(t.threshold)))</failure>\n"
-            }
-            cases += "    </testcase>\n"
+            let outcome: JUnitDocument.Outcome =
+                if let why = t.unknown { .skipped(message: why) }
+                else if !t.met { .failed(message: "threshold breached: \(t.threshold)", type: "threshold", text: thresholdEvidence(t.threshold)) }
+                else { .passed }
+            cases.append(.init(classname: suite + ".thresholds", name: t.threshold, outcome: outcome))
         }
-        let tests = r.verdicts.count + r.thresholds.count
-        let time = r.wallSeconds.map { String(format: "%.3f", $0) } ?? "0"
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"whalesim\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\">\n"
-        out += "  <testsuite name=\"\(xml(suite)) seed \(r.seed)\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\""
-        if let started = r.startedAt { out += " timestamp=\"\(xml(Self.junitTimestamp(started)))\"" }
-        out += ">\n    <properties>\n"
-        var properties: [(String, String)] = [("scenario", r.scenario), ("seed", String(r.seed)), ("verdict", r.verdict),
-                                              ("replay", r.replayCommand), ("historyHash", r.historyHash), ("whalesimVersion", r.whalesimVersion)]
+        var properties: [(name: String, value: String)] = [
+            ("scenario", r.scenario), ("seed", String(r.seed)), ("verdict", r.verdict),
+            ("replay", r.replayCommand), ("historyHash", r.historyHash), ("whalesimVersion", r.whalesimVersion),
+        ]
         if let s = r.shrunk { properties.append(("shrunkReplay", s.replayCommand)) }
-        for (name, value) in properties { out += "      <property name=\"\(xml(name))\" value=\"\(xml(value))\"/>\n" }
-        out += "    </properties>\n" + cases
-        out += "    <system-out>\(xml("replay: " + (r.shrunk?.replayCommand ?? r.replayCommand)))</system-out>\n"
-        out += "  </testsuite>\n</testsuites>\n"
-        return out
+        let run = JUnitDocument.Suite(
+            name: "\(suite) seed \(r.seed)", time: r.wallSeconds, timestamp: r.startedAt.map(JUnitDocument.timestamp(iso8601:)),
+            properties: properties, cases: cases, systemOut: "replay: " + (r.shrunk?.replayCommand ?? r.replayCommand))
+        return JUnitDocument(name: "whalesim", time: r.wallSeconds, suites: [run]).render()
     }
 
     /// The checker's evidence behind a breached `checker == verdict` threshold.
@@ -58,12 +45,5 @@ public struct JUnitXML {
         let checker = threshold.split(separator: " ").first.map(String.init) ?? ""
         guard let v = run.record.verdicts.first(where: { $0.checker == checker }) else { return "no verdict for \(checker)" }
         return (["\(checker) is \(v.verdict)"] + v.evidence).joined(separator: "\n")
-    }
-
-    /// JUnit's timestamp is ISO 8601 without a zone (xs:dateTime pattern in junit-10.xsd).
-    static func junitTimestamp(_ iso: String) -> String {
-        var s = iso
-        if s.hasSuffix("Z") { s.removeLast() }
-        return s
     }
 }
