@@ -57,9 +57,10 @@ final class ModelHub: Sendable {
         machine.withLockedValue { $0.state.accounts[poolId]?.organizationId == caller.organizationId || poolId == caller.organizationId }
     }
 
-    /// A note is an account's; the account must be in the caller's organization.
+    /// A note is an account's; the account must be in the caller's organization. The model's
+    /// `authorizeNote` decides, so the rule the model's tests pin is the one the socket enforces.
     func noteBelongs(_ accountId: String, to caller: Caller) -> Bool {
-        machine.withLockedValue { $0.state.accounts[accountId]?.organizationId == caller.organizationId }
+        machine.withLockedValue { (try? $0.authorizeNote(accountId, caller)) != nil }
     }
 
     /// The REST login's `data.response`: the user, with its organization and that organization's users.
