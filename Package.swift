@@ -60,7 +60,12 @@ let package = Package(
         // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
         .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
-        .target(name: "WhaleSim", dependencies: ["WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "WhaleSim",
+            dependencies: [
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
         // read and written a line at a time, and packed HdrHistogram buckets. Files only.
         .target(name: "WhaleRecord", dependencies: ["CZlib"]),
@@ -69,7 +74,8 @@ let package = Package(
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
         .target(name: "WhaleReports", dependencies: ["WhaleCore", "WhaleRecord"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
-        .target(name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The live ring: the only target that opens sockets.
         .target(
             name: "WhalesimLive",
@@ -129,7 +135,8 @@ let package = Package(
             ]
         ),
         // libcurl (Debian libcurl4-openssl-dev) with typed wrappers for its variadic setters; WhaleLoad's CurlMultiExecutor.
-        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // epoll and eventfd for WhaleLoad's floor client (`bench run --floor`); glibc's own headers.
         .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
         // What a command runs beside itself: the embedded Whaler server (in process or a `whalesim serve` child),
@@ -149,7 +156,8 @@ let package = Package(
         .target(
             name: "WhaleRun",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad", "WhaleServer",
+                "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad",
+                "WhaleServer",
                 "SalesforceFake", "WhalesimLive", "WhaleEmbedded",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,11 +193,14 @@ let package = Package(
         // `whalesim lazyfs`: a FUSE filesystem that keeps unsynced writes in memory and drops them on command.
         .target(name: "WhaleLazyFS", dependencies: ["CFuse3"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
-        .systemLibrary(name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        .systemLibrary(
+            name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
-                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake", "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake",
+                "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform",
+                "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -201,27 +212,39 @@ let package = Package(
         .testTarget(name: "WhaleCoreTests", dependencies: ["WhaleCore"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleModelTests", dependencies: ["WhaleModel", "WhaleProtocol"]),
-        .testTarget(name: "WhaleSimTests", dependencies: ["WhaleSim", "WhaleOT", "WhaleProtocol", "WhaleRecord", "WhalesimTesting"]),
+        .testTarget(
+            name: "WhaleSimTests",
+            dependencies: ["WhaleSim", "WhaleOT", "WhaleProtocol", "WhaleRecord", "WhalesimTesting"]),
         .testTarget(name: "WhaleRecordTests", dependencies: ["WhaleRecord", "WhalesimTesting"]),
-        .testTarget(name: "WhaleReportsTests", dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "WhaleReportsTests",
+            dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")],
+            exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
         .testTarget(name: "WhaleEmbeddedTests", dependencies: ["WhaleEmbedded"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
-        .testTarget(name: "WhaleRunTests", dependencies: [
-            "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleReports", "WhaleProtocol", "WhalesimTesting",
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "WhaleRunTests",
+            dependencies: [
+                "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleReports", "WhaleProtocol", "WhalesimTesting",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(name: "WhaleConformTests", dependencies: ["WhaleConform", "WhaleProtocol", "WhalesimTesting"]),
-        .testTarget(name: "WhaleTelemetryTests", dependencies: [
-            "WhaleTelemetry", "WhalesimTesting", .product(name: "Yams", package: "Yams"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
-        .testTarget(name: "WhaleLoadHTTPTests", dependencies: [
-            "WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "WhaleTelemetryTests",
+            dependencies: [
+                "WhaleTelemetry", "WhalesimTesting", .product(name: "Yams", package: "Yams"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "WhaleLoadHTTPTests",
+            dependencies: [
+                "WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "WhaleLoadSocketTests",
             dependencies: [

@@ -27,11 +27,12 @@ final class RunState: Sendable {
 
     func login(_ who: Who) async throws(ConformFailure) -> ConformAPI.Session {
         if let known = sessions.withLockedValue({ $0[who] }) { return known }
-        let login = switch who {
-        case .member: target.member
-        case .colleague: target.colleague
-        case .outsider: target.outsider
-        }
+        let login =
+            switch who {
+            case .member: target.member
+            case .colleague: target.colleague
+            case .outsider: target.outsider
+            }
         do {
             let session = try await api.login(email: login.email, password: login.password)
             sessions.withLockedValue { $0[who] = session }
@@ -48,7 +49,9 @@ final class RunState: Sendable {
     func proxy() async throws(ConformFailure) -> FaultProxy {
         if let running = proxyBox.withLockedValue({ $0 }) { return running }
         do {
-            let started = try await FaultProxy.start(upstreamHost: target.host == "localhost" ? "127.0.0.1" : target.host, upstreamPort: target.port, seed: 22)
+            let started = try await FaultProxy.start(
+                upstreamHost: target.host == "localhost" ? "127.0.0.1" : target.host, upstreamPort: target.port,
+                seed: 22)
             proxyBox.withLockedValue { $0 = started }
             return started
         } catch {
@@ -90,7 +93,8 @@ final class CaseContext: Sendable {
         let name = "Conformance \(caseId)"
         let saved: [(id: String, salesforceID: String)]
         do {
-            saved = try await run.api.saveAccounts([["salesforceID": salesforceID, "name": name]], senderID: "conform-setup", token: session.accessToken)
+            saved = try await run.api.saveAccounts(
+                [["salesforceID": salesforceID, "name": name]], senderID: "conform-setup", token: session.accessToken)
         } catch {
             throw ConformFailure("saveAccounts (a fresh account for the case) failed: \(error)")
         }
@@ -103,8 +107,10 @@ final class CaseContext: Sendable {
     /// A connected socket on `pool` (an account id for a note page, the organization id for the
     /// board), signed in as `who` unless `token` says otherwise; through the fault proxy when
     /// `viaProxy`, tagged with its name so the proxy can hold its bytes.
-    func socket(_ who: Who, pool: String?, name: String? = nil, token: String?? = nil, viaProxy: Bool = false,
-                protocolVersion: ProtocolVersion? = nil, receiveBufferBytes: Int? = nil) async throws(ConformFailure) -> ConformSocket {
+    func socket(
+        _ who: Who, pool: String?, name: String? = nil, token: String?? = nil, viaProxy: Bool = false,
+        protocolVersion: ProtocolVersion? = nil, receiveBufferBytes: Int? = nil
+    ) async throws(ConformFailure) -> ConformSocket {
         let label = name ?? "\(who.rawValue)\(names.next())"
         let bearer: String?
         if let token { bearer = token } else { bearer = try await login(who).accessToken }
@@ -120,21 +126,28 @@ final class CaseContext: Sendable {
         if (protocolVersion ?? version) == .v2 { query.append("protocol=2") }
         if viaProxy { query.append("whalesim-client=\(proxyTag(label))") }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
-        let socket = ConformSocket(url: url, headers: headers, name: label, timeout: target.timeout, receiveBufferBytes: receiveBufferBytes)
+        let socket = ConformSocket(
+            url: url, headers: headers, name: label, timeout: target.timeout, receiveBufferBytes: receiveBufferBytes)
         sockets.withLockedValue { $0.append(socket) }
         guard await socket.connected() else {
-            throw ConformFailure("\(label): the websocket upgrade to \(url) failed: \(socket.ending?.error ?? "no answer within \(target.timeout)")")
+            throw ConformFailure(
+                "\(label): the websocket upgrade to \(url) failed: \(socket.ending?.error ?? "no answer within \(target.timeout)")"
+            )
         }
         return socket
     }
 
     /// The proxy's client tag of a socket named `name` in this case.
     func proxyTag(_ name: String) -> String {
-        (caseId + "-" + name).map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }.reduce(into: "") { $0.append($1) }
+        (caseId + "-" + name).map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }.reduce(into: "") {
+            $0.append($1)
+        }
     }
 
     /// A socket on the note's account pool, joined to it: the client and the join answer.
-    func member(_ who: Who, note: String, name: String, viaProxy: Bool = false) async throws(ConformFailure) -> (NoteClient, ResourceConnectionConf) {
+    func member(_ who: Who, note: String, name: String, viaProxy: Bool = false) async throws(ConformFailure) -> (
+        NoteClient, ResourceConnectionConf
+    ) {
         let socket = try await socket(who, pool: note, name: name, viaProxy: viaProxy)
         let client = NoteClient(socket: socket, resourceId: note, version: version, tag: "\(caseId)-\(name)")
         let conf = try await client.join()
@@ -150,8 +163,10 @@ final class CaseContext: Sendable {
         let id = try await freshAccount()
         guard !text.isEmpty else { return (id, 0) }
         let (writer, conf) = try await member(.member, note: id, name: "setup")
-        try expect(conf.revision == 0 && (conf.initialState ?? "").isEmpty,
-                   "a fresh note \(id) must start empty at revision 0; the join said revision \(conf.revision), text \(quoted(conf.initialState ?? ""))")
+        try expect(
+            conf.revision == 0 && (conf.initialState ?? "").isEmpty,
+            "a fresh note \(id) must start empty at revision 0; the join said revision \(conf.revision), text \(quoted(conf.initialState ?? ""))"
+        )
         var written = 0, rev = conf.revision, last = ""
         for chunk in Self.chunks(text, maxBytes: 240) {
             last = writer.send(Operation.replace(in: written, at: written, inserting: chunk), rev: rev).messageId
@@ -187,7 +202,9 @@ final class CaseContext: Sendable {
     }
 
     /// GraphQL as `who`; GraphQL errors are thrown as the failure's evidence.
-    func graphQL(_ who: Who, _ query: String, variables: [String: Any] = [:], what: String) async throws(ConformFailure) -> [String: Any] {
+    func graphQL(_ who: Who, _ query: String, variables: [String: Any] = [:], what: String) async throws(ConformFailure)
+        -> [String: Any]
+    {
         let session = try await login(who)
         do {
             return try await run.api.graphQL(query, variables: variables, token: session.accessToken)
@@ -197,7 +214,9 @@ final class CaseContext: Sendable {
     }
 
     /// GraphQL as `who` that must be refused: the errors, or nil when it was accepted.
-    func graphQLRefusal(_ who: Who, _ query: String, variables: [String: Any] = [:]) async throws(ConformFailure) -> String? {
+    func graphQLRefusal(_ who: Who, _ query: String, variables: [String: Any] = [:]) async throws(ConformFailure)
+        -> String?
+    {
         let session = try await login(who)
         do {
             _ = try await run.api.graphQLResponse(query, variables: variables, token: session.accessToken)
@@ -228,7 +247,11 @@ func quoted(_ text: String, limit: Int = 120) -> String {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
         default:
-            if scalar.isASCII, scalar.value >= 0x20 { out.unicodeScalars.append(scalar) } else { out += String(format: "\\u{%X}", scalar.value) }
+            if scalar.isASCII, scalar.value >= 0x20 {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += String(format: "\\u{%X}", scalar.value)
+            }
         }
     }
     if text.unicodeScalars.count > limit { out += "…(\(text.unicodeScalars.count) scalars)" }

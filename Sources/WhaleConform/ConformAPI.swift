@@ -40,25 +40,29 @@ struct ConformAPI: Sendable {
     func json(_ request: HTTPRequestSpec) async throws(Failure) -> Any {
         let result = try await send(request)
         guard (200..<300).contains(result.status) else {
-            throw Failure("http:\(result.status)",
-                          "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
+            throw Failure(
+                "http:\(result.status)",
+                "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
         }
         do {
             return try JSONSerialization.jsonObject(with: Data(result.body), options: [.fragmentsAllowed])
         } catch {
-            throw Failure("http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
+            throw Failure(
+                "http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
         }
     }
 
     func login(email: String, password: String) async throws(Failure) -> Session {
         let body = Self.jsonBody(["email": email, "password": password])
-        let request = HTTPRequestSpec(method: "POST", url: baseURL + "/api/user/login",
-                                      headers: [("Content-Type", "application/json")], body: body)
+        let request = HTTPRequestSpec(
+            method: "POST", url: baseURL + "/api/user/login",
+            headers: [("Content-Type", "application/json")], body: body)
         let json = try await json(request)
         guard let envelope = json as? [String: Any], (envelope["code"] as? Int) == 1000,
-              let data = envelope["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
-              let token = tokens["accessToken"] as? String, let user = data["response"] as? [String: Any],
-              let userId = user["id"] as? String else {
+            let data = envelope["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
+            let token = tokens["accessToken"] as? String, let user = data["response"] as? [String: Any],
+            let userId = user["id"] as? String
+        else {
             throw Failure("login", "sign-in of \(email) refused: \(json)")
         }
         let org = (user["organizationID"] as? String) ?? (user["organizationId"] as? String) ?? ""
@@ -66,15 +70,19 @@ struct ConformAPI: Sendable {
     }
 
     /// A GraphQL call's `data`; GraphQL errors are thrown with their messages.
-    func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(Failure) -> [String: Any] {
+    func graphQL(_ query: String, variables: [String: Any] = [:], token: String) async throws(Failure) -> [String: Any]
+    {
         try await graphQLResponse(query, variables: variables, token: token)["data"] as? [String: Any] ?? [:]
     }
 
     /// A GraphQL call's whole response; GraphQL errors are thrown with their messages.
-    func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String) async throws(Failure) -> [String: Any] {
+    func graphQLResponse(_ query: String, variables: [String: Any] = [:], token: String) async throws(Failure)
+        -> [String: Any]
+    {
         let body = Self.jsonBody(["query": query, "variables": variables])
         let headers = [("Content-Type", "application/json"), ("Authorization", token)]
-        let json = try await json(HTTPRequestSpec(method: "POST", url: baseURL + "/query", headers: headers, body: body))
+        let json = try await json(
+            HTTPRequestSpec(method: "POST", url: baseURL + "/query", headers: headers, body: body))
         guard let object = json as? [String: Any] else { throw Failure("graphql", "not a GraphQL response: \(json)") }
         if let errors = object["errors"] as? [[String: Any]], !errors.isEmpty {
             throw Failure("graphql", errors.compactMap { $0["message"] as? String }.joined(separator: "; "))
@@ -83,9 +91,12 @@ struct ConformAPI: Sendable {
     }
 
     /// `saveAccounts`: upserts by `salesforceID`; the saved accounts' ids and Salesforce ids.
-    func saveAccounts(_ inputs: [[String: Any]], senderID: String,
-                      token: String) async throws(Failure) -> [(id: String, salesforceID: String)] {
-        let query = "mutation($input: [NewAccount!]!, $senderID: ID) "
+    func saveAccounts(
+        _ inputs: [[String: Any]], senderID: String,
+        token: String
+    ) async throws(Failure) -> [(id: String, salesforceID: String)] {
+        let query =
+            "mutation($input: [NewAccount!]!, $senderID: ID) "
             + "{ saveAccounts(input: $input, senderID: $senderID) { id salesforceID name state } }"
         let data = try await graphQL(query, variables: ["input": inputs, "senderID": senderID], token: token)
         return (data["saveAccounts"] as? [[String: Any]] ?? []).compactMap { o in

@@ -39,10 +39,14 @@ public struct ConformCase: Sendable {
     public let suspects: [Fault]
     let body: @Sendable (CaseContext) async throws(ConformFailure) -> Void
 
-    init(_ id: String, _ checks: String, requires: Set<Requirement> = [], suspects: [Fault] = [],
-         body: @escaping @Sendable (CaseContext) async throws(ConformFailure) -> Void) {
+    init(
+        _ id: String, _ checks: String, requires: Set<Requirement> = [], suspects: [Fault] = [],
+        body: @escaping @Sendable (CaseContext) async throws(ConformFailure) -> Void
+    ) {
         self.id = id
-        guard let category = Category(rawValue: String(id.prefix { $0 != "." })) else { fatalError("case id \(id) has no known category") }
+        guard let category = Category(rawValue: String(id.prefix { $0 != "." })) else {
+            fatalError("case id \(id) has no known category")
+        }
         self.category = category
         self.checks = checks
         self.requires = requires

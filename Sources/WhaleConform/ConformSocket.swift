@@ -54,10 +54,15 @@ final class ConformSocket: Sendable {
             } else {
                 frame = .undecodable(text)
             }
-            inbox.withLockedValue { $0.log.append(frame); $0.pending.append($0.log.count - 1) }
+            inbox.withLockedValue {
+                $0.log.append(frame); $0.pending.append($0.log.count - 1)
+            }
         }
         if let receiveBufferBytes {
-            transport = .lean(LeanSocket(url: url, headers: headers, maxFrameSize: 1 << 24, receiveBufferBytes: receiveBufferBytes, onText: onText))
+            transport = .lean(
+                LeanSocket(
+                    url: url, headers: headers, maxFrameSize: 1 << 24, receiveBufferBytes: receiveBufferBytes,
+                    onText: onText))
         } else {
             transport = .live(LiveSocket(url: url, headers: headers, maxFrameSize: 1 << 24, onText: onText))
         }
@@ -101,7 +106,9 @@ final class ConformSocket: Sendable {
 
     private func hasPending(_ match: (ServerEnvelope) -> Bool) -> Bool {
         inbox.withLockedValue { box in
-            box.pending.contains { if case .message(let e) = box.log[$0] { return match(e) }; return false }
+            box.pending.contains {
+                if case .message(let e) = box.log[$0] { return match(e) }; return false
+            }
         }
     }
 
@@ -120,7 +127,9 @@ final class ConformSocket: Sendable {
 
     /// Every decoded message received so far, in order.
     var messages: [ServerEnvelope] {
-        log.compactMap { if case .message(let e) = $0 { return e }; return nil }
+        log.compactMap {
+            if case .message(let e) = $0 { return e }; return nil
+        }
     }
 
     /// The last few frames, for a failure's evidence.

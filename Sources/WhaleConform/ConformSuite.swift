@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import WhaleProtocol
@@ -24,7 +24,8 @@ public enum ConformSuite {
         return cases.filter { c in
             parts.contains { part in
                 if part.contains("*") || part.contains("?") { return fnmatch(part, c.id, 0) == 0 }
-                return c.id == part || c.id.hasPrefix(part.hasSuffix(".") ? part : part + ".") || c.id.hasPrefix(part + "-")
+                return c.id == part || c.id.hasPrefix(part.hasSuffix(".") ? part : part + ".")
+                    || c.id.hasPrefix(part + "-")
             }
         }
     }
@@ -35,7 +36,8 @@ public enum ConformSuite {
             return "protocol 2 only (PROTOCOL.md §3); the target is tested in protocol 1"
         }
         if c.requires.contains(.restart), target.restarter == nil {
-            return "needs a way to kill and restart the server: --restart-command, or no --server (conform starts its own)"
+            return
+                "needs a way to kill and restart the server: --restart-command, or no --server (conform starts its own)"
         }
         if c.requires.contains(.jwtSecret), target.jwtSecret == nil {
             return "needs the server's JWT key (--jwt-secret) to sign a valid but expired token"
@@ -45,8 +47,10 @@ public enum ConformSuite {
 
     /// Runs `cases` one after another (they share the server, so never two at once), calling
     /// `progress` as each ends; `expected` lists ids known to fail (`--expect-fail`).
-    public static func run(_ target: ConformTarget, cases: [ConformCase] = ConformSuite.cases, expected: Set<String> = [],
-                           progress: @Sendable (ConformResult) -> Void = { _ in }) async -> [ConformResult] {
+    public static func run(
+        _ target: ConformTarget, cases: [ConformCase] = ConformSuite.cases, expected: Set<String> = [],
+        progress: @Sendable (ConformResult) -> Void = { _ in }
+    ) async -> [ConformResult] {
         let run = RunState(target: target, tag: runTag())
         var results: [ConformResult] = []
         for c in cases {
@@ -66,8 +70,9 @@ public enum ConformSuite {
             }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let result = ConformResult(id: c.id, category: c.category, checks: c.checks, suspects: c.suspects, verdict: verdict,
-                                       expectedToFail: expected.contains(c.id), seconds: seconds)
+            let result = ConformResult(
+                id: c.id, category: c.category, checks: c.checks, suspects: c.suspects, verdict: verdict,
+                expectedToFail: expected.contains(c.id), seconds: seconds)
             results.append(result)
             progress(result)
         }
@@ -88,11 +93,15 @@ public enum ExpectedFailures {
         var ids = Set<String>(), unknown: [String] = []
         let known = Set(ConformSuite.cases.map(\.id))
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+            let line =
+                raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
             guard !line.isEmpty else { continue }
             if known.contains(line) { ids.insert(line) } else { unknown.append("line \(number + 1): \(line)") }
         }
-        if !unknown.isEmpty { throw ConformFailure("--expect-fail names no such case: \(unknown.joined(separator: "; "))") }
+        if !unknown.isEmpty {
+            throw ConformFailure("--expect-fail names no such case: \(unknown.joined(separator: "; "))")
+        }
         return ids
     }
 }

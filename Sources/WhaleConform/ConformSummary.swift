@@ -6,10 +6,18 @@ public struct ConformSummary: Sendable {
     public init(_ results: [ConformResult]) { self.results = results }
 
     public var passed: Int { results.filter { $0.verdict == .pass }.count }
-    public var failed: Int { results.filter { if case .fail = $0.verdict { return true }; return false }.count }
+    public var failed: Int {
+        results.filter {
+            if case .fail = $0.verdict { return true }; return false
+        }.count
+    }
     public var unexpectedFailures: [ConformResult] { results.filter(\.isUnexpectedFailure) }
     public var unexpectedPasses: [ConformResult] { results.filter(\.isUnexpectedPass) }
-    public var notApplicable: Int { results.filter { if case .notApplicable = $0.verdict { return true }; return false }.count }
+    public var notApplicable: Int {
+        results.filter {
+            if case .notApplicable = $0.verdict { return true }; return false
+        }.count
+    }
 
     /// 0 when every case passed or failed as expected, 2 when one failed unexpectedly.
     public var exitCode: Int32 { unexpectedFailures.isEmpty ? 0 : 2 }
@@ -22,7 +30,8 @@ public struct ConformSummary: Sendable {
         parts.append("\(notApplicable) not applicable")
         var text = "conform: " + parts.joined(separator: ", ")
         if !unexpectedPasses.isEmpty {
-            text += "; \(unexpectedPasses.count) listed as expected to fail now PASS: \(unexpectedPasses.map(\.id).joined(separator: ", ")) (take them off the --expect-fail list)"
+            text +=
+                "; \(unexpectedPasses.count) listed as expected to fail now PASS: \(unexpectedPasses.map(\.id).joined(separator: ", ")) (take them off the --expect-fail list)"
         }
         return text
     }
@@ -46,6 +55,7 @@ public struct ConformSummary: Sendable {
     /// " — likely cause: the catalog fault F (what it does)" for a failing case's suspects.
     static func suspectNote(_ suspects: [Fault]) -> String {
         guard !suspects.isEmpty else { return "" }
-        return " — likely cause: " + suspects.map { "catalog fault \($0.rawValue) (\($0.summary))" }.joined(separator: " or ")
+        return " — likely cause: "
+            + suspects.map { "catalog fault \($0.rawValue) (\($0.summary))" }.joined(separator: " or ")
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import WhaleProtocol
@@ -57,7 +57,8 @@ public struct ConformTarget: Sendable {
 
     /// `ws://host:port/socket`.
     public var socketURL: String {
-        baseURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/socket"
+        baseURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
+            + "/socket"
     }
 
     var host: String { URL(string: baseURL)?.host ?? "127.0.0.1" }
@@ -91,13 +92,16 @@ public struct CommandRestarter: ServerRestarter {
         var status: Int32 = 0
         let deadline = ContinuousClock.now + .seconds(120)
         while waitpid(pid, &status, WNOHANG) == 0 {
-            guard ContinuousClock.now < deadline else { throw ConformFailure("--restart-command did not finish within 120 s") }
+            guard ContinuousClock.now < deadline else {
+                throw ConformFailure("--restart-command did not finish within 120 s")
+            }
             try? await Task.sleep(for: .milliseconds(10))
         }
         // WEXITSTATUS / WIFEXITED are macros Swift cannot import.
         let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
         guard exited, code == 0 else {
-            throw ConformFailure("--restart-command ended with \(exited ? "exit status \(code)" : "signal \(status & 0x7f)")")
+            throw ConformFailure(
+                "--restart-command ended with \(exited ? "exit status \(code)" : "signal \(status & 0x7f)")")
         }
         try await waitUntilAnswering(baseURL, within: .seconds(30))
     }

@@ -13,10 +13,14 @@ public final class EmbeddedTarget: Sendable {
     public let target: ConformTarget
 
     /// Starts it; `faults` are server-side catalog faults, `compatibility` the original protocol only.
-    public static func start(directory: URL, fixtures: URL, faults: FaultSet = [], compatibility: Bool = false,
-                             executable: String?) async throws -> EmbeddedTarget {
+    public static func start(
+        directory: URL, fixtures: URL, faults: FaultSet = [], compatibility: Bool = false,
+        executable: String?
+    ) async throws -> EmbeddedTarget {
         let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = try await EmbeddedServer.start(directory: directory, fixtures: fixtures, faults: faults, executable: executable) { c in
+        let server = try await EmbeddedServer.start(
+            directory: directory, fixtures: fixtures, faults: faults, executable: executable
+        ) { c in
             c.compatibility = compatibility
             c.maxMessagesPerSecond = 500
             c.jwtSecret = secret

@@ -26,9 +26,16 @@ final class NoteClient: Sendable {
     /// Joins (optionally resyncing from `revision`, protocol 2) and returns the server's answer.
     func join(revision: Int? = nil) async throws(ConformFailure) -> ResourceConnectionConf {
         let id = "\(tag)-join-\(counter.next())"
-        socket.send(ClientEnvelope(messageId: id, message: .resourceConnection(resourceId: resourceId, revision: revision)))
-        guard case .resourceConnectionConf(let conf)? = await socket.take(where: { $0.messageId == id && $0.message.typeName == "resourceConnectionConf" })?.message else {
-            throw ConformFailure("\(name) sent resourceConnection \(id) for \(resourceId) and got no resourceConnectionConf within \(socket.timeout); \(socket.recent())")
+        socket.send(
+            ClientEnvelope(messageId: id, message: .resourceConnection(resourceId: resourceId, revision: revision)))
+        guard
+            case .resourceConnectionConf(let conf)? = await socket.take(where: {
+                $0.messageId == id && $0.message.typeName == "resourceConnectionConf"
+            })?.message
+        else {
+            throw ConformFailure(
+                "\(name) sent resourceConnection \(id) for \(resourceId) and got no resourceConnectionConf within \(socket.timeout); \(socket.recent())"
+            )
         }
         guard conf.resourceId == resourceId else {
             throw ConformFailure("\(name)'s join of \(resourceId) was answered for \(conf.resourceId)")
@@ -43,17 +50,26 @@ final class NoteClient: Sendable {
         let n = counter.next()
         let messageId = "\(tag)-m\(n)"
         let id = version == .v2 ? (opId ?? "\(tag):\(n)") : nil
-        socket.send(ClientEnvelope(messageId: messageId, message: .docChange(DocChange(resourceId: resourceId, rev: rev, op: op, opId: id))))
+        socket.send(
+            ClientEnvelope(
+                messageId: messageId, message: .docChange(DocChange(resourceId: resourceId, rev: rev, op: op, opId: id))
+            ))
         return (messageId, id)
     }
 
     /// The `docChangeReturnOps` carrying `messageId` (the ack on the sender's socket, the
     /// broadcast on everyone else's).
     func takeOp(_ messageId: String, within: Duration? = nil) async throws(ConformFailure) -> Operation {
-        guard case .docChangeReturnOps(_, let op, _, _)? = await socket.take(within: within, where: {
-            $0.messageId == messageId && $0.message.typeName == "docChangeReturnOps"
-        })?.message else {
-            throw ConformFailure("\(name) never received docChangeReturnOps \(messageId) within \(within ?? socket.timeout); \(socket.recent())")
+        guard
+            case .docChangeReturnOps(_, let op, _, _)? = await socket.take(
+                within: within,
+                where: {
+                    $0.messageId == messageId && $0.message.typeName == "docChangeReturnOps"
+                })?.message
+        else {
+            throw ConformFailure(
+                "\(name) never received docChangeReturnOps \(messageId) within \(within ?? socket.timeout); \(socket.recent())"
+            )
         }
         return op
     }
@@ -76,5 +92,9 @@ final class NoteClient: Sendable {
 /// A thread-safe counter for message ids.
 final class Counter: Sendable {
     private let value = NIOLockedValueBox(0)
-    func next() -> Int { value.withLockedValue { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLockedValue {
+            $0 += 1; return $0
+        }
+    }
 }

@@ -30,8 +30,11 @@ public struct JUnitDocument: Sendable {
         /// The suite's `<system-out>`, after its cases.
         public var systemOut: String?
 
-        public init(name: String, time: Double? = nil, timestamp: String? = nil, properties: [(name: String, value: String)] = [],
-                    cases: [Case], systemOut: String? = nil) {
+        public init(
+            name: String, time: Double? = nil, timestamp: String? = nil,
+            properties: [(name: String, value: String)] = [],
+            cases: [Case], systemOut: String? = nil
+        ) {
             self.name = name
             self.time = time
             self.timestamp = timestamp
@@ -78,7 +81,8 @@ public struct JUnitDocument: Sendable {
     public func render() -> String {
         let all = suites.flatMap(\.cases)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"\(x(name))\" tests=\"\(all.count)\" failures=\"\(all.filter(\.outcome.isFailure).count)\""
+        out +=
+            "<testsuites name=\"\(x(name))\" tests=\"\(all.count)\" failures=\"\(all.filter(\.outcome.isFailure).count)\""
         out += " errors=\"0\" time=\"\(Self.seconds(time))\">\n"
         for suite in suites { out += render(suite) }
         return out + "</testsuites>\n"
@@ -87,7 +91,8 @@ public struct JUnitDocument: Sendable {
     private func render(_ suite: Suite) -> String {
         let failures = suite.cases.filter(\.outcome.isFailure).count
         let skipped = suite.cases.filter(\.outcome.isSkip).count
-        var out = "  <testsuite name=\"\(x(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(failures)\" errors=\"0\""
+        var out =
+            "  <testsuite name=\"\(x(suite.name))\" tests=\"\(suite.cases.count)\" failures=\"\(failures)\" errors=\"0\""
         out += " skipped=\"\(skipped)\" time=\"\(Self.seconds(suite.time))\""
         if let stamp = suite.timestamp { out += " timestamp=\"\(x(stamp))\"" }
         out += ">\n"
@@ -97,14 +102,18 @@ public struct JUnitDocument: Sendable {
             out += "    </properties>\n"
         }
         for c in suite.cases {
-            out += "    <testcase classname=\"\(x(c.classname))\" name=\"\(x(c.name))\" time=\"\(Self.seconds(c.time))\">\n"
+            out +=
+                "    <testcase classname=\"\(x(c.classname))\" name=\"\(x(c.name))\" time=\"\(Self.seconds(c.time))\">\n"
             switch c.outcome {
             case .passed: break
             case .failed(let message, let type, let text):
                 out += "      <failure message=\"\(x(message))\" type=\"\(x(type))\">\(x(text))</failure>\n"
             case .skipped(let message, let text):
-                if let text { out += "      <skipped message=\"\(x(message))\">\(x(text))</skipped>\n" }
-                else { out += "      <skipped message=\"\(x(message))\"/>\n" }
+                if let text {
+                    out += "      <skipped message=\"\(x(message))\">\(x(text))</skipped>\n"
+                } else {
+                    out += "      <skipped message=\"\(x(message))\"/>\n"
+                }
             }
             if let systemOut = c.systemOut { out += "      <system-out>\(x(systemOut))</system-out>\n" }
             out += "    </testcase>\n"

@@ -18,9 +18,14 @@ public enum BuiltinFixtures {
     public static func directory(given: String?, holding probe: String) throws -> (url: URL, source: Source) {
         if let given { return (URL(fileURLWithPath: given), .given) }
         let local = URL(fileURLWithPath: "Fixtures")
-        if FileManager.default.fileExists(atPath: local.appendingPathComponent(probe).path) { return (local, .workingDirectory) }
-        let beside = URL(fileURLWithPath: ChildServer.selfExecutable).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        if FileManager.default.fileExists(atPath: beside.appendingPathComponent(probe).path) { return (beside, .besideExecutable) }
+        if FileManager.default.fileExists(atPath: local.appendingPathComponent(probe).path) {
+            return (local, .workingDirectory)
+        }
+        let beside = URL(fileURLWithPath: ChildServer.selfExecutable).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
+        if FileManager.default.fileExists(atPath: beside.appendingPathComponent(probe).path) {
+            return (beside, .besideExecutable)
+        }
         return (try writeEmbedded(), .embedded)
     }
 
@@ -30,7 +35,8 @@ public enum BuiltinFixtures {
         let root = try RunCleanup.makeDirectory(tag: "fixtures")
         for (path, text) in files {
             let file = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
         written.withLockedValue { $0 = root }
@@ -39,7 +45,11 @@ public enum BuiltinFixtures {
 
     /// Removes the embedded files' directory, if this process wrote one.
     public static func cleanUp() {
-        guard let url = written.withLockedValue({ r -> URL? in defer { r = nil }; return r }) else { return }
+        guard
+            let url = written.withLockedValue({ r -> URL? in
+                defer { r = nil }; return r
+            })
+        else { return }
         RunCleanup.remove(directory: url)
     }
 }

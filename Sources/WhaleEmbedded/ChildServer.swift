@@ -1,9 +1,9 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A server in a child process of this same executable (`whalesim serve ...` or
@@ -28,8 +28,10 @@ public final class ChildServer: @unchecked Sendable {
 
     /// Starts `EXECUTABLE ARGUMENTS` (default: this executable; optionally under `taskset -c CPUS`)
     /// and waits for its URL.
-    public init(_ arguments: [String], executable: String = ChildServer.selfExecutable, cpus: String? = nil,
-                environment: [String: String] = [:], timeout: Duration = .seconds(60)) throws {
+    public init(
+        _ arguments: [String], executable: String = ChildServer.selfExecutable, cpus: String? = nil,
+        environment: [String: String] = [:], timeout: Duration = .seconds(60)
+    ) throws {
         if let cpus {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
             process.arguments = ["-c", cpus, executable] + arguments
@@ -37,7 +39,9 @@ public final class ChildServer: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
         }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.standardError
@@ -111,7 +115,9 @@ public final class ChildServer: @unchecked Sendable {
 
     private static func offTheLoops(_ body: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { body(); c.resume() }
+            DispatchQueue.global().async {
+                body(); c.resume()
+            }
         }
     }
 

@@ -19,8 +19,10 @@ public final class EmbeddedServer: Sendable {
 
     /// Starts it; `configure` may change the configuration before the first start (conform
     /// serves with `serve`'s default rate limit, a key it knows, or `--compatibility`).
-    public static func start(directory: URL, fixtures: URL, faults: FaultSet, executable: String?,
-                             configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> EmbeddedServer {
+    public static func start(
+        directory: URL, fixtures: URL, faults: FaultSet, executable: String?,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> EmbeddedServer {
         var c = ServerConfiguration()
         c.port = 0
         c.database = directory.appendingPathComponent("whalesim-run.sqlite").path
@@ -56,18 +58,26 @@ public final class EmbeddedServer: Sendable {
         guard let executable else { return .inProcess(try await ReferenceServer.start(c)) }
         // The signing key goes in the environment (only its owner can read /proc/PID/environ),
         // never on the command line (every local user can read /proc/PID/cmdline).
-        var arguments = ["serve", "--host", c.host, "--port", "\(c.port)", "--database", c.database, "--bcrypt-cost", "\(c.bcryptCost)",
-                         "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error", "--stop-on-stdin-eof"]
+        var arguments = [
+            "serve", "--host", c.host, "--port", "\(c.port)", "--database", c.database, "--bcrypt-cost",
+            "\(c.bcryptCost)",
+            "--max-messages-per-second", "\(c.maxMessagesPerSecond)", "--log-level", "error", "--stop-on-stdin-eof",
+        ]
         if let fixtures = c.fixtures { arguments += ["--fixtures", fixtures.path] }
         if c.compatibility { arguments.append("--compatibility") }
-        if c.maxMessageBytes != ServerConfiguration().maxMessageBytes { arguments += ["--max-message-bytes", "\(c.maxMessageBytes)"] }
-        if c.slowClientQueue != ServerConfiguration().slowClientQueue { arguments += ["--slow-client-queue", "\(c.slowClientQueue)"] }
+        if c.maxMessageBytes != ServerConfiguration().maxMessageBytes {
+            arguments += ["--max-message-bytes", "\(c.maxMessageBytes)"]
+        }
+        if c.slowClientQueue != ServerConfiguration().slowClientQueue {
+            arguments += ["--slow-client-queue", "\(c.slowClientQueue)"]
+        }
         if let log = c.backpressureLog { arguments += ["--backpressure-log", log] }
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
         if c.sqliteSynchronous != .full { arguments += ["--sqlite-synchronous", c.sqliteSynchronous.rawValue] }
         var environment: [String: String] = [:]
         if let key = c.jwtSecret { environment[jwtSecretVariable] = key.map { String(format: "%02x", $0) }.joined() }
-        return .child(try ChildServer(arguments, executable: executable, environment: environment, timeout: .seconds(30)))
+        return .child(
+            try ChildServer(arguments, executable: executable, environment: environment, timeout: .seconds(30)))
     }
 
     /// The variable `whalesim serve` reads its signing key from.
@@ -79,7 +89,9 @@ public final class EmbeddedServer: Sendable {
 
     /// Kills the server: SIGKILL for a child, a graceful stop in process.
     public func kill() async {
-        let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
+        let r = running.withLockedValue { r -> Running? in
+            defer { r = nil }; return r
+        }
         switch r {
         case .child(let child): await child.killed()
         case .inProcess(let server): await server.stop()
@@ -105,7 +117,9 @@ public final class EmbeddedServer: Sendable {
 
     /// Stops it for good (SIGTERM for a child: committed, sockets closed with 1001).
     public func stop() async {
-        let r = running.withLockedValue { r -> Running? in defer { r = nil }; return r }
+        let r = running.withLockedValue { r -> Running? in
+            defer { r = nil }; return r
+        }
         switch r {
         case .child(let child): await child.stopped()
         case .inProcess(let server): await server.stop()

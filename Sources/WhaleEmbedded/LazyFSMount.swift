@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `whalesim lazyfs` as a child process: the embedded server's database directory for a run with
@@ -35,7 +35,9 @@ public final class LazyFSMount: @unchecked Sendable {
     /// Starts the child and waits for its `lazyfs: mounted` line.
     public func start() throws {
         guard access("/dev/fuse", R_OK | W_OK) == 0 else {
-            throw EmbeddedError("FUSE is not available here: /dev/fuse \(errno == ENOENT ? "does not exist" : "cannot be opened (\(String(cString: strerror(errno))))")")
+            throw EmbeddedError(
+                "FUSE is not available here: /dev/fuse \(errno == ENOENT ? "does not exist" : "cannot be opened (\(String(cString: strerror(errno))))")"
+            )
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
@@ -51,8 +53,10 @@ public final class LazyFSMount: @unchecked Sendable {
             guard ContinuousClock.now < deadline, p.isRunning else {
                 if p.isRunning { p.terminate() }
                 p.waitUntilExit()
-                let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                throw EmbeddedError("whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
+                let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                throw EmbeddedError(
+                    "whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
             }
             let data = handle.availableData
             if data.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }

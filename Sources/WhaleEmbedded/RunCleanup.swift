@@ -1,7 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What this process must take down if it has to stop at once (a second SIGINT or SIGTERM):
@@ -20,7 +20,9 @@ public enum RunCleanup {
     public static func register(pid: Int32) { state.withLockedValue { _ = $0.pids.insert(pid) } }
     public static func unregister(pid: Int32) { state.withLockedValue { _ = $0.pids.remove(pid) } }
     public static func register(directory: URL) { state.withLockedValue { _ = $0.directories.insert(directory.path) } }
-    public static func unregister(directory: URL) { state.withLockedValue { _ = $0.directories.remove(directory.path) } }
+    public static func unregister(directory: URL) {
+        state.withLockedValue { _ = $0.directories.remove(directory.path) }
+    }
 
     /// A fresh `whalesim-run-<pid>-<tag>-<random>` directory under the system's temporary
     /// directory, registered for ``emergencyStop()``; the caller removes it and unregisters.
@@ -66,7 +68,9 @@ public enum RunCleanup {
         var removed = 0
         for name in names.sorted() where name.hasPrefix(directoryPrefix) {
             let rest = name.dropFirst(directoryPrefix.count)
-            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else { continue }
+            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), pid > 0, pid != getpid() else {
+                continue
+            }
             // Gone: no such process (ESRCH). A live process of someone else (EPERM) keeps its directory.
             if kill(pid, 0) != 0, errno == ESRCH {
                 if (try? FileManager.default.removeItem(at: root.appendingPathComponent(name))) != nil { removed += 1 }

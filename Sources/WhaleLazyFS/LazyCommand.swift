@@ -33,5 +33,7 @@ public enum LazyCommand: Equatable, Sendable {
 /// A control-file line that is not a command.
 public struct LazyCommandError: Error, Equatable, CustomStringConvertible {
     public var line: String
-    public var description: String { "unknown lazyfs command \"\(line)\" (expected \"drop\", \"drop torn\" or \"writeback\")" }
+    public var description: String {
+        "unknown lazyfs command \"\(line)\" (expected \"drop\", \"drop torn\" or \"writeback\")"
+    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A ``LazyOverlay`` behind a lock, with the control file: what the FUSE callbacks call (they come
@@ -72,7 +72,9 @@ public final class LazyFileSystem: @unchecked Sendable {
             guard let dir = opendir(o.real(path)) else { throw LazyError(errno, "opendir") }
             defer { closedir(dir) }
             while let entry = Glibc.readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
                 if path == "/", name == LazyOverlay.stashName { continue }
                 names.append(name)
             }
@@ -81,7 +83,9 @@ public final class LazyFileSystem: @unchecked Sendable {
         return result
     }
 
-    public func mkdir(_ path: String, _ mode: mode_t) -> Int32 { guarded(path) ?? locked { try $0.mkdir(path, mode: mode) } }
+    public func mkdir(_ path: String, _ mode: mode_t) -> Int32 {
+        guarded(path) ?? locked { try $0.mkdir(path, mode: mode) }
+    }
     public func rmdir(_ path: String) -> Int32 { guarded(path) ?? locked { try $0.rmdir(path) } }
     public func unlink(_ path: String) -> Int32 { guarded(path) ?? locked { try $0.unlink(path) } }
 
@@ -93,16 +97,23 @@ public final class LazyFileSystem: @unchecked Sendable {
     }
 
     public func chmod(_ path: String, _ mode: mode_t) -> Int32 {
-        guarded(path) ?? locked { o in guard Glibc.chmod(o.real(path), mode) == 0 else { throw LazyError(errno, "chmod") } }
+        guarded(path)
+            ?? locked { o in guard Glibc.chmod(o.real(path), mode) == 0 else { throw LazyError(errno, "chmod") } }
     }
 
     public func chown(_ path: String, _ uid: uid_t, _ gid: gid_t) -> Int32 {
-        guarded(path) ?? locked { o in guard lchown(o.real(path), uid, gid) == 0 else { throw LazyError(errno, "chown") } }
+        guarded(path)
+            ?? locked { o in guard lchown(o.real(path), uid, gid) == 0 else { throw LazyError(errno, "chown") } }
     }
 
     public func utimens(_ path: String, _ times: UnsafePointer<timespec>?) -> Int32 {
         if path == Self.controlPath { return 0 }
-        return guarded(path) ?? locked { o in guard utimensat(AT_FDCWD, o.real(path), times, AT_SYMLINK_NOFOLLOW) == 0 else { throw LazyError(errno, "utimens") } }
+        return guarded(path)
+            ?? locked { o in
+                guard utimensat(AT_FDCWD, o.real(path), times, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    throw LazyError(errno, "utimens")
+                }
+            }
     }
 
     public func statfs(_ path: String, _ out: UnsafeMutablePointer<statvfs>) -> Int32 {
@@ -114,7 +125,10 @@ public final class LazyFileSystem: @unchecked Sendable {
     // MARK: Files
 
     public func create(_ path: String, _ mode: mode_t, flags: Int32) -> Int32 {
-        guarded(path) ?? locked { try $0.create(path, mode: mode & 0o7777, exclusive: flags & O_EXCL != 0, truncate: flags & O_TRUNC != 0) }
+        guarded(path)
+            ?? locked {
+                try $0.create(path, mode: mode & 0o7777, exclusive: flags & O_EXCL != 0, truncate: flags & O_TRUNC != 0)
+            }
     }
 
     public func open(_ path: String, flags: Int32) -> Int32 {

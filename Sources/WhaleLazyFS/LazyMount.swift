@@ -1,7 +1,7 @@
 import CFuse3
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The FUSE side of `whalesim lazyfs`: libfuse3's high-level API, each callback a C function
@@ -49,7 +49,9 @@ public enum LazyMount {
         guard let fuse else { throw LazyMountError("fuse_new failed (see libfuse's message above)") }
         defer { fuse_destroy(fuse) }
         guard fuse_mount(fuse, mount) == 0 else {
-            throw LazyMountError("cannot mount \(mount): FUSE is not available here (no /dev/fuse, no permission, or the mount was refused; libfuse's message above)")
+            throw LazyMountError(
+                "cannot mount \(mount): FUSE is not available here (no /dev/fuse, no permission, or the mount was refused; libfuse's message above)"
+            )
         }
         currentLock.lock()
         current = fuse
@@ -58,7 +60,7 @@ public enum LazyMount {
         defer {
             currentLock.lock()
             current = nil
-            fuse_unmount(fuse) // a no-op when stop() already unmounted
+            fuse_unmount(fuse)  // a no-op when stop() already unmounted
             currentLock.unlock()
         }
         mounted()
@@ -92,13 +94,15 @@ public enum LazyMount {
                 config.pointee.use_ino = 0
                 config.pointee.kernel_cache = 0
                 config.pointee.auto_cache = 0
-                config.pointee.direct_io = 0 // SQLite's WAL maps its -shm file shared; direct I/O would refuse that
+                config.pointee.direct_io = 0  // SQLite's WAL maps its -shm file shared; direct I/O would refuse that
             }
             return whalesim_fuse_private_data()
         }
         ops.getattr = { path, st, _ in filesystem().getattr(string(path), st!) }
         ops.readdir = { path, buffer, filler, _, _, _ in
-            filesystem().readdir(string(path)) { name in _ = filler?(buffer, name, nil, 0, fuse_fill_dir_flags(rawValue: 0)) }
+            filesystem().readdir(string(path)) { name in
+                _ = filler?(buffer, name, nil, 0, fuse_fill_dir_flags(rawValue: 0))
+            }
         }
         ops.mkdir = { path, mode in filesystem().mkdir(string(path), mode) }
         ops.rmdir = { path in filesystem().rmdir(string(path)) }
@@ -116,7 +120,8 @@ public enum LazyMount {
             return filesystem().open(p, flags: fi?.pointee.flags ?? 0)
         }
         ops.read = { path, buffer, size, offset, _ in
-            filesystem().read(string(path), into: UnsafeMutableRawBufferPointer(start: buffer, count: size), offset: Int(offset))
+            filesystem().read(
+                string(path), into: UnsafeMutableRawBufferPointer(start: buffer, count: size), offset: Int(offset))
         }
         ops.write = { path, buffer, size, offset, _ in
             filesystem().write(string(path), UnsafeRawBufferPointer(start: buffer, count: size), offset: Int(offset))

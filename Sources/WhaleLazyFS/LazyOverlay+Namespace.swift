@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Creates, removes and renames: carried out in the backing directory at once (so every other
@@ -49,7 +49,8 @@ extension LazyOverlay {
         var st = stat()
         guard lstat(real(path), &st) == 0 else { throw LazyError(errno, "rmdir \(path)") }
         guard Glibc.rmdir(real(path)) == 0 else { throw LazyError(errno, "rmdir \(path)") }
-        namespace.append(NamespaceEntry(undo: .removedDirectory(path, mode: st.st_mode & 0o7777), directories: [Self.parent(path)]))
+        namespace.append(
+            NamespaceEntry(undo: .removedDirectory(path, mode: st.st_mode & 0o7777), directories: [Self.parent(path)]))
     }
 
     /// Renames `from` to `to`, replacing a file there (kept in the stash until durable).
@@ -60,10 +61,13 @@ extension LazyOverlay {
         var displaced: String?
         var displacedDirectoryMode: mode_t?
         if lstat(real(to), &target) == 0 {
-            let targetIsDirectory = (target.st_mode & S_IFMT) == S_IFDIR, sourceIsDirectory = (source.st_mode & S_IFMT) == S_IFDIR
-            if targetIsDirectory != sourceIsDirectory { throw LazyError(targetIsDirectory ? EISDIR : ENOTDIR, "rename \(from) \(to)") }
+            let targetIsDirectory = (target.st_mode & S_IFMT) == S_IFDIR,
+                sourceIsDirectory = (source.st_mode & S_IFMT) == S_IFDIR
+            if targetIsDirectory != sourceIsDirectory {
+                throw LazyError(targetIsDirectory ? EISDIR : ENOTDIR, "rename \(from) \(to)")
+            }
             if targetIsDirectory {
-                displacedDirectoryMode = target.st_mode & 0o7777 // an empty directory; rename(2) refuses any other
+                displacedDirectoryMode = target.st_mode & 0o7777  // an empty directory; rename(2) refuses any other
             } else {
                 let stash = try stashPath()
                 forgetDescriptors(under: to)
@@ -80,8 +84,11 @@ extension LazyOverlay {
             throw LazyError(failure, "rename \(from) \(to)")
         }
         moveOverlays(from: from, to: to)
-        namespace.append(NamespaceEntry(undo: .renamed(from: from, to: to, displaced: displaced, displacedDirectoryMode: displacedDirectoryMode),
-                                        directories: [Self.parent(from), Self.parent(to)]))
+        namespace.append(
+            NamespaceEntry(
+                undo: .renamed(
+                    from: from, to: to, displaced: displaced, displacedDirectoryMode: displacedDirectoryMode),
+                directories: [Self.parent(from), Self.parent(to)]))
     }
 
     /// fsync of a directory: every change it touched becomes durable (removed files leave the stash).

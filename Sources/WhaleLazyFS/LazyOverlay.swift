@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The filesystem logic of `whalesim lazyfs`, without FUSE: a backing directory plus what a
@@ -65,7 +65,8 @@ public final class LazyOverlay {
         public var torn: String?
         public var description: String {
             "dropped \(filesDropped) files (\(bytesDropped) bytes), undid \(namespaceUndone) namespace changes"
-                + (undoFailures > 0 ? " (\(undoFailures) could not be undone)" : "") + (torn.map { ", tore \($0)" } ?? "")
+                + (undoFailures > 0 ? " (\(undoFailures) could not be undone)" : "")
+                + (torn.map { ", tore \($0)" } ?? "")
         }
     }
 
@@ -110,7 +111,9 @@ public final class LazyOverlay {
     }
 
     /// Whether `path` is one of lazyfs's own names, which the mount never shows.
-    public static func isHidden(_ path: String) -> Bool { path == "/" + stashName || path.hasPrefix("/" + stashName + "/") }
+    public static func isHidden(_ path: String) -> Bool {
+        path == "/" + stashName || path.hasPrefix("/" + stashName + "/")
+    }
 
     // MARK: Data
 
@@ -157,7 +160,8 @@ public final class LazyOverlay {
                 var content = try overlay.pages[page] ?? basePage(fd: fd, page: page, overlay: overlay)
                 let from = max(offset, pageStart), to = min(offset + count, pageStart + Self.pageSize)
                 content.withUnsafeMutableBytes { dst in
-                    dst.baseAddress!.advanced(by: from - pageStart).copyMemory(from: bytes.baseAddress!.advanced(by: from - offset), byteCount: to - from)
+                    dst.baseAddress!.advanced(by: from - pageStart).copyMemory(
+                        from: bytes.baseAddress!.advanced(by: from - offset), byteCount: to - from)
                 }
                 overlay.pages[page] = content
             }
@@ -234,7 +238,9 @@ public final class LazyOverlay {
     func descriptor(_ path: String) throws -> Int32 {
         if let fd = descriptors[path] { return fd }
         var fd = Glibc.open(real(path), O_RDWR | O_CLOEXEC)
-        if fd < 0, errno == EACCES || errno == EISDIR || errno == EROFS { fd = Glibc.open(real(path), O_RDONLY | O_CLOEXEC) }
+        if fd < 0, errno == EACCES || errno == EISDIR || errno == EROFS {
+            fd = Glibc.open(real(path), O_RDONLY | O_CLOEXEC)
+        }
         guard fd >= 0 else { throw LazyError(errno, "open \(path)") }
         descriptors[path] = fd
         return fd
@@ -276,7 +282,10 @@ public final class LazyOverlay {
     @discardableResult
     public func drop(torn: Bool) -> DropReport {
         var report = DropReport()
-        if torn, let (path, overlay) = files.max(by: { ($0.value.last?.sequence ?? 0) < ($1.value.last?.sequence ?? 0) }), let last = overlay.last {
+        if torn,
+            let (path, overlay) = files.max(by: { ($0.value.last?.sequence ?? 0) < ($1.value.last?.sequence ?? 0) }),
+            let last = overlay.last
+        {
             let boundary = (last.offset / Self.pageSize + 1) * Self.pageSize
             let kept = min(last.bytes.count, boundary - last.offset)
             if let fd = try? descriptor(path) {

@@ -29,13 +29,19 @@ enum LeanFrames {
     static func next(in buffer: inout ByteBuffer, maxFrameSize: Int) throws(Violation) -> Frame? {
         let start = buffer.readerIndex
         guard let first = buffer.getInteger(at: start, as: UInt8.self),
-              let second = buffer.getInteger(at: start + 1, as: UInt8.self) else { return nil }
-        guard first & 0x70 == 0 else { throw Violation(closeCode: 1002, description: "a frame with reserved bits set (no extension was negotiated)") }
+            let second = buffer.getInteger(at: start + 1, as: UInt8.self)
+        else { return nil }
+        guard first & 0x70 == 0 else {
+            throw Violation(
+                closeCode: 1002, description: "a frame with reserved bits set (no extension was negotiated)")
+        }
         guard let opcode = Opcode(rawValue: first & 0x0F) else {
             throw Violation(closeCode: 1002, description: "a frame with the unknown opcode \(first & 0x0F)")
         }
         // RFC 6455 §5.1: a client closes the connection when the server masks a frame.
-        guard second & 0x80 == 0 else { throw Violation(closeCode: 1002, description: "a masked frame from the server") }
+        guard second & 0x80 == 0 else {
+            throw Violation(closeCode: 1002, description: "a masked frame from the server")
+        }
         var headerLength = 2
         var length = Int(second & 0x7F)
         if length == 126 {
@@ -50,10 +56,13 @@ enum LeanFrames {
         }
         let fin = first & 0x80 != 0
         if opcode.isControl, !fin || length > 125 {
-            throw Violation(closeCode: 1002, description: "a fragmented or overlong control frame (opcode \(opcode.rawValue), \(length) bytes)")
+            throw Violation(
+                closeCode: 1002,
+                description: "a fragmented or overlong control frame (opcode \(opcode.rawValue), \(length) bytes)")
         }
         guard length <= maxFrameSize else {
-            throw Violation(closeCode: 1009, description: "a frame of \(length) bytes, over the limit of \(maxFrameSize)")
+            throw Violation(
+                closeCode: 1009, description: "a frame of \(length) bytes, over the limit of \(maxFrameSize)")
         }
         guard buffer.readableBytes >= headerLength + length else { return nil }
         buffer.moveReaderIndex(forwardBy: headerLength)
@@ -62,8 +71,10 @@ enum LeanFrames {
     }
 
     /// A whole client frame: FIN set, masked with a fresh key (RFC 6455 §5.3), `payload` written once.
-    static func encode(_ opcode: Opcode, allocator: ByteBufferAllocator, payloadLength: Int,
-                       writePayload: (inout ByteBuffer) -> Void) -> ByteBuffer {
+    static func encode(
+        _ opcode: Opcode, allocator: ByteBufferAllocator, payloadLength: Int,
+        writePayload: (inout ByteBuffer) -> Void
+    ) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: 14 + payloadLength)
         buffer.writeInteger(0x80 | opcode.rawValue)
         if payloadLength < 126 {
@@ -80,7 +91,8 @@ enum LeanFrames {
         buffer.writeInteger(key)
         let payloadStart = buffer.writerIndex
         writePayload(&buffer)
-        precondition(buffer.writerIndex - payloadStart == payloadLength, "the payload written is not the length announced")
+        precondition(
+            buffer.writerIndex - payloadStart == payloadLength, "the payload written is not the length announced")
         buffer.withUnsafeMutableReadableBytes { bytes in
             var i = payloadStart
             while i < bytes.count {

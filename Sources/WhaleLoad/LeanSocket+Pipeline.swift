@@ -38,14 +38,22 @@ extension LeanSocket {
         private let handshake: NIOWebSocketClientUpgrader
         private let install: @Sendable (any Channel) -> EventLoopFuture<Void>
         init(maxFrameSize: Int, install: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>) {
-            handshake = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize) { channel, _ in channel.eventLoop.makeSucceededVoidFuture() }
+            handshake = NIOWebSocketClientUpgrader(maxFrameSize: maxFrameSize) { channel, _ in
+                channel.eventLoop.makeSucceededVoidFuture()
+            }
             self.install = install
         }
         var supportedProtocol: String { handshake.supportedProtocol }
         var requiredUpgradeHeaders: [String] { handshake.requiredUpgradeHeaders }
-        func addCustom(upgradeRequestHeaders: inout HTTPHeaders) { handshake.addCustom(upgradeRequestHeaders: &upgradeRequestHeaders) }
-        func shouldAllowUpgrade(upgradeResponse: HTTPResponseHead) -> Bool { handshake.shouldAllowUpgrade(upgradeResponse: upgradeResponse) }
-        func upgrade(context: ChannelHandlerContext, upgradeResponse: HTTPResponseHead) -> EventLoopFuture<Void> { install(context.channel) }
+        func addCustom(upgradeRequestHeaders: inout HTTPHeaders) {
+            handshake.addCustom(upgradeRequestHeaders: &upgradeRequestHeaders)
+        }
+        func shouldAllowUpgrade(upgradeResponse: HTTPResponseHead) -> Bool {
+            handshake.shouldAllowUpgrade(upgradeResponse: upgradeResponse)
+        }
+        func upgrade(context: ChannelHandlerContext, upgradeResponse: HTTPResponseHead) -> EventLoopFuture<Void> {
+            install(context.channel)
+        }
     }
 
     /// Frames in, parsed in place from the bytes read (``LeanFrames``): text (and binary) to the
@@ -109,27 +117,37 @@ extension LeanSocket {
         private func handle(_ frame: LeanFrames.Frame, context: ChannelHandlerContext) throws(LeanFrames.Violation) {
             switch frame.opcode {
             case .text, .binary:
-                guard partial == nil else { throw LeanFrames.Violation(closeCode: 1002, description: "a new message before the last one's final fragment") }
+                guard partial == nil else {
+                    throw LeanFrames.Violation(
+                        closeCode: 1002, description: "a new message before the last one's final fragment")
+                }
                 if frame.fin { socket?.deliver(frame.payload) } else { partial = frame.payload }
             case .continuation:
-                guard partial != nil else { throw LeanFrames.Violation(closeCode: 1002, description: "a continuation frame with no message begun") }
+                guard partial != nil else {
+                    throw LeanFrames.Violation(
+                        closeCode: 1002, description: "a continuation frame with no message begun")
+                }
                 var data = frame.payload
                 guard partial!.readableBytes + data.readableBytes <= maxFrameSize else {
-                    throw LeanFrames.Violation(closeCode: 1009, description: "a fragmented message over the limit of \(maxFrameSize) bytes")
+                    throw LeanFrames.Violation(
+                        closeCode: 1009, description: "a fragmented message over the limit of \(maxFrameSize) bytes")
                 }
                 partial!.writeBuffer(&data)
                 if frame.fin, let whole = partial { partial = nil; socket?.deliver(whole) }
             case .pong:
                 socket?.ponged()
             case .ping:
-                context.writeAndFlush(wrapOutboundOut(LeanFrames.encode(.pong, bytes: frame.payload, allocator: context.channel.allocator)), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(
+                        LeanFrames.encode(.pong, bytes: frame.payload, allocator: context.channel.allocator)),
+                    promise: nil)
             case .close:
                 var data = frame.payload
                 let code = data.readInteger(as: UInt16.self).map(Int.init)
                 let reason = data.readString(length: data.readableBytes)
                 socket?.closing(code: code, reason: reason)
                 let echo = LeanFrames.close(code: UInt16(code ?? 1000), allocator: context.channel.allocator)
-                failed = true // nothing is read after a close
+                failed = true  // nothing is read after a close
                 context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in context.close(promise: nil) }
             }
         }

@@ -36,19 +36,31 @@ public final class LeanSocket: @unchecked Sendable {
     /// `receiveBufferBytes` sets the socket's kernel receive buffer (SO_RCVBUF) before it
     /// connects: small, it lets ``pauseReading()`` make a reader the server sees as slow within a
     /// few hundred kilobytes (the conformance suite's slow reader).
-    public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
-                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, receiveBufferBytes: Int? = nil,
-                            onText: @escaping @Sendable (String) -> Void) {
-        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, receiveBufferBytes: receiveBufferBytes, sink: .text(onText))
+    public convenience init(
+        url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, receiveBufferBytes: Int? = nil,
+        onText: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            url: url, headers: headers, maxFrameSize: maxFrameSize, group: group,
+            receiveBufferBytes: receiveBufferBytes, sink: .text(onText))
     }
 
     /// Delivers each message's bytes as they came (text frames are not checked for UTF-8 here).
-    public convenience init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
-                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, onBytes: @escaping @Sendable ([UInt8]) -> Void) {
-        self.init(url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, receiveBufferBytes: nil, sink: .bytes(onBytes))
+    public convenience init(
+        url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onBytes: @escaping @Sendable ([UInt8]) -> Void
+    ) {
+        self.init(
+            url: url, headers: headers, maxFrameSize: maxFrameSize, group: group, receiveBufferBytes: nil,
+            sink: .bytes(onBytes))
     }
 
-    private init(url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup, receiveBufferBytes: Int?, sink: Sink) {
+    private init(
+        url: String, headers: [(String, String)], maxFrameSize: Int, group: any EventLoopGroup,
+        receiveBufferBytes: Int?, sink: Sink
+    ) {
         self.sink = sink
         timerLoop = group.next()
         guard let u = URL(string: url), let host = u.host, u.scheme == "ws" else {
@@ -70,8 +82,11 @@ public final class LeanSocket: @unchecked Sendable {
             // live bytes, a creep with the length of the run (issue 21, heaptrack). A larger
             // message only takes more reads; FrameHandler joins frames split anywhere.
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
-        if let receiveBufferBytes { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes)) }
-        let connect = bootstrap
+        if let receiveBufferBytes {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
+        }
+        let connect =
+            bootstrap
             .channelInitializer { [self] channel in
                 // The channel is known here, on its loop, before any byte moves. (Taken only in
                 // the connect's callback, which the caller's thread registers after `connect`
@@ -83,14 +98,17 @@ public final class LeanSocket: @unchecked Sendable {
                 state.withLockedValue { $0.channel = channel }
                 let requester = UpgradeRequester(head: head, socket: self)
                 let upgrader = LeanUpgrader(maxFrameSize: maxFrameSize) { channel in
-                    channel.pipeline.removeHandler(requester).flatMap { channel.pipeline.addHandler(FrameHandler(socket: self, maxFrameSize: maxFrameSize)) }
+                    channel.pipeline.removeHandler(requester).flatMap {
+                        channel.pipeline.addHandler(FrameHandler(socket: self, maxFrameSize: maxFrameSize))
+                    }
                 }
                 let config: NIOHTTPClientUpgradeConfiguration = (upgraders: [upgrader], completionHandler: { _ in })
                 // Forward what follows the 101 in the decoder's buffer: a frame the server sent at
                 // once (a refusal's `error`) arrives in the same read on a busy machine, and NIO's
                 // default drops it (LeanSocketFirstFrameTests).
                 do {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(
+                        leftOverBytesStrategy: .forwardBytes, withClientUpgrade: config)
                     try channel.pipeline.syncOperations.addHandler(requester)
                     return channel.eventLoop.makeSucceededVoidFuture()
                 } catch {
@@ -103,7 +121,11 @@ public final class LeanSocket: @unchecked Sendable {
             switch result {
             case .success(let channel):
                 channel.closeFuture.whenComplete { [self] _ in
-                    finish(state.withLockedValue { $0.ending } ?? LiveSocket.Ending(closeCode: nil, reason: nil, error: state.withLockedValue { $0.open } ? "closed" : "the upgrade was refused"))
+                    finish(
+                        state.withLockedValue { $0.ending }
+                            ?? LiveSocket.Ending(
+                                closeCode: nil, reason: nil,
+                                error: state.withLockedValue { $0.open } ? "closed" : "the upgrade was refused"))
                 }
             case .failure(let error):
                 finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "\(error)"))
@@ -126,7 +148,8 @@ public final class LeanSocket: @unchecked Sendable {
     }
 
     func opened() {
-        let (waiters, pending, channel) = state.withLockedValue { s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)], (any Channel)?) in
+        let (waiters, pending, channel) = state.withLockedValue {
+            s -> ([CheckedContinuation<Bool, Never>], [(String, Bool)], (any Channel)?) in
             s.open = true
             defer { s.waiters = []; s.pending = [] }
             return (s.waiters, s.pending, s.channel)
@@ -160,15 +183,24 @@ public final class LeanSocket: @unchecked Sendable {
     }
 
     func refused(status: Int) {
-        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "the upgrade was refused with HTTP \(status)") } }
+        state.withLockedValue {
+            if $0.ending == nil {
+                $0.ending = LiveSocket.Ending(
+                    closeCode: nil, reason: nil, error: "the upgrade was refused with HTTP \(status)")
+            }
+        }
     }
 
     func closing(code: Int?, reason: String?) {
-        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: code, reason: reason, error: nil) } }
+        state.withLockedValue {
+            if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: code, reason: reason, error: nil) }
+        }
     }
 
     func failed(_ error: String) {
-        state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: error) } }
+        state.withLockedValue {
+            if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: error) }
+        }
     }
 
     private func finish(_ ending: LiveSocket.Ending) {
@@ -183,7 +215,9 @@ public final class LeanSocket: @unchecked Sendable {
         if !callbacks.isEmpty { timerLoop.execute { for callback in callbacks { callback() } } }
     }
 
-    private var isEnded: Bool { state.withLockedValue { $0.ending != nil && !$0.open && ($0.channel == nil || !$0.channel!.isActive) } }
+    private var isEnded: Bool {
+        state.withLockedValue { $0.ending != nil && !$0.open && ($0.channel == nil || !$0.channel!.isActive) }
+    }
 
     /// Waits for the upgrade; false if the socket could not open (see ``ending``).
     @discardableResult
@@ -206,11 +240,15 @@ public final class LeanSocket: @unchecked Sendable {
         // the storm's peak (issue 21).
         let timer = timerLoop.scheduleTask(in: TimeAmount(timeout)) { [self] in
             let channel = state.withLockedValue { s -> (any Channel)? in
-                if !s.open, s.ending == nil { s.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)") }
+                if !s.open, s.ending == nil {
+                    s.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)")
+                }
                 return s.open ? nil : s.channel
             }
             channel?.close(promise: nil)
-            if channel == nil, !state.withLockedValue({ $0.open }) { finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)")) }
+            if channel == nil, !state.withLockedValue({ $0.open }) {
+                finish(LiveSocket.Ending(closeCode: nil, reason: nil, error: "no upgrade within \(timeout)"))
+            }
         }
         let ok = await connected()
         timer.cancel()
@@ -278,7 +316,11 @@ public final class LeanSocket: @unchecked Sendable {
             // Still upgrading (a server that has not answered the upgrade): a close frame would
             // reach the HTTP encoder, which traps on it (NIOAny: "found WebSocketFrame"), as it
             // did when a power loss left a team server refusing upgrades. Just hang up.
-            state.withLockedValue { if $0.ending == nil { $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "closed before the upgrade") } }
+            state.withLockedValue {
+                if $0.ending == nil {
+                    $0.ending = LiveSocket.Ending(closeCode: nil, reason: nil, error: "closed before the upgrade")
+                }
+            }
             channel.close(promise: nil)
             await waitEnded()
             return

@@ -32,9 +32,11 @@ public final class LiveNoteClient: Sendable {
     private let observer: @Sendable (Observation) -> Void
     private let binaryFrames: Bool
 
-    public init(url: String, token: String?, clientId: ClientID, userId: String, resourceId: String,
-                protocolVersion: ProtocolVersion = .v2, sharesCursor: Bool = true, binaryFrames: Bool = false,
-                observer: @escaping @Sendable (Observation) -> Void = { _ in }) {
+    public init(
+        url: String, token: String?, clientId: ClientID, userId: String, resourceId: String,
+        protocolVersion: ProtocolVersion = .v2, sharesCursor: Bool = true, binaryFrames: Bool = false,
+        observer: @escaping @Sendable (Observation) -> Void = { _ in }
+    ) {
         self.clientId = clientId
         self.observer = observer
         self.binaryFrames = binaryFrames
@@ -42,8 +44,10 @@ public final class LiveNoteClient: Sendable {
         if let token { headers.append(("Authorization", token)) }
         self.headers = headers
         self.url = protocolVersion == .v2 ? url + (url.contains("?") ? "&" : "?") + "protocol=2" : url
-        session = NIOLockedValueBox(ClientSession(clientId: clientId, userId: userId, resourceId: resourceId,
-                                                  configuration: .init(protocolVersion: protocolVersion, sharesCursor: sharesCursor)))
+        session = NIOLockedValueBox(
+            ClientSession(
+                clientId: clientId, userId: userId, resourceId: resourceId,
+                configuration: .init(protocolVersion: protocolVersion, sharesCursor: sharesCursor)))
     }
 
     /// Opens the socket and joins the note (or resyncs, after a reconnect); returns once joined.
@@ -51,7 +55,10 @@ public final class LiveNoteClient: Sendable {
         let socket = LiveSocket(url: url, headers: headers) { [weak self] text in self?.receive(text) }
         self.socket.withLockedValue { $0 = socket }
         guard await socket.connected() else {
-            throw LiveClientError(message: "could not connect to \(url): \(socket.ending?.error ?? "closed \(socket.ending?.closeCode ?? -1)")")
+            throw LiveClientError(
+                message:
+                    "could not connect to \(url): \(socket.ending?.error ?? "closed \(socket.ending?.closeCode ?? -1)")"
+            )
         }
         perform(session.withLockedValue { $0.handle(.connected) })
         try await wait(timeout: timeout, for: "join") { $0.connection == .joined }
@@ -59,7 +66,9 @@ public final class LiveNoteClient: Sendable {
 
     /// Closes the socket (the session keeps its pending ops, as after a network drop).
     public func disconnect() async {
-        let socket = self.socket.withLockedValue { s -> LiveSocket? in defer { s = nil }; return s }
+        let socket = self.socket.withLockedValue { s -> LiveSocket? in
+            defer { s = nil }; return s
+        }
         _ = session.withLockedValue { $0.handle(.disconnected) }
         await socket?.close()
     }
@@ -69,7 +78,8 @@ public final class LiveNoteClient: Sendable {
         let actions = session.withLockedValue { session -> [ClientSession.Action] in
             let count = session.document.count
             let at = min(max(0, position), count)
-            return session.handle(.localEdit(position: at, deleting: min(max(0, deleting), count - at), inserting: inserting))
+            return session.handle(
+                .localEdit(position: at, deleting: min(max(0, deleting), count - at), inserting: inserting))
         }
         perform(actions)
     }
@@ -79,7 +89,9 @@ public final class LiveNoteClient: Sendable {
 
     /// Waits until nothing is pending.
     public func waitSynchronized(timeout: Duration = .seconds(15)) async throws {
-        try await wait(timeout: timeout, for: "acknowledgement") { $0.syncState == .synchronized && $0.connection == .joined }
+        try await wait(timeout: timeout, for: "acknowledgement") {
+            $0.syncState == .synchronized && $0.connection == .joined
+        }
     }
 
     /// Polls the session until `condition` holds.
@@ -87,9 +99,14 @@ public final class LiveNoteClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         while !session.withLockedValue({ condition($0) }) {
             if let ending = socket.withLockedValue({ $0 })?.ending {
-                throw LiveClientError(message: "\(clientId): socket ended while waiting for \(what) (close \(ending.closeCode ?? -1) \(ending.reason ?? ending.error ?? ""))")
+                throw LiveClientError(
+                    message:
+                        "\(clientId): socket ended while waiting for \(what) (close \(ending.closeCode ?? -1) \(ending.reason ?? ending.error ?? ""))"
+                )
             }
-            guard ContinuousClock.now < deadline else { throw LiveClientError(message: "\(clientId): no \(what) within \(timeout)") }
+            guard ContinuousClock.now < deadline else {
+                throw LiveClientError(message: "\(clientId): no \(what) within \(timeout)")
+            }
             try await Task.sleep(for: .milliseconds(1))
         }
     }
@@ -113,7 +130,8 @@ public final class LiveNoteClient: Sendable {
             case .failed(let message): observer(.failed(message))
             case .diverged(let message): observer(.failed("diverged: \(message)"))
             case .editApplied(let opId, _): observer(.edited(opId: opId))
-            case .opsDropped(let opIds, let reason): observer(.failed("dropped \(opIds.joined(separator: ",")): \(reason)"))
+            case .opsDropped(let opIds, let reason):
+                observer(.failed("dropped \(opIds.joined(separator: ",")): \(reason)"))
             }
         }
     }

@@ -32,23 +32,33 @@ public final class LiveSocket: Sendable {
     }
 
     private let outgoing: AsyncStream<Outgoing>.Continuation
-    private let state = NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>((false, nil, []))
+    private let state = NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>(
+        (false, nil, []))
     fileprivate let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    public init(url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, logger: Logger? = nil,
-                onText: @escaping @Sendable (String) -> Void) {
+    public init(
+        url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, logger: Logger? = nil,
+        onText: @escaping @Sendable (String) -> Void
+    ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Outgoing.self)
         outgoing = continuation
         var fields = HTTPFields()
-        for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
         let configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameSize, additionalHeaders: fields)
-        let quiet: Logger = logger ?? { var l = Logger(label: "whalesim.socket"); l.logLevel = .critical; return l }()
+        let quiet: Logger =
+            logger
+            ?? {
+                var l = Logger(label: "whalesim.socket"); l.logLevel = .critical; return l
+            }()
         let state = state
         task.withLockedValue {
             $0 = Task {
                 var ending = Ending()
                 do {
-                    let frame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: quiet) { inbound, outbound, _ in
+                    let frame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: quiet)
+                    { inbound, outbound, _ in
                         Self.opened(state, true)
                         let writer = Task {
                             for await item in stream {
@@ -85,7 +95,10 @@ public final class LiveSocket: Sendable {
         }
     }
 
-    private static func opened(_ state: NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>, _ open: Bool) {
+    private static func opened(
+        _ state: NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>,
+        _ open: Bool
+    ) {
         let waiters = state.withLockedValue { s -> [CheckedContinuation<Bool, Never>] in
             s.open = open
             defer { s.waiters = [] }

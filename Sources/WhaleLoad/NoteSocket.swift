@@ -25,8 +25,13 @@ extension LeanSocket: NoteSocket {
 
 /// Opens a note socket on `loop` (an ``EpollWebSocket``) or, with none, on NIO's loops (a
 /// ``LeanSocket``). Either way each message reaches `onBuffer` as bytes valid only during the call.
-public func openNoteSocket(url: String, headers: [(String, String)], maxFrameSize: Int = 1 << 20, loop: EpollClientLoop?,
-                           onBuffer: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) -> any NoteSocket {
-    if let loop { return EpollWebSocket(url: url, headers: headers, maxFrameSize: maxFrameSize, loop: loop, onBuffer: onBuffer) }
-    return LeanSocket(url: url, headers: headers, maxFrameSize: maxFrameSize, onBytes: { bytes in bytes.withUnsafeBytes(onBuffer) })
+public func openNoteSocket(
+    url: String, headers: [(String, String)], maxFrameSize: Int = 1 << 20, loop: EpollClientLoop?,
+    onBuffer: @escaping @Sendable (UnsafeRawBufferPointer) -> Void
+) -> any NoteSocket {
+    if let loop {
+        return EpollWebSocket(url: url, headers: headers, maxFrameSize: maxFrameSize, loop: loop, onBuffer: onBuffer)
+    }
+    return LeanSocket(
+        url: url, headers: headers, maxFrameSize: maxFrameSize, onBytes: { bytes in bytes.withUnsafeBytes(onBuffer) })
 }

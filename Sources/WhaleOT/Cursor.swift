@@ -70,8 +70,8 @@ extension Operation {
                 if base + n <= cursor {
                     shift -= n
                 } else if base < cursor {
-                    shift -= cursor - base // inside the deleted range: to the deletion start
-                    if !after { shift -= insertedAtBase } // remote: before the text inserted there
+                    shift -= cursor - base  // inside the deleted range: to the deletion start
+                    if !after { shift -= insertedAtBase }  // remote: before the text inserted there
                 }
                 base += n
                 insertedAtBase = 0

@@ -11,7 +11,9 @@
 /// ```
 public enum JSONUnicode {
     public static func validate(_ bytes: some Collection<UInt8>) throws(OTError) {
-        let result = bytes.withContiguousStorageIfAvailable { buffer in Result { () throws(OTError) in try validate(buffer) } }
+        let result = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(OTError) in try validate(buffer) }
+        }
         if let result { return try result.get() }
         let copy = Array(bytes)
         try copy.withUnsafeBufferPointer { buffer throws(OTError) in try validate(buffer) }
@@ -34,7 +36,9 @@ public enum JSONUnicode {
             guard let unit = escapedUnit(bytes, at: i) else { i += 2; continue }  // \\, \n, \" ...
             if (0xDC00...0xDFFF).contains(unit) { throw lone(bytes, at: i) }
             if (0xD800...0xDBFF).contains(unit) {
-                guard let low = escapedUnit(bytes, at: i + 6), (0xDC00...0xDFFF).contains(low) else { throw lone(bytes, at: i) }
+                guard let low = escapedUnit(bytes, at: i + 6), (0xDC00...0xDFFF).contains(low) else {
+                    throw lone(bytes, at: i)
+                }
                 i += 12
                 continue
             }
@@ -44,7 +48,9 @@ public enum JSONUnicode {
 
     /// The code unit of a `\uXXXX` escape starting at `i`, or nil if there is none.
     private static func escapedUnit(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> UInt32? {
-        guard i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else { return nil }
+        guard i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+            return nil
+        }
         var unit: UInt32 = 0
         for byte in bytes[(i + 2)..<(i + 6)] {
             guard let digit = hexDigit(byte) else { return nil }

@@ -78,7 +78,8 @@ public enum OTJSComponent: Hashable, Sendable, Codable {
             self = .text(text)
         } else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "an ot.js component is an integer (retain > 0, delete < 0) or a string (insert)")
+                in: container,
+                debugDescription: "an ot.js component is an integer (retain > 0, delete < 0) or a string (insert)")
         }
     }
 
@@ -134,7 +135,8 @@ extension Operation: Codable {
         do {
             try self.init(otjs: elements)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 
@@ -146,12 +148,13 @@ extension Operation: Codable {
 extension Operation: CustomStringConvertible {
     /// A compact, readable form: `[r6, i"w", d2, r4]`.
     public var description: String {
-        "[" + components.map { component -> String in
-            switch component {
-            case .retain(let n): "r\(n)"
-            case .insert(let s, _): "i\(String(reflecting: s))"
-            case .delete(let n): "d\(n)"
-            }
-        }.joined(separator: ", ") + "]"
+        "["
+            + components.map { component -> String in
+                switch component {
+                case .retain(let n): "r\(n)"
+                case .insert(let s, _): "i\(String(reflecting: s))"
+                case .delete(let n): "d\(n)"
+                }
+            }.joined(separator: ", ") + "]"
     }
 }

@@ -3,7 +3,9 @@ extension Operation {
     /// `apply(doc, compose(a, b)) == apply(apply(doc, a), b)`.
     public static func compose(_ a: Operation, _ b: Operation) throws(OTError) -> Operation {
         guard a.targetLength == b.baseLength else {
-            throw .incompatible("cannot compose: the first operation produces \(a.targetLength) scalars, the second expects \(b.baseLength)")
+            throw .incompatible(
+                "cannot compose: the first operation produces \(a.targetLength) scalars, the second expects \(b.baseLength)"
+            )
         }
         var result = Operation(capacity: a.components.count + b.components.count)
         let ac = a.components, bc = b.components

@@ -5,9 +5,12 @@ extension Operation {
     /// `a` has tie priority: when both insert at one position, `a`'s text ends up on the left.
     /// An insert inside or at the edge of a range the other side deletes survives at the deletion
     /// point; overlapping deletes happen once.
-    public static func transform(_ a: Operation, _ b: Operation) throws(OTError) -> (aPrime: Operation, bPrime: Operation) {
+    public static func transform(_ a: Operation, _ b: Operation) throws(OTError) -> (
+        aPrime: Operation, bPrime: Operation
+    ) {
         guard a.baseLength == b.baseLength else {
-            throw .incompatible("cannot transform operations on different documents: base lengths \(a.baseLength) and \(b.baseLength)")
+            throw .incompatible(
+                "cannot transform operations on different documents: base lengths \(a.baseLength) and \(b.baseLength)")
         }
         var aPrime = Operation(capacity: a.components.count + 2)
         var bPrime = Operation(capacity: b.components.count + 2)
@@ -55,7 +58,7 @@ extension Operation {
             case (false, true):
                 bPrime.delete(k)
             case (true, true):
-                break // both deleted the same scalars: it happens once
+                break  // both deleted the same scalars: it happens once
             }
             aRest -= k
             bRest -= k

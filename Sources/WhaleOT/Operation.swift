@@ -49,7 +49,9 @@ public struct Operation: Hashable, Sendable {
             case .insert(let text, let count):
                 guard count > 0, !text.isEmpty else { throw .malformedComponent(index: index, reason: "empty insert") }
                 guard text.unicodeScalars.count == count else {
-                    throw .malformedComponent(index: index, reason: "insert count \(count) is not the text's \(text.unicodeScalars.count) scalars")
+                    throw .malformedComponent(
+                        index: index,
+                        reason: "insert count \(count) is not the text's \(text.unicodeScalars.count) scalars")
                 }
                 try budget.add(count, index: index)
                 insert(text, count: count)
@@ -59,7 +61,11 @@ public struct Operation: Hashable, Sendable {
 
     /// True when applying it changes nothing (only retains).
     public var isNoop: Bool {
-        components.isEmpty || (components.count == 1 && { if case .retain = components[0] { return true }; return false }())
+        components.isEmpty
+            || (components.count == 1
+                && {
+                    if case .retain = components[0] { return true }; return false
+                }())
     }
 
     // MARK: Builders
@@ -124,7 +130,9 @@ public struct Operation: Hashable, Sendable {
 
 extension Operation {
     /// A convenience for tests and tools: `Operation.replace(in: 10, at: 3, deleting: 2, inserting: "xy")`.
-    public static func replace(in documentLength: Int, at position: Int, deleting: Int = 0, inserting text: String = "") -> Operation {
+    public static func replace(in documentLength: Int, at position: Int, deleting: Int = 0, inserting text: String = "")
+        -> Operation
+    {
         var op = Operation(capacity: 4)
         op.retain(position)
         op.insert(text)

@@ -63,7 +63,9 @@ public struct TextDocument: Sendable {
         // must be an error, not an overflow trap.
         guard position >= 0, position <= count, deleting >= 0, deleting <= count - position else {
             let end = position.addingReportingOverflow(deleting)
-            throw .outOfBounds(offset: position < 0 || position > count ? position : (end.overflow ? .max : end.partialValue), length: count)
+            throw .outOfBounds(
+                offset: position < 0 || position > count ? position : (end.overflow ? .max : end.partialValue),
+                length: count)
         }
         moveGap(to: position)
         gapEnd += deleting

@@ -42,7 +42,8 @@ public enum TextUnit: String, Sendable, CaseIterable, Codable {
 }
 
 /// Counts the elements of `view` that end at or before `index` (rounds a mid-element index down).
-private func wholeUnits<C: BidirectionalCollection>(before index: String.Index, in view: C) -> Int where C.Index == String.Index {
+private func wholeUnits<C: BidirectionalCollection>(before index: String.Index, in view: C) -> Int
+where C.Index == String.Index {
     var count = 0
     var current = view.startIndex
     while current < view.endIndex {

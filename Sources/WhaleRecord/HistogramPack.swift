@@ -23,7 +23,9 @@ public enum HistogramPack {
                 var last: UInt64 = 0
                 // The values, then the counts: deflate does better on runs of alike numbers (10 %).
                 for pair in pairs {
-                    guard pair.count == 2 else { throw .corrupt("histogram \(name): a bucket entry of \(pair.count) numbers, not [value, count]") }
+                    guard pair.count == 2 else {
+                        throw .corrupt("histogram \(name): a bucket entry of \(pair.count) numbers, not [value, count]")
+                    }
                     // Values ascend in an HdrHistogram's buckets; zigzag keeps any order exact.
                     raw.appendZigzag(Int64(bitPattern: pair[0] &- last))
                     last = pair[0]

@@ -62,13 +62,16 @@ struct HistoryDecoder {
                 case HistoryEncoder.StringTag.intern:
                     let s = Array(try bytes())
                     let have = (tables[key]?.count ?? 0) + interned.count { $0.0 == key }
-                    guard have < HistoryEncoder.maxTableEntries else { throw RecordFileError.corrupt("a string table past \(HistoryEncoder.maxTableEntries) entries") }
+                    guard have < HistoryEncoder.maxTableEntries else {
+                        throw RecordFileError.corrupt("a string table past \(HistoryEncoder.maxTableEntries) entries")
+                    }
                     interned.append((key, s))
                     return s
                 default:
                     let index = tag - HistoryEncoder.StringTag.firstEntry
                     guard let table = tables[key], index < UInt64(table.count) else {
-                        throw RecordFileError.corrupt("string \(index) of key \(String(decoding: key, as: UTF8.self)) is not in its table")
+                        throw RecordFileError.corrupt(
+                            "string \(index) of key \(String(decoding: key, as: UTF8.self)) is not in its table")
                     }
                     return table[Int(index)]
                 }
@@ -85,19 +88,25 @@ struct HistoryDecoder {
                 return .line(line)
             }
             if tag == Tag.defineShape {
-                guard shapes.count < HistoryEncoder.maxShapes else { throw RecordFileError.corrupt("more than \(HistoryEncoder.maxShapes) shapes") }
+                guard shapes.count < HistoryEncoder.maxShapes else {
+                    throw RecordFileError.corrupt("more than \(HistoryEncoder.maxShapes) shapes")
+                }
                 let count = try varint()
                 guard count >= 1, count <= 1024 else { throw RecordFileError.corrupt("a shape of \(count) fields") }
                 var fields: [ShapeField] = []
                 for _ in 0..<count {
                     let key = Array(try bytes())
-                    guard let kind = Kind(rawValue: try byte()) else { throw RecordFileError.corrupt("a field of unknown kind") }
+                    guard let kind = Kind(rawValue: try byte()) else {
+                        throw RecordFileError.corrupt("a field of unknown kind")
+                    }
                     let constant = kind == .constant ? Array(try bytes()) : []
                     fields.append(ShapeField(key: key, kind: kind, constant: constant))
                 }
                 newShape = fields
                 tag = try varint()
-                guard tag == Tag.firstShape + UInt64(shapes.count) else { throw RecordFileError.corrupt("a shape definition not followed by its line") }
+                guard tag == Tag.firstShape + UInt64(shapes.count) else {
+                    throw RecordFileError.corrupt("a shape definition not followed by its line")
+                }
             }
             guard tag >= Tag.firstShape else { throw RecordFileError.corrupt("unknown record tag \(tag)") }
             let index = tag - Tag.firstShape
@@ -107,7 +116,9 @@ struct HistoryDecoder {
                 shape = newShape
                 ints = Array(repeating: 0, count: newShape.count)
             } else {
-                guard index < UInt64(shapes.count) else { throw RecordFileError.corrupt("shape \(index) is not defined") }
+                guard index < UInt64(shapes.count) else {
+                    throw RecordFileError.corrupt("shape \(index) is not defined")
+                }
                 shape = shapes[Int(index)]
                 ints = lastInts[Int(index)]
             }

@@ -21,7 +21,8 @@ struct HistoryEncoder {
 
     /// What a field's value is; part of the shape.
     enum Kind: UInt8 {
-        case int = 0, timeDelta = 1, string = 2, counted = 3, `true` = 4, `false` = 5, null = 6, constant = 7, operation = 8
+        case int = 0, timeDelta = 1, string = 2, counted = 3, `true` = 4, `false` = 5, null = 6, constant = 7,
+            operation = 8
     }
 
     /// String tags: a literal kept out of the table, a literal added to it, or table entry `tag − 2`.
@@ -35,7 +36,8 @@ struct HistoryEncoder {
     static let maxTableEntries = 1 << 16
     static let maxInternedLength = 48
     /// Keys whose values are free text, different nearly every time: never interned.
-    static let freeText: Set<[UInt8]> = Set(["op", "inserted", "text", "message", "detail", "records", "mutation"].map { Array($0.utf8) })
+    static let freeText: Set<[UInt8]> = Set(
+        ["op", "inserted", "text", "message", "detail", "records", "mutation"].map { Array($0.utf8) })
 
     private var shapes: [[UInt8]: Int] = [:]
     private var signature: [UInt8] = []
@@ -52,10 +54,10 @@ struct HistoryEncoder {
     private struct Field {
         var key: Range<Int>
         var kind: Kind
-        var value: Range<Int>      // string contents (without quotes), or the digits of an int
+        var value: Range<Int>  // string contents (without quotes), or the digits of an int
         var number: Int64 = 0
-        var counter: Int64 = 0     // for `counted`: the value is `contents[value]` + ":" + counter
-        var components: [OperationText.Component] = []   // for `operation`
+        var counter: Int64 = 0  // for `counted`: the value is `contents[value]` + ":" + counter
+        var components: [OperationText.Component] = []  // for `operation`
     }
 
     /// Appends the records for one line (without its newline) to `out`.
@@ -119,14 +121,15 @@ struct HistoryEncoder {
         let id = shapes.count
         shapes[signature] = id
         lastInts.append(Array(repeating: 0, count: fields.count))
-        shapeTables.append(fields.map { f -> Int? in
-            let key = Array(line[f.key])
-            guard f.kind == .string || f.kind == .counted, !Self.freeText.contains(key) else { return nil }
-            if let t = tableOfKey[key] { return t }
-            tables.append([:])
-            tableOfKey[key] = tables.count - 1
-            return tables.count - 1
-        })
+        shapeTables.append(
+            fields.map { f -> Int? in
+                let key = Array(line[f.key])
+                guard f.kind == .string || f.kind == .counted, !Self.freeText.contains(key) else { return nil }
+                if let t = tableOfKey[key] { return t }
+                tables.append([:])
+                tableOfKey[key] = tables.count - 1
+                return tables.count - 1
+            })
         out.appendVarint(Tag.defineShape)
         out += signature
         return id
@@ -211,7 +214,9 @@ struct HistoryEncoder {
     /// An int written the one way `String(Int)` writes it (no `+`, no leading zeros, no `-0`), in Int64.
     private static func canonicalInt(_ b: [UInt8], _ all: Range<Int>, digits: Range<Int>) -> Int64? {
         guard !digits.isEmpty, digits.count <= 19 else { return nil }
-        if b[digits.lowerBound] == UInt8(ascii: "0") && (digits.count > 1 || digits.lowerBound != all.lowerBound) { return nil }
+        if b[digits.lowerBound] == UInt8(ascii: "0") && (digits.count > 1 || digits.lowerBound != all.lowerBound) {
+            return nil
+        }
         var v: Int64 = 0
         for k in digits {
             let (m, o1) = v.multipliedReportingOverflow(by: 10)
@@ -230,7 +235,9 @@ struct HistoryEncoder {
         var j = s.upperBound
         while j > s.lowerBound, b[j - 1] >= UInt8(ascii: "0"), b[j - 1] <= UInt8(ascii: "9") { j -= 1 }
         let digits = j..<s.upperBound
-        guard !digits.isEmpty, digits.count <= 18, j - 1 > s.lowerBound, b[j - 1] == UInt8(ascii: ":") else { return nil }
+        guard !digits.isEmpty, digits.count <= 18, j - 1 > s.lowerBound, b[j - 1] == UInt8(ascii: ":") else {
+            return nil
+        }
         if b[j] == UInt8(ascii: "0") && digits.count > 1 { return nil }
         var v: Int64 = 0
         for k in digits { v = v * 10 + Int64(b[k] - UInt8(ascii: "0")) }

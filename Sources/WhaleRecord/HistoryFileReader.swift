@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a history file line by line.
@@ -21,12 +21,16 @@ public final class HistoryFileReader {
         file = f
         var header = [UInt8](repeating: 0, count: HistoryFileFormat.header.count)
         let n = header.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-        guard n >= HistoryFileFormat.magic.count, Array(header[0..<HistoryFileFormat.magic.count]) == HistoryFileFormat.magic else {
+        guard n >= HistoryFileFormat.magic.count,
+            Array(header[0..<HistoryFileFormat.magic.count]) == HistoryFileFormat.magic
+        else {
             throw .notARecord("\(path): not a whalesim history file (no WHHIST header)")
         }
         guard n == header.count else { throw .truncated("\(path): truncated (the file ends inside its header)") }
         guard header[6] == HistoryFileFormat.version, header[7] == 0 else {
-            throw .unsupportedVersion("\(path): history format version \(header[6]) is not supported (this whalesim reads version \(HistoryFileFormat.version))")
+            throw .unsupportedVersion(
+                "\(path): history format version \(header[6]) is not supported (this whalesim reads version \(HistoryFileFormat.version))"
+            )
         }
     }
 
@@ -75,7 +79,9 @@ public final class HistoryFileReader {
     private func finishStream() throws(RecordFileError) {
         guard cursor.available == 0 else { throw .corrupt("\(path): bytes after the end marker") }
         while !inflater.ended {
-            guard let chunk = try readChunk() else { throw .truncated("\(path): truncated (the compressed stream ends early)") }
+            guard let chunk = try readChunk() else {
+                throw .truncated("\(path): truncated (the compressed stream ends early)")
+            }
             let out: [UInt8]
             do { out = try inflater.inflate(chunk) } catch { throw error.prefixed(path) }
             guard out.isEmpty else { throw .corrupt("\(path): bytes after the end marker") }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The compact history file of a run directory (`history.whr`, docs/run-record.md "The history
@@ -35,7 +35,9 @@ public final class HistoryFileWriter {
     public init(path: String) throws(RecordFileError) {
         self.path = path
         deflater = try Deflater(level: 6)
-        guard let f = fopen(path, "wb") else { throw .io("\(path): cannot create (\(String(cString: strerror(errno))))") }
+        guard let f = fopen(path, "wb") else {
+            throw .io("\(path): cannot create (\(String(cString: strerror(errno))))")
+        }
         file = f
         try put(HistoryFileFormat.header)
     }

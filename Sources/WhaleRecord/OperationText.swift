@@ -10,7 +10,9 @@ enum OperationText {
 
     /// The components of `b[s]`, or nil when it is not an op written that way.
     static func parse(_ b: [UInt8], _ s: Range<Int>) -> [Component]? {
-        guard s.count >= 2, b[s.lowerBound] == UInt8(ascii: "["), b[s.upperBound - 1] == UInt8(ascii: "]") else { return nil }
+        guard s.count >= 2, b[s.lowerBound] == UInt8(ascii: "["), b[s.upperBound - 1] == UInt8(ascii: "]") else {
+            return nil
+        }
         var out: [Component] = []
         var i = s.lowerBound + 1
         let end = s.upperBound - 1
@@ -90,7 +92,8 @@ enum OperationText {
         }
         let count = try varint()
         guard count <= UInt64(bytes.count - p) else {
-            throw count > UInt64(HistoryDecoder.maxStringLength) ? RecordFileError.corrupt("an op of \(count) components") : Short()
+            throw count > UInt64(HistoryDecoder.maxStringLength)
+                ? RecordFileError.corrupt("an op of \(count) components") : Short()
         }
         var out: [UInt8] = [UInt8(ascii: "[")]
         for k in 0..<Int(count) {
@@ -100,7 +103,9 @@ enum OperationText {
                 out += String(unzigzag(x >> 1)).utf8
             } else {
                 let n = x >> 1
-                guard n <= UInt64(HistoryDecoder.maxStringLength) else { throw RecordFileError.corrupt("an op text of \(n) bytes") }
+                guard n <= UInt64(HistoryDecoder.maxStringLength) else {
+                    throw RecordFileError.corrupt("an op text of \(n) bytes")
+                }
                 guard bytes.count - p >= Int(n) else { throw Short() }
                 out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
                 out += bytes[p..<(p + Int(n))]

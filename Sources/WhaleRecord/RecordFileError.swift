@@ -16,7 +16,9 @@ public enum RecordFileError: Error, CustomStringConvertible, Sendable, Equatable
 
     public var message: String {
         switch self {
-        case .missing(let m), .notARecord(let m), .unsupportedVersion(let m), .truncated(let m), .corrupt(let m), .io(let m): m
+        case .missing(let m), .notARecord(let m), .unsupportedVersion(let m), .truncated(let m), .corrupt(let m),
+            .io(let m):
+            m
         }
     }
 

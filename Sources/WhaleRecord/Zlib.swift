@@ -31,11 +31,14 @@ final class Deflater {
         finished = true
     }
 
-    private func run(_ bytes: [UInt8], flush: Int32, emit: ([UInt8]) throws(RecordFileError) -> Void) throws(RecordFileError) {
+    private func run(_ bytes: [UInt8], flush: Int32, emit: ([UInt8]) throws(RecordFileError) -> Void)
+        throws(RecordFileError)
+    {
         var input = bytes
         let inputCount = input.count
         var out = [UInt8](repeating: 0, count: 64 * 1024)
-        try input.withUnsafeMutableBufferPointer { (inBuf: inout UnsafeMutableBufferPointer<UInt8>) throws(RecordFileError) in
+        try input.withUnsafeMutableBufferPointer {
+            (inBuf: inout UnsafeMutableBufferPointer<UInt8>) throws(RecordFileError) in
             stream.next_in = inBuf.baseAddress
             stream.avail_in = UInt32(inputCount)
             while true {
@@ -45,7 +48,9 @@ final class Deflater {
                     let status = deflate(&stream, flush)
                     return (status, outBuf.count - Int(stream.avail_out))
                 }
-                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else { throw .io("zlib: deflate failed (\(status))") }
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw .io("zlib: deflate failed (\(status))")
+                }
                 if produced > 0 { try emit(Array(out[0..<produced])) }
                 if flush == Z_FINISH {
                     if status == Z_STREAM_END { break }
@@ -81,7 +86,8 @@ final class Inflater {
         let inputCount = input.count
         var result: [UInt8] = []
         var out = [UInt8](repeating: 0, count: 64 * 1024)
-        try input.withUnsafeMutableBufferPointer { (inBuf: inout UnsafeMutableBufferPointer<UInt8>) throws(RecordFileError) in
+        try input.withUnsafeMutableBufferPointer {
+            (inBuf: inout UnsafeMutableBufferPointer<UInt8>) throws(RecordFileError) in
             stream.next_in = inBuf.baseAddress
             stream.avail_in = UInt32(inputCount)
             while true {
@@ -97,7 +103,7 @@ final class Inflater {
                     if stream.avail_in > 0 { throw .corrupt("bytes after the end of the compressed stream") }
                     break
                 }
-                if status == Z_BUF_ERROR { break }   // no progress possible: needs more input
+                if status == Z_BUF_ERROR { break }  // no progress possible: needs more input
                 guard status == Z_OK else {
                     let why = stream.msg.map { String(cString: $0) } ?? "error \(status)"
                     throw .corrupt("compressed data is damaged (zlib: \(why))")

@@ -15,11 +15,14 @@ public enum ReportFiles {
 
     /// The run's series: the runner's own if `run.json` has them, else derived from the history.
     public static func series(for run: RunDirectory) -> RunSeries {
-        run.record.series ?? SeriesDerivation.derive(run.history, documents: run.record.documents, unit: run.record.unit)
+        run.record.series
+            ?? SeriesDerivation.derive(run.history, documents: run.record.documents, unit: run.record.unit)
     }
 
     /// Renders the three files (in memory).
-    public static func render(_ run: RunDirectory, limits: ReportHTML.Limits = .init()) throws -> [(name: String, data: Data)] {
+    public static func render(_ run: RunDirectory, limits: ReportHTML.Limits = .init()) throws -> [(
+        name: String, data: Data
+    )] {
         let series = series(for: run)
         return [
             (html, Data(ReportHTML(run: run, series: series, limits: limits).render().utf8)),
@@ -33,7 +36,8 @@ public enum ReportFiles {
     public static func write(_ run: RunDirectory, limits: ReportHTML.Limits = .init()) throws -> [String] {
         let files = try render(run, limits: limits)
         for file in files {
-            try file.data.write(to: URL(fileURLWithPath: (run.path as NSString).appendingPathComponent(file.name)), options: .atomic)
+            try file.data.write(
+                to: URL(fileURLWithPath: (run.path as NSString).appendingPathComponent(file.name)), options: .atomic)
         }
         return files.map(\.name)
     }

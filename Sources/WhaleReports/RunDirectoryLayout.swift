@@ -4,7 +4,9 @@ import Foundation
 /// `latest` links per scenario and overall. Shared by `simulate`, `run` and `merge`.
 public enum RunDirectoryLayout {
     /// Creates a fresh run directory (a numeric suffix if the name is taken) and returns its path.
-    public static func create(root: String, scenario: String, seed: UInt64, startedAt: Date, suffix: String = "") throws -> String {
+    public static func create(root: String, scenario: String, seed: UInt64, startedAt: Date, suffix: String = "") throws
+        -> String
+    {
         let fm = FileManager.default
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -28,7 +30,9 @@ public enum RunDirectoryLayout {
         let name = (dir as NSString).lastPathComponent
         let scenarioDir = (root as NSString).appendingPathComponent(scenario)
         try relink((scenarioDir as NSString).appendingPathComponent("latest"), to: name)
-        try relink((root as NSString).appendingPathComponent("latest"), to: (scenario as NSString).appendingPathComponent(name))
+        try relink(
+            (root as NSString).appendingPathComponent("latest"), to: (scenario as NSString).appendingPathComponent(name)
+        )
     }
 
     /// Points the symbolic link `link` at `target` (relative to the link's directory), replacing
@@ -41,7 +45,11 @@ public enum RunDirectoryLayout {
         guard rename(temporary, link) == 0 else {
             let code = errno
             try? FileManager.default.removeItem(atPath: temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: link, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [
+                    NSFilePathErrorKey: link, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO),
+                ])
         }
     }
 

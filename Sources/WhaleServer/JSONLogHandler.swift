@@ -24,9 +24,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var object: [String: Any] = ["level": event.level.rawValue, "label": label, "message": "\(event.message)",
-                                     "ts": Self.timestamp()]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { object[key] = "\(value)" }
+        var object: [String: Any] = [
+            "level": event.level.rawValue, "label": label, "message": "\(event.message)",
+            "ts": Self.timestamp(),
+        ]
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
+            object[key] = "\(value)"
+        }
         guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
         line.append(0x0a)
         Self.lock.withLock { FileHandle.standardError.write(line) }

@@ -35,12 +35,15 @@ public final class RawBaselineServer: Sendable {
             let key = context.request.headers[HTTPField.Name("ObjectId")!] ?? "-"
             await server.serve(inbound, outbound, group: key)
         }
-        let app = Application(router: Router(context: BasicWebSocketRequestContext.self),
-                              server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 16))),
-                              configuration: .init(address: .hostname(host, port: port), serverName: nil),
-                              onServerRunning: { [bound = server.bound] channel in bound.set(channel.localAddress?.port ?? -1) },
-                              logger: logger)
-        let serviceGroup = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let app = Application(
+            router: Router(context: BasicWebSocketRequestContext.self),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 16))),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { [bound = server.bound] channel in bound.set(channel.localAddress?.port ?? -1) },
+            logger: logger)
+        let serviceGroup = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let task = Task { [bound = server.bound] in
             do { try await serviceGroup.run() } catch { bound.fail("\(error)"); throw error }
         }
@@ -49,7 +52,8 @@ public final class RawBaselineServer: Sendable {
         return server
     }
 
-    private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, group key: String) async {
+    private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, group key: String) async
+    {
         switch mode {
         case .echo:
             do {

@@ -70,14 +70,18 @@ public final class ReferenceServer: Sendable {
         backpressureLog = configuration.backpressureLog.flatMap(BackpressureLog.init(path:))
         serverId = UUID().uuidString.lowercased()
         // ack-before-durable: nothing waits for a commit, so it is taken every 50 ms.
-        let committer = GroupCommitter(storage: storage, commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
+        let committer = GroupCommitter(
+            storage: storage,
+            commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
         self.committer = committer
         let secret = configuration.jwtSecret ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         tokens = AccessTokens(secret: secret)
-        refreshTokens = RefreshTokenStore(loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
+        refreshTokens = RefreshTokenStore(
+            loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
         graphQL = try WhalerGraphQLAPI()
         graphQLDocuments = ValidatedDocuments(schema: graphQL.schema.schema)
-        model = try ModelHub(storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger)
+        model = try ModelHub(
+            storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger)
 
         // Restore every note from its log, each into the shard its id hashes to.
         let notes = try storage.loadNotes(initialTexts: model.initialNoteTexts)
@@ -85,22 +89,31 @@ public final class ReferenceServer: Sendable {
         var perShard = Array(repeating: [PersistedDocument](), count: shardCount)
         let placement = NoteRouter(shards: [])
         for note in notes { perShard[placement.shardIndex(for: note.resourceId, count: shardCount)].append(note) }
-        let collab = CollabServer.Configuration(serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
-        router = NoteRouter(shards: try perShard.map { documents in
-            NoteShard(server: try CollabServer(configuration: collab, restoring: documents), committer: committer,
-                      plantedBug: configuration.plantedBug,
-                      ackBeforeDurable: configuration.faults.contains(.ackBeforeDurable))
-        })
-        logger.info("restored notes", metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
+        let collab = CollabServer.Configuration(
+            serverId: serverId, faults: configuration.faults, initialTexts: model.initialNoteTexts)
+        router = NoteRouter(
+            shards: try perShard.map { documents in
+                NoteShard(
+                    server: try CollabServer(configuration: collab, restoring: documents), committer: committer,
+                    plantedBug: configuration.plantedBug,
+                    ackBeforeDurable: configuration.faults.contains(.ackBeforeDurable))
+            })
+        logger.info(
+            "restored notes",
+            metadata: ["documents": "\(notes.count)", "ops": "\(notes.reduce(0) { $0 + $1.history.count })"])
     }
 
     /// Opens the storage, restores notes and model, binds the port; returns once listening.
     /// With `handleSignals`, SIGTERM and SIGINT shut it down gracefully (the CLI).
-    public static func start(_ configuration: ServerConfiguration, handleSignals: Bool = false) async throws -> ReferenceServer {
+    public static func start(_ configuration: ServerConfiguration, handleSignals: Bool = false) async throws
+        -> ReferenceServer
+    {
         var logger = Logger(label: "whalesim.serve")
         logger.logLevel = configuration.logLevel
         let storage: any ServerStorage
-        do { storage = try SQLiteStorage(path: configuration.database, synchronous: configuration.sqliteSynchronous) } catch {
+        do {
+            storage = try SQLiteStorage(path: configuration.database, synchronous: configuration.sqliteSynchronous)
+        } catch {
             throw ServerStartError(message: "cannot open database \(configuration.database): \(error)")
         }
         let server = try ReferenceServer(configuration: configuration, storage: storage, logger: logger)
@@ -113,7 +126,9 @@ public final class ReferenceServer: Sendable {
             if let line = ackDelay {
                 shard.attach { [weak self] items in
                     guard let server = self else { return }
-                    line.enqueue(delayed: items.contains { $0.opsApplied > 0 }) { [weak server] in server?.deliver(items, via: shard) }
+                    line.enqueue(delayed: items.contains { $0.opsApplied > 0 }) { [weak server] in
+                        server?.deliver(items, via: shard)
+                    }
                 }
             } else {
                 shard.attach { [weak self] items in self?.deliver(items, via: shard) }
@@ -134,16 +149,21 @@ public final class ReferenceServer: Sendable {
             router: HTTPRoutes(server: self).makeRouter(),
             server: .http1WebSocketUpgrade(
                 webSocketRouter: HTTPRoutes(server: self).makeSocketRouter(),
-                configuration: .init(ws: .init(maxFrameSize: max(configuration.maxMessageBytes * 4, 1 << 14), closeTimeout: configuration.closeTimeout))),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                                                    backlog: Self.listenBacklog),
+                configuration: .init(
+                    ws: .init(
+                        maxFrameSize: max(configuration.maxMessageBytes * 4, 1 << 14),
+                        closeTimeout: configuration.closeTimeout))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                backlog: Self.listenBacklog),
             onServerRunning: { [bound] channel in bound.set(channel.localAddress?.port ?? -1) },
             logger: logger)
         let closer = SocketCloser(server: self)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: closer)],
-            gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: app), .init(service: closer)],
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
         let task = Task { [bound] in
             do { try await group.run() } catch {
                 bound.fail("\(error)")
@@ -153,7 +173,8 @@ public final class ReferenceServer: Sendable {
         runtime.withLockedValue { $0 = Runtime(group: group, task: task) }
         if let failure = await bound.wait() {
             await stop()
-            throw ServerStartError(message: "could not listen on \(configuration.host):\(configuration.port): \(failure)")
+            throw ServerStartError(
+                message: "could not listen on \(configuration.host):\(configuration.port): \(failure)")
         }
         logger.info("listening", metadata: ["url": "\(baseURL)", "database": "\(configuration.database)"])
     }
@@ -184,7 +205,11 @@ public final class ReferenceServer: Sendable {
     }
 
     private func shutDownNotes() async {
-        guard runtime.withLockedValue({ state -> Runtime? in defer { state = nil }; return state }) != nil else { return }
+        guard
+            runtime.withLockedValue({ state -> Runtime? in
+                defer { state = nil }; return state
+            }) != nil
+        else { return }
         // Every item behind a commit is delivered by that commit's own pump before stop returns.
         await committer.stop()
         ackDelay?.stop()
@@ -202,7 +227,8 @@ public final class ReferenceServer: Sendable {
                 metrics.opsApplied.increment(by: item.opsApplied)
                 if let receivedAt = item.receivedAt {
                     let elapsed = ContinuousClock.now - receivedAt
-                    metrics.ackLatency.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                    metrics.ackLatency.recordNanoseconds(
+                        elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
                 }
             }
         }
@@ -223,7 +249,9 @@ public final class ReferenceServer: Sendable {
         for (index, (client, envelope)) in sends.enumerated() {
             guard let connection = table.map({ $0[index] }) ?? registry.get(client) else { continue }
             let bytes: ByteBuffer
-            if let previous, previous.0 == envelope { bytes = previous.1 } else {
+            if let previous, previous.0 == envelope {
+                bytes = previous.1
+            } else {
                 bytes = ByteBuffer(string: WireCodec.encode(envelope))
                 previous = (envelope, bytes)
             }
@@ -260,12 +288,13 @@ public final class ReferenceServer: Sendable {
     /// mark acts on, which a reproducer must know (times alone are too coarse).
     private func tellShard(_ shardIndex: Int, _ connection: SocketConnection, slow _: Bool) {
         let log = backpressureLog
-        router.shards[shardIndex].handleLocked({ server in
-            let slow = connection.state.withLockedValue { $0.slow }
-            let actions = server.handle(.backpressure(connection.id, slow: slow))
-            log?.write(client: connection.id.rawValue, slow: slow, note: server.joinedNote(of: connection.id))
-            return actions
-        }, ticket: { _ in })
+        router.shards[shardIndex].handleLocked(
+            { server in
+                let slow = connection.state.withLockedValue { $0.slow }
+                let actions = server.handle(.backpressure(connection.id, slow: slow))
+                log?.write(client: connection.id.rawValue, slow: slow, note: server.joinedNote(of: connection.id))
+                return actions
+            }, ticket: { _ in })
     }
 
     /// Seconds since 1970 (tokens).

@@ -11,7 +11,9 @@ struct BenchCommand: AsyncParsableCommand {
               swift run -c release whalesim bench ot
               swift run -c release whalesim bench sim --seeds 50 --repetitions 3
             """,
-        subcommands: [BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
-                      BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self, BenchHTTPCommand.self]
+        subcommands: [
+            BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
+            BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self, BenchHTTPCommand.self,
+        ]
     )
 }

@@ -6,7 +6,7 @@ import WhaleEmbedded
 import WhaleRun
 import WhalesimLive
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `whalesim bench http`: the load runner's two HTTP executors (libcurl multi, AsyncHTTPClient)
@@ -19,7 +19,8 @@ import Glibc
 struct BenchHTTPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "http",
-        abstract: "Requests/s, latency and CPU per request of the curl and AsyncHTTPClient executors against the fake Salesforce.",
+        abstract:
+            "Requests/s, latency and CPU per request of the curl and AsyncHTTPClient executors against the fake Salesforce.",
         discussion: """
             Server and clients share this process, so CPU seconds per 1,000 requests include the fake's own share, \
             which is the same for both executors; the difference between them is the client's.
@@ -48,7 +49,8 @@ struct BenchHTTPCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard concurrency > 0, concurrency <= 10_000, seconds > 0, runs > 0, timeoutMilliseconds > 0 else {
-            throw BadInput("--concurrency must be 1...10000; --seconds, --runs and --timeout-ms must be positive").exit()
+            throw BadInput("--concurrency must be 1...10000; --seconds, --runs and --timeout-ms must be positive")
+                .exit()
         }
         let schemes: [String]
         switch scheme {
@@ -59,7 +61,9 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         var kinds: [HTTPClientKind] = []
         for name in clients.split(separator: ",") {
             guard let kind = HTTPClientKind(rawValue: String(name)) else {
-                throw BadInput("--clients: unknown executor \(name) (known: \(HTTPClientKind.allCases.map(\.rawValue).joined(separator: ", ")))").exit()
+                throw BadInput(
+                    "--clients: unknown executor \(name) (known: \(HTTPClientKind.allCases.map(\.rawValue).joined(separator: ", ")))"
+                ).exit()
             }
             if !kinds.contains(kind) { kinds.append(kind) }
         }
@@ -70,11 +74,14 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         do { loaded = try Org.load(directory: URL(fileURLWithPath: orgPath)) } catch {
             throw BadInput("--org \(orgPath): \(error)").exit()
         }
-        let command = "whalesim bench http --concurrency \(concurrency) --seconds \(seconds) --runs \(runs) --scheme \(scheme) --clients \(kinds.map(\.rawValue).joined(separator: ","))\(org.map { " --org \($0)" } ?? "") --seed \(seed)"
+        let command =
+            "whalesim bench http --concurrency \(concurrency) --seconds \(seconds) --runs \(runs) --scheme \(scheme) --clients \(kinds.map(\.rawValue).joined(separator: ","))\(org.map { " --org \($0)" } ?? "") --seed \(seed)"
         if !isReleaseBuild { printError("whalesim: warning: debug build; measure with swift build -c release") }
 
         let server: FakeSalesforceServer
-        do { server = try await FakeSalesforceServer.start(org: loaded, config: FakeSalesforceConfig(seed: seed)) } catch {
+        do {
+            server = try await FakeSalesforceServer.start(org: loaded, config: FakeSalesforceConfig(seed: seed))
+        } catch {
             throw BadInput("\(error)").exit()
         }
         let queries = BenchOrg.queries(org: loaded, seed: seed, count: 512)
@@ -84,7 +91,9 @@ struct BenchHTTPCommand: AsyncParsableCommand {
             executors[kind] = HTTPExecutors.make(kind, caFile: server.caFile.path, maxConnections: concurrency)
         }
         print("command: \(command)")
-        print("org: \(loaded.settings.name), \(loaded.records(of: "Account").count) accounts, \(queries.count) distinct queries; server and clients in this process")
+        print(
+            "org: \(loaded.settings.name), \(loaded.records(of: "Account").count) accounts, \(queries.count) distinct queries; server and clients in this process"
+        )
         var failed = 0
         do {
             for scheme in schemes {
@@ -94,14 +103,16 @@ struct BenchHTTPCommand: AsyncParsableCommand {
                 let token = try await Self.login(executors[kinds[0]]!, base: base, org: loaded)
                 let targets = queries.map { base + $0 }
                 let headers = [("Authorization", "Bearer \(token)")]
-                for kind in kinds {   // warm-up: connections, TLS sessions, the fake's caches
-                    _ = await Self.measure(executors[kind]!, workers: concurrency, seconds: min(1, seconds), targets: targets,
-                                           headers: headers, timeout: timeout)
+                for kind in kinds {  // warm-up: connections, TLS sessions, the fake's caches
+                    _ = await Self.measure(
+                        executors[kind]!, workers: concurrency, seconds: min(1, seconds), targets: targets,
+                        headers: headers, timeout: timeout)
                 }
                 for run in 1...runs {
                     for kind in (run % 2 == 1 ? kinds : kinds.reversed()) {
-                        let result = await Self.measure(executors[kind]!, workers: concurrency, seconds: seconds, targets: targets,
-                                                        headers: headers, timeout: timeout)
+                        let result = await Self.measure(
+                            executors[kind]!, workers: concurrency, seconds: seconds, targets: targets,
+                            headers: headers, timeout: timeout)
                         results[kind, default: []].append(result)
                         failed += result.errors + result.non200
                         print("\(scheme) run \(run) \(kind.rawValue): \(result.line)")
@@ -115,9 +126,12 @@ struct BenchHTTPCommand: AsyncParsableCommand {
                     print("\(scheme) median \(kind.rawValue): \(median.line)")
                 }
                 if let curl = medians[.curl], let ahc = medians[.asyncHTTPClient] {
-                    print(String(format: "%@ curl/AHC: requests/s %.2f×, p50 %.2f×, p99 %.2f×, CPU per 1,000 requests %.2f×",
-                                 scheme, curl.requestsPerSecond / ahc.requestsPerSecond, curl.p50 / ahc.p50, curl.p99 / ahc.p99,
-                                 curl.cpuPerThousand / ahc.cpuPerThousand))
+                    print(
+                        String(
+                            format: "%@ curl/AHC: requests/s %.2f×, p50 %.2f×, p99 %.2f×, CPU per 1,000 requests %.2f×",
+                            scheme, curl.requestsPerSecond / ahc.requestsPerSecond, curl.p50 / ahc.p50,
+                            curl.p99 / ahc.p99,
+                            curl.cpuPerThousand / ahc.cpuPerThousand))
                 }
             }
         } catch {
@@ -138,21 +152,29 @@ struct BenchHTTPCommand: AsyncParsableCommand {
     static func login(_ http: any HTTPExecutor, base: String, org: Org) async throws -> String {
         guard let credential = org.credentials.first else { throw BadInput("the org has no login principal") }
         let app = ConnectedApp.defaults[0]
-        let form = [("grant_type", "password"), ("client_id", app.clientId), ("client_secret", app.clientSecret),
-                    ("username", credential.username), ("password", credential.password + credential.securityToken)]
-            .map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
-        let result = try await http.execute(HTTPRequestSpec(
-            method: "POST", url: base + "/services/oauth2/token",
-            headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)), timeout: .seconds(10))
-        guard result.status == 200, let token = try? SalesforceFake.JSONValue.parse(result.text)["access_token"]?.stringValue else {
+        let form = [
+            ("grant_type", "password"), ("client_id", app.clientId), ("client_secret", app.clientSecret),
+            ("username", credential.username), ("password", credential.password + credential.securityToken),
+        ]
+        .map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
+        let result = try await http.execute(
+            HTTPRequestSpec(
+                method: "POST", url: base + "/services/oauth2/token",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)),
+            timeout: .seconds(10))
+        guard result.status == 200,
+            let token = try? SalesforceFake.JSONValue.parse(result.text)["access_token"]?.stringValue
+        else {
             throw BadInput("login failed: \(result.status) \(result.text)")
         }
         return token
     }
 
     /// `workers` closed loops for `seconds`: each sends the next query when its last one is answered.
-    static func measure(_ http: any HTTPExecutor, workers: Int, seconds: Double, targets: [String],
-                        headers: [(String, String)], timeout: Duration) async -> HTTPBenchResult {
+    static func measure(
+        _ http: any HTTPExecutor, workers: Int, seconds: Double, targets: [String],
+        headers: [(String, String)], timeout: Duration
+    ) async -> HTTPBenchResult {
         let cpuStart = processCPUSeconds()
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int(seconds * 1000))
@@ -166,12 +188,17 @@ struct BenchHTTPCommand: AsyncParsableCommand {
                         next += 1
                         let sent = ContinuousClock.now
                         do throws(HTTPTransportError) {
-                            let result = try await http.execute(HTTPRequestSpec(url: target, headers: headers), timeout: timeout)
+                            let result = try await http.execute(
+                                HTTPRequestSpec(url: target, headers: headers), timeout: timeout)
                             let elapsed = ContinuousClock.now - sent
-                            part.latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                            part.latencies.append(
+                                Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds)
+                                    * 1000)
                             if result.status != 200 {
                                 part.non200 += 1
-                                if part.firstError == nil { part.firstError = "\(result.status) \(result.text.prefix(200))" }
+                                if part.firstError == nil {
+                                    part.firstError = "\(result.status) \(result.text.prefix(200))"
+                                }
                             }
                         } catch {
                             part.errors += 1
@@ -187,8 +214,9 @@ struct BenchHTTPCommand: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - start
         let cpu = processCPUSeconds() - cpuStart
-        return HTTPBenchResult(parts: parts, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                               cpuSeconds: cpu)
+        return HTTPBenchResult(
+            parts: parts, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            cpuSeconds: cpu)
     }
 }
 
@@ -223,8 +251,10 @@ struct HTTPBenchResult {
     }
 
     var line: String {
-        String(format: "%.0f requests/s, p50 %.2f ms, p99 %.2f ms, CPU %.3f s per 1,000 requests, %d requests, errors %d, non-200 %d",
-               requestsPerSecond, p50, p99, cpuPerThousand, requests, errors, non200)
+        String(
+            format:
+                "%.0f requests/s, p50 %.2f ms, p99 %.2f ms, CPU %.3f s per 1,000 requests, %d requests, errors %d, non-200 %d",
+            requestsPerSecond, p50, p99, cpuPerThousand, requests, errors, non200)
     }
 
     /// Each figure's median over the runs (taken separately).
@@ -238,8 +268,9 @@ struct HTTPBenchResult {
             cpuPerThousand = median(results.map(\.cpuPerThousand))
         }
         var line: String {
-            String(format: "%.0f requests/s, p50 %.2f ms, p99 %.2f ms, CPU %.3f s per 1,000 requests",
-                   requestsPerSecond, p50, p99, cpuPerThousand)
+            String(
+                format: "%.0f requests/s, p50 %.2f ms, p99 %.2f ms, CPU %.3f s per 1,000 requests",
+                requestsPerSecond, p50, p99, cpuPerThousand)
         }
     }
 }

@@ -24,7 +24,9 @@ struct BenchJSONCommand: ParsableCommand {
     var iterations = 100_000
 
     func run() throws {
-        print("whalesim bench json — command: swift run -c release whalesim bench json --runs \(runs) --iterations \(iterations)")
+        print(
+            "whalesim bench json — command: swift run -c release whalesim bench json --runs \(runs) --iterations \(iterations)"
+        )
         if !isReleaseBuild { print("warning: debug build; figures are meaningless (use -c release)") }
         let input = Data(BenchJSONMessage.docChange.utf8)
         let codecs: [(String, any BenchJSONCodec)] = [

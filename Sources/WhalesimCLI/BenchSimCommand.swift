@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import WhaleSim
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `whalesim bench sim`: simulated client ops per second on one core, with every checker on.
@@ -48,7 +48,9 @@ struct BenchSimCommand: AsyncParsableCommand {
         }
         for (label, rates) in [("all checkers", checked), ("no checkers (baseline)", baseline)] {
             let cpu = rates.map(\.cpu), wall = rates.map(\.wall)
-            print("  \(label): median \(Int(median(cpu))) ops/s per core (CPU time; runs: \(cpu.map { String(Int($0)) }.joined(separator: ", "))), wall clock \(Int(median(wall))) ops/s")
+            print(
+                "  \(label): median \(Int(median(cpu))) ops/s per core (CPU time; runs: \(cpu.map { String(Int($0)) }.joined(separator: ", "))), wall clock \(Int(median(wall))) ops/s"
+            )
         }
     }
 

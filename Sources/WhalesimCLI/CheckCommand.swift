@@ -44,7 +44,9 @@ struct CheckCommand: ParsableCommand {
         if !checkers.isEmpty {
             only = try checkers.map { name in
                 guard let checker = CheckerName(rawValue: name) else {
-                    throw BadInput("check: no checker \(name) (\(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))").exit()
+                    throw BadInput(
+                        "check: no checker \(name) (\(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    ).exit()
                 }
                 return checker
             }
@@ -60,12 +62,16 @@ struct CheckCommand: ParsableCommand {
             printError("whalesim: check: \(error)")
             throw ExitStatus.badInput
         }
-        print("\(judged.scenario) seed \(judged.seed): \(judged.events) history events (\(judged.packedBytes / 1_000_000) MB packed)")
+        print(
+            "\(judged.scenario) seed \(judged.seed): \(judged.events) history events (\(judged.packedBytes / 1_000_000) MB packed)"
+        )
         for result in judged.results {
             let recorded = judged.recorded.first { $0.checker == result.checker.rawValue }?.verdict
             let was = recorded.map { $0 == result.verdict.rawValue ? "" : " (recorded: \($0))" } ?? " (not recorded)"
             let findings = result.findings.isEmpty ? "" : ", \(result.findings.count) findings"
-            print("\(result.checker.rawValue): \(result.verdict.rawValue), \(result.evidence.count) evidence\(findings)\(was)")
+            print(
+                "\(result.checker.rawValue): \(result.verdict.rawValue), \(result.evidence.count) evidence\(findings)\(was)"
+            )
             for line in result.evidence.prefix(evidence) { print("  \(line)") }
         }
         let verdict = Checkers.merged(judged.results)

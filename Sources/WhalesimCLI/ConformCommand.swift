@@ -32,34 +32,51 @@ struct ConformCommand: AsyncParsableCommand {
     @Option(help: "The server's base URL (http://host:port); default: start the reference server.")
     var server: String?
 
-    @Option(name: .customLong("protocol"), help: "1: the original protocol only (protocol-2 cases say not applicable); 2: whalesim's extensions.")
+    @Option(
+        name: .customLong("protocol"),
+        help: "1: the original protocol only (protocol-2 cases say not applicable); 2: whalesim's extensions.")
     var protocolVersion: Int?
 
     @Option(help: "Cases to run: comma-separated globs over ids, or id prefixes (ot, security.token).")
     var only: String?
 
-    @Option(name: .customLong("expect-fail"), help: "File of case ids known to fail, one a line (# comments): they do not fail the run.")
+    @Option(
+        name: .customLong("expect-fail"),
+        help: "File of case ids known to fail, one a line (# comments): they do not fail the run.")
     var expectFail: String?
 
-    @Option(help: "Where junit.xml and report.html go (default: Reports/conform/<time>/, linked as Reports/conform/latest).")
+    @Option(
+        help: "Where junit.xml and report.html go (default: Reports/conform/<time>/, linked as Reports/conform/latest)."
+    )
     var out: String?
 
     @Option(name: .customLong("report-dir"), help: "The Reports root for the default --out.")
     var reportDir = "Reports"
 
-    @Option(name: .customLong("restart-command"), help: "Shell command that kills and restarts --server (durability cases).")
+    @Option(
+        name: .customLong("restart-command"), help: "Shell command that kills and restarts --server (durability cases)."
+    )
     var restartCommand: String?
 
-    @Option(name: .customLong("jwt-secret"), help: "The server's HS256 key, to sign an expired token (default: $WHALESIM_JWT_SECRET).")
+    @Option(
+        name: .customLong("jwt-secret"),
+        help: "The server's HS256 key, to sign an expired token (default: $WHALESIM_JWT_SECRET).")
     var jwtSecret: String?
 
-    @Option(help: "Sign in as EMAIL:PASSWORD, two of one organization then one of another (3 times; default the seed's ann, bo, dee).")
+    @Option(
+        help:
+            "Sign in as EMAIL:PASSWORD, two of one organization then one of another (3 times; default the seed's ann, bo, dee)."
+    )
     var user: [String] = []
 
-    @Option(name: .customLong("max-message-bytes"), help: "The server's message size limit (the too-large case sends half as much again).")
+    @Option(
+        name: .customLong("max-message-bytes"),
+        help: "The server's message size limit (the too-large case sends half as much again).")
     var maxMessageBytes = 64 * 1024
 
-    @Option(name: .customLong("slow-reader-bytes"), help: "Bytes of ops the slow-reader case writes while its reader is held.")
+    @Option(
+        name: .customLong("slow-reader-bytes"),
+        help: "Bytes of ops the slow-reader case writes while its reader is held.")
     var slowReaderBytes = 6_000_000
 
     @Option(name: .customLong("timeout-ms"), help: "How long a case waits for a frame it expects.")
@@ -71,7 +88,10 @@ struct ConformCommand: AsyncParsableCommand {
     @Flag(help: "Embedded server only: serve the original protocol only (serve --compatibility); implies --protocol 1.")
     var compatibility = false
 
-    @Option(help: "The fixtures directory (whaler/seed.json) for the embedded server; default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")
+    @Option(
+        help:
+            "The fixtures directory (whaler/seed.json) for the embedded server; default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies."
+    )
     var fixtures: String?
 
     @Flag(name: .customLong("list"), help: "List the case ids and what each checks, then exit.")
@@ -94,14 +114,20 @@ struct ConformCommand: AsyncParsableCommand {
         var target: ConformTarget
         if let url = server {
             target = ConformTarget(baseURL: url, protocolVersion: plan.version)
-            if let restartCommand { target.restarter = CommandRestarter(command: restartCommand, baseURL: target.baseURL) }
-            if let secret = jwtSecret ?? ProcessInfo.processInfo.environment["WHALESIM_JWT_SECRET"] { target.jwtSecret = Data(secret.utf8) }
+            if let restartCommand {
+                target.restarter = CommandRestarter(command: restartCommand, baseURL: target.baseURL)
+            }
+            if let secret = jwtSecret ?? ProcessInfo.processInfo.environment["WHALESIM_JWT_SECRET"] {
+                target.jwtSecret = Data(secret.utf8)
+            }
         } else {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-conform-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "whalesim-conform-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             do {
-                let started = try await EmbeddedTarget.start(directory: directory, fixtures: plan.seed,
-                                                             faults: plan.faults, compatibility: compatibility, executable: ChildServer.selfExecutable)
+                let started = try await EmbeddedTarget.start(
+                    directory: directory, fixtures: plan.seed,
+                    faults: plan.faults, compatibility: compatibility, executable: ChildServer.selfExecutable)
                 embedded = started
                 target = started.target
                 target.protocolVersion = plan.version
@@ -109,13 +135,19 @@ struct ConformCommand: AsyncParsableCommand {
                 throw BadInput("the embedded server did not start: \(error)").exit()
             }
         }
-        if plan.logins.count == 3 { (target.member, target.colleague, target.outsider) = (plan.logins[0], plan.logins[1], plan.logins[2]) }
+        if plan.logins.count == 3 {
+            (target.member, target.colleague, target.outsider) = (plan.logins[0], plan.logins[1], plan.logins[2])
+        }
         target.maxMessageBytes = maxMessageBytes
         target.timeout = .milliseconds(timeoutMs)
         target.slowReaderBytes = slowReaderBytes
 
-        let where_ = server ?? "the embedded reference server\(plan.faults.isEmpty ? "" : " with \(plan.faults.map(\.rawValue).joined(separator: ", "))")\(compatibility ? " (compatibility)" : "")"
-        print("conform: \(plan.cases.count) cases against \(where_) (\(target.baseURL)), protocol \(target.protocolVersion.rawValue)")
+        let where_ =
+            server
+            ?? "the embedded reference server\(plan.faults.isEmpty ? "" : " with \(plan.faults.map(\.rawValue).joined(separator: ", "))")\(compatibility ? " (compatibility)" : "")"
+        print(
+            "conform: \(plan.cases.count) cases against \(where_) (\(target.baseURL)), protocol \(target.protocolVersion.rawValue)"
+        )
         let results = await ConformSuite.run(target, cases: plan.cases, expected: plan.expected) { result in
             print(ConformSummary.line(for: result))
         }
@@ -124,13 +156,17 @@ struct ConformCommand: AsyncParsableCommand {
         let directory: String
         do {
             directory = try outputDirectory()
-            try ConformReportFiles.write(summary, target: server ?? "embedded reference server", protocolVersion: target.protocolVersion.rawValue, to: directory)
+            try ConformReportFiles.write(
+                summary, target: server ?? "embedded reference server",
+                protocolVersion: target.protocolVersion.rawValue, to: directory)
         } catch {
             printError("whalesim: could not write the report: \(error)")
             throw ExitCode(2)
         }
         print(summary.line)
-        for r in summary.unexpectedPasses { print("NOTE: \(r.id) is listed in --expect-fail but passes now: take it off the list") }
+        for r in summary.unexpectedPasses {
+            print("NOTE: \(r.id) is listed in --expect-fail but passes now: take it off the list")
+        }
         print("report: \(directory)/report.html, \(directory)/junit.xml")
         throw ExitCode(summary.exitCode)
     }
@@ -149,46 +185,74 @@ struct ConformCommand: AsyncParsableCommand {
         var problems: [String] = []
         var version: ProtocolVersion = compatibility ? .original : .v2
         if let protocolVersion {
-            if let v = ProtocolVersion(rawValue: protocolVersion) { version = v } else { problems.append("--protocol is 1 or 2") }
-            if compatibility, protocolVersion == 2 { problems.append("--compatibility serves protocol 1 only; drop --protocol 2") }
+            if let v = ProtocolVersion(rawValue: protocolVersion) {
+                version = v
+            } else {
+                problems.append("--protocol is 1 or 2")
+            }
+            if compatibility, protocolVersion == 2 {
+                problems.append("--compatibility serves protocol 1 only; drop --protocol 2")
+            }
         }
         if server != nil, !fault.isEmpty || compatibility {
-            problems.append("--fault and --compatibility switch the embedded server; with --server, start yours with them (whalesim serve --fault NAME / --compatibility)")
+            problems.append(
+                "--fault and --compatibility switch the embedded server; with --server, start yours with them (whalesim serve --fault NAME / --compatibility)"
+            )
         }
-        if let server, URL(string: server)?.host == nil || !(server.hasPrefix("http://") || server.hasPrefix("https://")) {
+        if let server,
+            URL(string: server)?.host == nil || !(server.hasPrefix("http://") || server.hasPrefix("https://"))
+        {
             problems.append("--server \(server): expected http://host:port")
         }
         var faults = FaultSet()
         let serverSide = Fault.allCases.filter { !$0.isClientSide }.map(\.rawValue).joined(separator: ", ")
         for name in fault {
-            guard let known = Fault(rawValue: name) else { problems.append("unknown fault \(name); the server's: \(serverSide)"); continue }
-            if known.isClientSide { problems.append("\(name) is a client-side fault; the server's: \(serverSide)") } else { faults.insert(known) }
+            guard let known = Fault(rawValue: name) else {
+                problems.append("unknown fault \(name); the server's: \(serverSide)"); continue
+            }
+            if known.isClientSide {
+                problems.append("\(name) is a client-side fault; the server's: \(serverSide)")
+            } else {
+                faults.insert(known)
+            }
         }
         let cases = ConformSuite.matching(only)
         if cases.isEmpty { problems.append("--only \(only ?? ""): no case id matches (whalesim conform --list)") }
         var expected = Set<String>()
         if let expectFail {
             if let text = try? String(contentsOfFile: expectFail, encoding: .utf8) {
-                do { expected = try ExpectedFailures.parse(text) } catch { problems.append("\(expectFail): \(error.evidence)") }
+                do { expected = try ExpectedFailures.parse(text) } catch {
+                    problems.append("\(expectFail): \(error.evidence)")
+                }
             } else {
                 problems.append("--expect-fail \(expectFail): cannot read it")
             }
         }
         var logins: [ConformTarget.Login] = []
         if !user.isEmpty {
-            if user.count != 3 { problems.append("--user: give it three times (two users of one organization, then one of another), or not at all") }
+            if user.count != 3 {
+                problems.append(
+                    "--user: give it three times (two users of one organization, then one of another), or not at all")
+            }
             for entry in user {
-                guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else { problems.append("--user \(entry): expected EMAIL:PASSWORD"); continue }
-                logins.append(ConformTarget.Login(email: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...])))
+                guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else {
+                    problems.append("--user \(entry): expected EMAIL:PASSWORD"); continue
+                }
+                logins.append(
+                    ConformTarget.Login(
+                        email: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...])))
             }
         }
-        if !(100_000...1_000_000_000).contains(slowReaderBytes) { problems.append("--slow-reader-bytes must be between 100000 and 1000000000") }
+        if !(100_000...1_000_000_000).contains(slowReaderBytes) {
+            problems.append("--slow-reader-bytes must be between 100000 and 1000000000")
+        }
         if maxMessageBytes < 64 { problems.append("--max-message-bytes must be at least 64") }
         if !(100...120_000).contains(timeoutMs) { problems.append("--timeout-ms must be between 100 and 120000") }
         var seed = URL(fileURLWithPath: "Fixtures/whaler/seed.json")
         if server == nil {
             do {
-                seed = try BuiltinFixtures.directory(given: fixtures, holding: "whaler/seed.json").url.appendingPathComponent("whaler/seed.json")
+                seed = try BuiltinFixtures.directory(given: fixtures, holding: "whaler/seed.json").url
+                    .appendingPathComponent("whaler/seed.json")
             } catch {
                 problems.append("cannot write the built-in fixtures to a temporary directory: \(error)")
             }

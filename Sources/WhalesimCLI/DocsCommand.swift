@@ -48,7 +48,8 @@ struct DocsParseCommand: ParsableCommand {
         while let line = readLine() {
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             guard let data = line.data(using: .utf8),
-                  let arguments = (try? JSONSerialization.jsonObject(with: data)) as? [String] else {
+                let arguments = (try? JSONSerialization.jsonObject(with: data)) as? [String]
+            else {
                 print("error: not a JSON array of strings: \(line)")
                 failed = true
                 continue

@@ -6,9 +6,9 @@ import WhaleEmbedded
 import WhalesimLive
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `whalesim fake-salesforce`: serves an org over HTTP and HTTPS until SIGINT or SIGTERM.
@@ -50,7 +50,9 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seed of tokens, faults and latency draws (and of --generate-accounts).")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "JSON file with a FakeSalesforceConfig (faults and latency per endpoint; its seed replaces --seed).")
+    @Option(
+        name: .long,
+        help: "JSON file with a FakeSalesforceConfig (faults and latency per endpoint; its seed replaces --seed).")
     var config: String?
 
     @Option(name: .long, help: "Address to bind.")
@@ -62,7 +64,8 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         var settings = FakeSalesforceConfig(seed: seed)
         if let config {
             do {
-                settings = try JSONDecoder().decode(FakeSalesforceConfig.self, from: Data(contentsOf: URL(fileURLWithPath: config)))
+                settings = try JSONDecoder().decode(
+                    FakeSalesforceConfig.self, from: Data(contentsOf: URL(fileURLWithPath: config)))
             } catch {
                 throw BadInput("cannot read --config \(config): \(error)").exit()
             }
@@ -102,7 +105,8 @@ struct FakeSalesforceCommand: AsyncParsableCommand {
         let path = try SmallOrg.directory(given: org)
         let directory = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             throw BadInput("--org \(path): no such directory").exit()
         }
         do {

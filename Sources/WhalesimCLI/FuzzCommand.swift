@@ -65,7 +65,9 @@ struct FuzzOptions: ParsableArguments {
         }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        print("whalesim fuzz \(name) --seed \(seed): cases \(from)..<\(next), \(cases) in \(String(format: "%.1f", seconds)) s, \(Int(Double(cases) / max(seconds, 1e-9))) cases/s")
+        print(
+            "whalesim fuzz \(name) --seed \(seed): cases \(from)..<\(next), \(cases) in \(String(format: "%.1f", seconds)) s, \(Int(Double(cases) / max(seconds, 1e-9))) cases/s"
+        )
         for finding in findings.prefix(50) { print("finding: \(finding)") }
         if findings.isEmpty {
             print("no findings")
@@ -103,11 +105,19 @@ struct FuzzSOQLCommand: ParsableCommand {
         let seed = options.seed
         let verbose = options.verbose
         throw options.drive("soql") { range in
-            let report = SOQLFuzzRun.run(org: loaded, seed: seed, range: range, before: verbose ? { i, q in
-                // Unbuffered, so the last line before a trap is the input that trapped.
-                FileHandle.standardOutput.write(Data("case \(i): \(q)\n".utf8))
-            } : nil)
-            return (report.cases, report.findings.map { "\($0)\n  replay: whalesim fuzz soql --seed \(seed) --from \($0.index) --count 1 --verbose" })
+            let report = SOQLFuzzRun.run(
+                org: loaded, seed: seed, range: range,
+                before: verbose
+                    ? { i, q in
+                        // Unbuffered, so the last line before a trap is the input that trapped.
+                        FileHandle.standardOutput.write(Data("case \(i): \(q)\n".utf8))
+                    } : nil)
+            return (
+                report.cases,
+                report.findings.map {
+                    "\($0)\n  replay: whalesim fuzz soql --seed \(seed) --from \($0.index) --count 1 --verbose"
+                }
+            )
         }
     }
 }
@@ -129,10 +139,18 @@ struct FuzzWireCommand: ParsableCommand {
         let seed = options.seed
         let verbose = options.verbose
         throw options.drive("wire") { range in
-            let report = WireFuzz.run(seed: seed, range: range, before: verbose ? { i in
-                FileHandle.standardOutput.write(Data("case \(i)\n".utf8))
-            } : nil)
-            return (report.cases, report.findings.map { "\($0)\n  replay: whalesim fuzz wire --seed \(seed) --from \($0.index) --count 1" })
+            let report = WireFuzz.run(
+                seed: seed, range: range,
+                before: verbose
+                    ? { i in
+                        FileHandle.standardOutput.write(Data("case \(i)\n".utf8))
+                    } : nil)
+            return (
+                report.cases,
+                report.findings.map {
+                    "\($0)\n  replay: whalesim fuzz wire --seed \(seed) --from \($0.index) --count 1"
+                }
+            )
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import WhaleRecord
@@ -47,7 +47,7 @@ struct HistoryCommand: ParsableCommand {
             printError("whalesim: history: \(error.message)")
             throw Self.noInput
         }
-        signal(SIGPIPE, SIG_IGN)   // a closed pipe is EPIPE from write(2), handled below
+        signal(SIGPIPE, SIG_IGN)  // a closed pipe is EPIPE from write(2), handled below
         var out = StandardOutput()
         do {
             try HistoryFiles.forEachLine(path) { line in
@@ -56,7 +56,7 @@ struct HistoryCommand: ParsableCommand {
             }
             try out.flush()
         } catch is StandardOutput.Closed {
-            return   // `| head`: the reader has what it wanted
+            return  // `| head`: the reader has what it wanted
         } catch let e as RecordFileError {
             try? out.flush()
             printError("whalesim: history: \(e.message)")
@@ -79,10 +79,13 @@ struct HistoryCommand: ParsableCommand {
         guard shrunk else { return try HistoryFiles.history(in: argument) }
         let recordPath = (argument as NSString).appendingPathComponent("run.json")
         if let data = FileManager.default.contents(atPath: recordPath),
-           let record = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-           let name = (record["shrunk"] as? [String: Any])?["history"] as? String {
+            let record = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let name = (record["shrunk"] as? [String: Any])?["history"] as? String
+        {
             let path = (argument as NSString).appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: path) else { throw .missing("\(path): missing (run.json names it as the shrunk history)") }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw .missing("\(path): missing (run.json names it as the shrunk history)")
+            }
             return path
         }
         for name in [HistoryFiles.shrunkCompactName, "shrunk-history.jsonl"] {
@@ -121,7 +124,7 @@ private struct StandardOutput {
 }
 
 #if canImport(Glibc)
-private let systemWrite = Glibc.write
+    private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
-private let systemWrite = Darwin.write
+    private let systemWrite = Darwin.write
 #endif

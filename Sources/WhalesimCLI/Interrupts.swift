@@ -1,7 +1,7 @@
 import Foundation
 import WhaleEmbedded
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGINT and SIGTERM for the long-running commands (`run`, `serve`, `fake-salesforce`,

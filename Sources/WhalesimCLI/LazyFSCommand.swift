@@ -43,7 +43,8 @@ struct LazyFSCommand: ParsableCommand {
         }
         let backingPath = URL(fileURLWithPath: backing).standardizedFileURL.path
         let mountPath = URL(fileURLWithPath: mount).standardizedFileURL.path
-        guard backingPath != mountPath, !backingPath.hasPrefix(mountPath + "/"), !mountPath.hasPrefix(backingPath + "/") else {
+        guard backingPath != mountPath, !backingPath.hasPrefix(mountPath + "/"), !mountPath.hasPrefix(backingPath + "/")
+        else {
             throw BadInput("--backing and --mount must be separate directories, neither inside the other").exit()
         }
         // Unbuffered writes: a harness reads these lines from a pipe while the mount runs.

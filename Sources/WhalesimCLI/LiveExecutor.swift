@@ -46,7 +46,10 @@ enum LiveExecutor {
             if let n = Int(value), n >= 0 {
                 wanted = n
             } else {
-                FileHandle.standardError.write(Data("whalesim: WHALESIM_MALLOC_ARENAS=\(value): expected a whole number (0 for glibc's own arenas); keeping one arena\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "whalesim: WHALESIM_MALLOC_ARENAS=\(value): expected a whole number (0 for glibc's own arenas); keeping one arena\n"
+                            .utf8))
             }
         }
         if wanted > 0 { FreedHeap.limitArenas(to: wanted) }

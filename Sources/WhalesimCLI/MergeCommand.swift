@@ -48,7 +48,8 @@ struct MergeCommand: AsyncParsableCommand {
             let startedAt = Date(timeIntervalSince1970: Double(merged.result.epochStartMs) / 1000)
             var record = merged.record
             record.shard = nil
-            let dir = try LiveRecordWriter.write(record, history: merged.history, root: reportDir, startedAt: startedAt, suffix: "-merged")
+            let dir = try LiveRecordWriter.write(
+                record, history: merged.history, root: reportDir, startedAt: startedAt, suffix: "-merged")
             print("report: \(dir)/report.html")
             written = true
         } catch {

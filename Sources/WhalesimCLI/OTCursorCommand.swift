@@ -5,7 +5,8 @@ import WhaleOT
 struct OTCursorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cursor",
-        abstract: "Move a cursor or selection through an operation: {doc, op, cursor, rule} on stdin, {cursor} on stdout.",
+        abstract:
+            "Move a cursor or selection through an operation: {doc, op, cursor, rule} on stdin, {cursor} on stdout.",
         discussion: """
             cursor is a scalar offset (int) or a selection {"anchor": int, "head": int}; the output \
             has the same shape. rule says what happens to a cursor exactly where text is inserted:

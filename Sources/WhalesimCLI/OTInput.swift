@@ -84,14 +84,15 @@ struct OTInputObject {
         do {
             switch try value(key) {
             case .array(let elements):
-                op = try Operation(otjs: elements.enumerated().map { index, element in
-                    switch element {
-                    case .int(let n): return .number(n)
-                    case .string(let s): return .text(s)
-                    default:
-                        throw BadInput("\"\(key)\"[\(index)] must be an integer or a string, got \(element.kind)")
-                    }
-                })
+                op = try Operation(
+                    otjs: elements.enumerated().map { index, element in
+                        switch element {
+                        case .int(let n): return .number(n)
+                        case .string(let s): return .text(s)
+                        default:
+                            throw BadInput("\"\(key)\"[\(index)] must be an integer or a string, got \(element.kind)")
+                        }
+                    })
             case .object(let wire):
                 let form = OTInputObject(fields: wire)
                 try form.checkKeys(["n", "s"], context: "\"\(key)\" in wire form")
@@ -106,7 +107,9 @@ struct OTInputObject {
         }
         let length = document.unicodeScalars.count
         guard op.baseLength == length else {
-            throw BadInput("\"\(key)\" does not span \(documentName): it covers \(op.baseLength) scalars, \(documentName) has \(length)")
+            throw BadInput(
+                "\"\(key)\" does not span \(documentName): it covers \(op.baseLength) scalars, \(documentName) has \(length)"
+            )
         }
         return op
     }
@@ -137,7 +140,8 @@ struct OTInputObject {
         case .object(let fields):
             let selection = OTInputObject(fields: fields)
             try selection.checkKeys(["anchor", "head"], context: "\"\(key)\"")
-            return .selection(Selection(anchor: try selection.int("anchor", in: key), head: try selection.int("head", in: key)))
+            return .selection(
+                Selection(anchor: try selection.int("anchor", in: key), head: try selection.int("head", in: key)))
         case let other:
             throw BadInput("\"\(key)\" must be an integer or an {\"anchor\", \"head\"} object, got \(other.kind)")
         }

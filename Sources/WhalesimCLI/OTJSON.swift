@@ -59,14 +59,17 @@ enum JSONOutput {
         case .string(let text):
             return Self.quote(text)
         case .operation(let op):
-            return "[" + op.otjs.map { element in
-                switch element {
-                case .number(let n): String(n)
-                case .text(let s): Self.quote(s)
-                }
-            }.joined(separator: ",") + "]"
+            return "["
+                + op.otjs.map { element in
+                    switch element {
+                    case .number(let n): String(n)
+                    case .text(let s): Self.quote(s)
+                    }
+                }.joined(separator: ",") + "]"
         case .object(let fields):
-            return "{" + fields.keys.sorted().map { Self.quote($0) + ":" + fields[$0]!.serialized }.joined(separator: ",") + "}"
+            return "{"
+                + fields.keys.sorted().map { Self.quote($0) + ":" + fields[$0]!.serialized }.joined(separator: ",")
+                + "}"
         }
     }
 

@@ -44,7 +44,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Argument(help: "The run directory to render.")
     var runDirectory: String?
 
-    @Option(name: .customLong("compare"), parsing: .upToNextOption, help: ArgumentHelp("Compare run B against run A.", valueName: "A B"))
+    @Option(
+        name: .customLong("compare"), parsing: .upToNextOption,
+        help: ArgumentHelp("Compare run B against run A.", valueName: "A B"))
     var compare: [String] = []
 
     @Option(help: "The latency growth that counts as a regression, in percent (10% or 10).")
@@ -62,7 +64,9 @@ struct ReportCommand: AsyncParsableCommand {
                 guard let runDirectory else { throw BadInput("report: give a run directory, or --compare A B") }
                 if let repeatSummary = try RepeatSummary.load(runDirectory) {
                     try repeatSummary.write(to: runDirectory)
-                    for file in ["summary.json", "report.html"] { print((runDirectory as NSString).appendingPathComponent(file)) }
+                    for file in ["summary.json", "report.html"] {
+                        print((runDirectory as NSString).appendingPathComponent(file))
+                    }
                     return
                 }
                 let run = try RunDirectory.load(runDirectory)
@@ -78,12 +82,15 @@ struct ReportCommand: AsyncParsableCommand {
             guard let floorValue = Self.amount(floor) else {
                 throw BadInput("--floor \(floor): expected an amount such as 2ms or 2 (0 or more)")
             }
-            let comparison = try Self.compare(compare[0], compare[1], rules: ComparisonRules(maxRegression: limit, floor: floorValue))
+            let comparison = try Self.compare(
+                compare[0], compare[1], rules: ComparisonRules(maxRegression: limit, floor: floorValue))
             print(comparison.table(), terminator: "")
             let dir = out ?? compare[1]
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            try Data(comparison.html().utf8).write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("compare.html")))
-            try comparison.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("compare.json")))
+            try Data(comparison.html().utf8).write(
+                to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("compare.html")))
+            try comparison.json().write(
+                to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("compare.json")))
             print("compare: \((dir as NSString).appendingPathComponent("compare.html"))")
             if comparison.regressed { throw ExitStatus.thresholdBreached }
             if !comparison.unjudged.isEmpty { throw ExitStatus.inconclusive }
@@ -104,9 +111,13 @@ struct ReportCommand: AsyncParsableCommand {
             let run = try RunDirectory.load(path)
             return RunSummary(run: run, series: ReportFiles.series(for: run))
         }
-        guard let repeatSummary = try RepeatSummary.load(path) else { return ComparisonSide(path: path, summary: try summary(path)) }
+        guard let repeatSummary = try RepeatSummary.load(path) else {
+            return ComparisonSide(path: path, summary: try summary(path))
+        }
         let dirs = repeatSummary.runDirectories(in: path)
-        guard !dirs.isEmpty else { throw BadInput("\(path): a repeat directory with no run directories (every run failed to start)") }
+        guard !dirs.isEmpty else {
+            throw BadInput("\(path): a repeat directory with no run directories (every run failed to start)")
+        }
         return ComparisonSide(path: path, runs: try dirs.map(summary))
     }
 

@@ -24,7 +24,8 @@ enum ReportRoot {
     }
 
     private static func reason(_ error: any Error) -> String {
-        ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
+        ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+            ?? error.localizedDescription
     }
 
     /// The exit code of a command whose verdict is `code` and whose record could not be written:

@@ -43,9 +43,12 @@ struct ReproduceCommand: AsyncParsableCommand {
     var noShrink = false
 
     func run() async throws {
-        guard shrinkSeconds > 0, shrinkSeconds.isFinite else { throw BadInput("--shrink-seconds \(shrinkSeconds): expected a number of seconds above 0").exit() }
+        guard shrinkSeconds > 0, shrinkSeconds.isFinite else {
+            throw BadInput("--shrink-seconds \(shrinkSeconds): expected a number of seconds above 0").exit()
+        }
         do {
-            let report = try ReproduceStep.run(runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds)
+            let report = try ReproduceStep.run(
+                runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds)
             for line in report.lines { print(line) }
             throw report.exitCode
         } catch let error as ReproduceError {
@@ -71,57 +74,79 @@ enum ReproduceStep {
         let dir = URL(fileURLWithPath: runDir).resolvingSymlinksInPath()
         func read(_ name: String) throws(ReproduceError) -> String {
             let path = dir.appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw ReproduceError("cannot read \(path) (a run directory holds run.json and history.whr or history.jsonl)")
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+            else {
+                throw ReproduceError(
+                    "cannot read \(path) (a run directory holds run.json and history.whr or history.jsonl)")
             }
             return text
         }
         let summary = try LiveRecordSummary.read(try read("run.json"), source: "run.json")
         let lines: [NamedHistoryLine]
-        do { lines = try RecordHistory.readNamed(try HistoryFiles.history(in: dir.path)) } catch let e as HistoryDecodeError {
+        do { lines = try RecordHistory.readNamed(try HistoryFiles.history(in: dir.path)) } catch let e
+            as HistoryDecodeError
+        {
             throw ReproduceError(e.message)
         } catch let e as RecordFileError {
             throw ReproduceError("\(e.message) (a run directory holds run.json and history.whr or history.jsonl)")
         }
         let deadline = Date().addingTimeInterval(shrinkSeconds ?? 0)
-        let r = try Reproduction.make(summary: summary, lines: lines, requestedNote: note, deadline: deadline, shrink: shrinkSeconds != nil)
+        let r = try Reproduction.make(
+            summary: summary, lines: lines, requestedNote: note, deadline: deadline, shrink: shrinkSeconds != nil)
 
         let path = dir.appendingPathComponent(fileName).path
         let shrunkPath = dir.appendingPathComponent(shrunkFileName).path
-        let head = ["Cut by `whalesim reproduce` from \(summary.scenario) seed \(summary.seed), note \(r.note.name), \(r.checker.rawValue) invalid.",
-                    "Live replay: \(summary.replayCommand)", "Replay: whalesim simulate <this file>"]
+        let head = [
+            "Cut by `whalesim reproduce` from \(summary.scenario) seed \(summary.seed), note \(r.note.name), \(r.checker.rawValue) invalid.",
+            "Live replay: \(summary.replayCommand)", "Replay: whalesim simulate <this file>",
+        ]
         try r.scenario.scriptedYAML(comments: head).write(toFile: path, atomically: true, encoding: .utf8)
         if let shrunk = r.shrunk {
-            try shrunk.scenario.scriptedYAML(comments: head + ["Shrunk in \(shrunk.runs) simulations from \(r.scenario.clients) clients, \(r.scenario.script!.steps.count) steps."])
-                .write(toFile: shrunkPath, atomically: true, encoding: .utf8)
+            try shrunk.scenario.scriptedYAML(
+                comments: head + [
+                    "Shrunk in \(shrunk.runs) simulations from \(r.scenario.clients) clients, \(r.scenario.script!.steps.count) steps."
+                ]
+            )
+            .write(toFile: shrunkPath, atomically: true, encoding: .utf8)
         }
 
         var out: [String] = []
-        out.append("reproduce \(runDir): note \(r.note.name) (\(r.note.clients.count) clients), \(r.checker.rawValue) invalid in the run")
+        out.append(
+            "reproduce \(runDir): note \(r.note.name) (\(r.note.clients.count) clients), \(r.checker.rawValue) invalid in the run"
+        )
         for line in r.liveEvidence.prefix(3) { out.append("    live: \(line)") }
         let s = r.scenario
         out.append("  reproducer: \(path) (\(s.clients) clients, \(s.script!.steps.count) steps, \(s.ops) edits)")
         let simulated = r.result.results.first { $0.checker == r.checker }
-        out.append("  simulated: \(r.checker.rawValue) \(simulated?.verdict.rawValue ?? "not run"): \(r.status.rawValue)")
+        out.append(
+            "  simulated: \(r.checker.rawValue) \(simulated?.verdict.rawValue ?? "not run"): \(r.status.rawValue)")
         for line in (simulated?.evidence ?? []).prefix(3) { out.append("    simulated: \(line)") }
         out.append("  server order: \(r.serverOrder)")
         for n in r.notes { out.append("  note: \(n)") }
         if let shrunk = r.shrunk {
             let t = shrunk.scenario
-            out.append("  shrunk (\(shrunk.runs) runs) to \(t.clients) clients, \(t.script!.steps.count) steps, \(t.ops) edits: \(shrunkPath)")
+            out.append(
+                "  shrunk (\(shrunk.runs) runs) to \(t.clients) clients, \(t.script!.steps.count) steps, \(t.ops) edits: \(shrunkPath)"
+            )
             for step in t.script!.steps.prefix(40) { out.append("    \(Scenario.stepLine(step, clients: t.clients))") }
             if t.script!.steps.count > 40 { out.append("    … \(t.script!.steps.count - 40) more steps") }
-            for line in (shrunk.result.results.first { $0.checker == r.checker }?.evidence ?? []).prefix(3) { out.append("    shrunk: \(line)") }
+            for line in (shrunk.result.results.first { $0.checker == r.checker }?.evidence ?? []).prefix(3) {
+                out.append("    shrunk: \(line)")
+            }
         }
         out.append("replay live:      \(summary.replayCommand)")
         if r.status == .notReproduced {
             out.append("not reproduced in simulation: the live replay above is the reproducer (exit 3)")
         } else {
             out.append("replay simulated: \(ShellCommand.line(["whalesim", "simulate", path]))")
-            if r.shrunk != nil { out.append("replay shrunk:    \(ShellCommand.line(["whalesim", "simulate", shrunkPath]))") }
+            if r.shrunk != nil {
+                out.append("replay shrunk:    \(ShellCommand.line(["whalesim", "simulate", shrunkPath]))")
+            }
         }
         try writeSummary(r, dir: dir, live: summary.replayCommand)
-        return Report(lines: out, exitCode: r.status == .notReproduced ? ExitStatus.inconclusive : ExitStatus.pass, reproduction: r)
+        return Report(
+            lines: out, exitCode: r.status == .notReproduced ? ExitStatus.inconclusive : ExitStatus.pass,
+            reproduction: r)
     }
 
     /// `reproducer.json`: what the report links (docs/run-record.md).
@@ -129,17 +154,22 @@ enum ReproduceStep {
         var o: [String: Any] = [
             "schemaVersion": 1, "note": r.note.name, "checker": r.checker.rawValue, "status": r.status.rawValue,
             "serverOrder": r.serverOrder, "notes": r.notes, "liveEvidence": r.liveEvidence, "liveReplay": live,
-            "reproducer": fileName, "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(fileName).path]),
+            "reproducer": fileName,
+            "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(fileName).path]),
             "simulatedEvidence": r.result.results.first { $0.checker == r.checker }?.evidence ?? [],
         ]
         if let shrunk = r.shrunk {
             let t = shrunk.scenario
-            o["shrunk"] = [
-                "file": shrunkFileName, "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(shrunkFileName).path]),
-                "clients": t.clients, "steps": t.script!.steps.count, "edits": t.ops, "runs": shrunk.runs,
-                "script": t.script!.steps.map { Scenario.stepLine($0, clients: t.clients) },
-                "evidence": shrunk.result.results.first { $0.checker == r.checker }?.evidence ?? [],
-            ] as [String: Any]
+            o["shrunk"] =
+                [
+                    "file": shrunkFileName,
+                    "replay": ShellCommand.line([
+                        "whalesim", "simulate", dir.appendingPathComponent(shrunkFileName).path,
+                    ]),
+                    "clients": t.clients, "steps": t.script!.steps.count, "edits": t.ops, "runs": shrunk.runs,
+                    "script": t.script!.steps.map { Scenario.stepLine($0, clients: t.clients) },
+                    "evidence": shrunk.result.results.first { $0.checker == r.checker }?.evidence ?? [],
+                ] as [String: Any]
         }
         let data = try JSONSerialization.data(withJSONObject: o, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: dir.appendingPathComponent(summaryFileName))

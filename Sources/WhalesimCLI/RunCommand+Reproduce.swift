@@ -11,11 +11,15 @@ extension RunCommand {
     /// directory (as `whalesim reproduce DIR` would), printed, and linked from its re-rendered report.
     /// The run's exit code stays its own; a violation that does not reproduce says why (that step's exit 3).
     func reproduceAfterRun(directory dir: String) {
-        print("reproducing the first violation in the simulator (at most \(Int(Self.reproduceSeconds)) s; --no-reproduce skips this)...")
+        print(
+            "reproducing the first violation in the simulator (at most \(Int(Self.reproduceSeconds)) s; --no-reproduce skips this)..."
+        )
         do {
             let report = try ReproduceStep.run(runDir: dir, note: nil, shrinkSeconds: Self.reproduceSeconds)
             for line in report.lines { print(line) }
-            if report.reproduction.status == .notReproduced { print("reproduce step: exit 3 (not reproduced in simulation)") }
+            if report.reproduction.status == .notReproduced {
+                print("reproduce step: exit 3 (not reproduced in simulation)")
+            }
             try ReportFiles.write(RunDirectory.load(dir))
         } catch {
             printError("whalesim: could not reproduce the violation in the simulator: \(error)")

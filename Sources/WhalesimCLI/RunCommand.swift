@@ -53,28 +53,47 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Salesforce base URL (https://instance); default the embedded fake.")
     var salesforce: String?
 
-    @Option(name: .customLong("salesforce-user"), help: "username:password+securitytoken for a non-embedded Salesforce.")
+    @Option(
+        name: .customLong("salesforce-user"), help: "username:password+securitytoken for a non-embedded Salesforce.")
     var salesforceUser: String?
 
     @Option(help: "Run slice i of N of the clients (i/N, 0-based), e.g. 0/4; combine the records with whalesim merge.")
     var shard: String?
 
-    @Option(name: .customLong("repeat"), help: ArgumentHelp("Run N seeds (seed...seed+N-1) one after another and summarise them; not with --shard.", valueName: "N"))
+    @Option(
+        name: .customLong("repeat"),
+        help: ArgumentHelp(
+            "Run N seeds (seed...seed+N-1) one after another and summarise them; not with --shard.", valueName: "N"))
     var repeatCount: Int?
 
-    @Option(name: .customLong("restart-command"), help: ArgumentHelp("For a --server whalesim does not start: run by /bin/sh as 'COMMAND kill' when a server-restart or power-loss window opens and 'COMMAND start' when it closes (docs/lazyfs.md).", valueName: "COMMAND"))
+    @Option(
+        name: .customLong("restart-command"),
+        help: ArgumentHelp(
+            "For a --server whalesim does not start: run by /bin/sh as 'COMMAND kill' when a server-restart or power-loss window opens and 'COMMAND start' when it closes (docs/lazyfs.md).",
+            valueName: "COMMAND"))
     var restartCommand: String?
 
-    @Option(name: .customLong("lazyfs-control"), help: ArgumentHelp("For a --server whalesim does not start: the .lazyfs-control file of the whalesim lazyfs mount its data directory is on; a power-loss window writes drop there between kill and start.", valueName: "FILE"))
+    @Option(
+        name: .customLong("lazyfs-control"),
+        help: ArgumentHelp(
+            "For a --server whalesim does not start: the .lazyfs-control file of the whalesim lazyfs mount its data directory is on; a power-loss window writes drop there between kill and start.",
+            valueName: "FILE"))
     var lazyfsControl: String?
 
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
-    @Option(name: .customLong("runner-threads"), help: ArgumentHelp("Event loops of the load runner (1...256); default one per core. Fewer cost less CPU per op but leave less headroom for a reconnect storm (docs/decisions/0033-runner-event-loops-one-per-core.md).", valueName: "N"))
+    @Option(
+        name: .customLong("runner-threads"),
+        help: ArgumentHelp(
+            "Event loops of the load runner (1...256); default one per core. Fewer cost less CPU per op but leave less headroom for a reconnect storm (docs/decisions/0033-runner-event-loops-one-per-core.md).",
+            valueName: "N"))
     var runnerThreads: Int?
 
-    @Option(help: "The fixtures directory (whaler/seed.json, salesforce/small); default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies.")
+    @Option(
+        help:
+            "The fixtures directory (whaler/seed.json, salesforce/small); default ./Fixtures, else Fixtures/ beside the binary, else the built-in copies."
+    )
     var fixtures: String?
 
     @Flag(help: "No progress output while the load runs.")
@@ -119,26 +138,34 @@ struct RunCommand: AsyncParsableCommand {
         let result: LiveRunResult
         do { result = try await run.run() } catch {
             printError("whalesim: the run could not start: \(error)")
-            return Outcome(exitCode: ExitStatus.inconclusive.rawValue, directory: nil, verdict: "unknown", verdictLine: nil,
-                           opAckP99Ms: nil, wallSeconds: Date().timeIntervalSince(startedAt), error: "could not start: \(error)")
+            return Outcome(
+                exitCode: ExitStatus.inconclusive.rawValue, directory: nil, verdict: "unknown", verdictLine: nil,
+                opAckP99Ms: nil, wallSeconds: Date().timeIntervalSince(startedAt), error: "could not start: \(error)")
         }
         let wall = Date().timeIntervalSince(startedAt)
         let record = LiveRunRecord(result: result, options: options, startedAt: startedAt, wallSeconds: wall)
         if detail || result.exitCode == 2 { RunSummaryPrinter.print(result, record: record) }
-        if let signal = result.interrupted { print("interrupted by \(signal): the record says so; exit \(result.exitCode)") }
+        if let signal = result.interrupted {
+            print("interrupted by \(signal): the record says so; exit \(result.exitCode)")
+        }
         var dir: String?
         do {
             dir = try LiveRecordWriter.write(record, history: result.history, root: reportDir, startedAt: startedAt)
-            if result.exitCode == ExitStatus.correctnessViolated.rawValue, !noReproduce { reproduceAfterRun(directory: dir!) }
+            if result.exitCode == ExitStatus.correctnessViolated.rawValue, !noReproduce {
+                reproduceAfterRun(directory: dir!)
+            }
             if detail { print("report: \(dir!)/report.html") }
         } catch {
             printError("whalesim: could not write the run's record, so its run directory is incomplete: \(error)")
         }
         let exitCode = ReportRoot.exitCode(verdict: result.exitCode, written: dir != nil)
-        if exitCode != result.exitCode { printError("whalesim: exit \(exitCode): the verdict below was reached, but its record was not written") }
+        if exitCode != result.exitCode {
+            printError("whalesim: exit \(exitCode): the verdict below was reached, but its record was not written")
+        }
         let p99 = result.histograms["op_ack"].flatMap { $0.count > 0 ? $0.percentileMs(99) : nil }
-        return Outcome(exitCode: exitCode, directory: dir, verdict: result.verdict.rawValue,
-                       verdictLine: RunSummaryPrinter.verdictLine(result), opAckP99Ms: p99, wallSeconds: wall, error: nil)
+        return Outcome(
+            exitCode: exitCode, directory: dir, verdict: result.verdict.rawValue,
+            verdictLine: RunSummaryPrinter.verdictLine(result), opAckP99Ms: p99, wallSeconds: wall, error: nil)
     }
 
     /// `--repeat N`: seeds seed...seed+N-1 in turn, a line per run, a table, a repeat directory.
@@ -157,22 +184,27 @@ struct RunCommand: AsyncParsableCommand {
             let outcome = await runOnce(options, detail: false)
             // Which directory, relative to the repeat directory (a sibling under the scenario's).
             let relative = outcome.directory.map { "../" + ($0 as NSString).lastPathComponent }
-            let entry = RepeatSummary.Run(seed: options.seed, directory: relative, verdict: outcome.verdict, exitCode: outcome.exitCode,
-                                          opAckP99Ms: outcome.opAckP99Ms, wallSeconds: outcome.wallSeconds, error: outcome.error,
-                                          reason: outcome.verdictLine)
+            let entry = RepeatSummary.Run(
+                seed: options.seed, directory: relative, verdict: outcome.verdict, exitCode: outcome.exitCode,
+                opAckP99Ms: outcome.opAckP99Ms, wallSeconds: outcome.wallSeconds, error: outcome.error,
+                reason: outcome.verdictLine)
             runs.append(entry)
             print(RepeatSummary.line(entry, index: i, of: count) + (outcome.directory.map { " → \($0)" } ?? ""))
         }
-        let summary = RepeatSummary(scenario: base.scenario.name, firstSeed: base.seed, runs: runs,
-                                    startedAt: RunDirectoryLayout.iso8601(startedAt), wallSeconds: Date().timeIntervalSince(startedAt),
-                                    whalesimVersion: WhaleSimVersion.current)
+        let summary = RepeatSummary(
+            scenario: base.scenario.name, firstSeed: base.seed, runs: runs,
+            startedAt: RunDirectoryLayout.iso8601(startedAt), wallSeconds: Date().timeIntervalSince(startedAt),
+            whalesimVersion: WhaleSimVersion.current)
         print("")
         print(summary.table(), terminator: "")
         do {
-            let dir = try RepeatSummary.createDirectory(root: reportDir, scenario: base.scenario.name, count: count, startedAt: startedAt)
+            let dir = try RepeatSummary.createDirectory(
+                root: reportDir, scenario: base.scenario.name, count: count, startedAt: startedAt)
             try summary.write(to: dir)
             let scenarioDir = (reportDir as NSString).appendingPathComponent(base.scenario.name)
-            try? RunDirectoryLayout.relink((scenarioDir as NSString).appendingPathComponent("latest-repeat"), to: (dir as NSString).lastPathComponent)
+            try? RunDirectoryLayout.relink(
+                (scenarioDir as NSString).appendingPathComponent("latest-repeat"),
+                to: (dir as NSString).lastPathComponent)
             print("repeat: \(dir)/report.html")
         } catch {
             printError("whalesim: could not write the repeat summary: \(error)")
@@ -189,43 +221,93 @@ struct RunCommand: AsyncParsableCommand {
         var overrides: [String] = []
         var live = s.live ?? LiveSpec()
         if let clients {
-            if (1...10_000).contains(clients) { s.clients = clients; overrides += ["--clients", "\(clients)"] } else { problems.append("--clients \(clients): must be 1...10000") }
+            if (1...10_000).contains(clients) {
+                s.clients = clients; overrides += ["--clients", "\(clients)"]
+            } else {
+                problems.append("--clients \(clients): must be 1...10000")
+            }
         }
         if let documents {
-            if (1...10_000).contains(documents) { s.documents = documents; overrides += ["--documents", "\(documents)"] } else { problems.append("--documents \(documents): must be 1...10000") }
+            if (1...10_000).contains(documents) {
+                s.documents = documents; overrides += ["--documents", "\(documents)"]
+            } else {
+                problems.append("--documents \(documents): must be 1...10000")
+            }
         }
-        if s.documents > s.clients { problems.append("\(s.documents) documents for \(s.clients) clients: every document needs a client") }
+        if s.documents > s.clients {
+            problems.append("\(s.documents) documents for \(s.clients) clients: every document needs a client")
+        }
         if let runnerThreads {
-            if LiveExecutor.validThreads.contains(runnerThreads) { overrides += ["--runner-threads", "\(runnerThreads)"] } else { problems.append("--runner-threads \(runnerThreads): must be 1...256") }
+            if LiveExecutor.validThreads.contains(runnerThreads) {
+                overrides += ["--runner-threads", "\(runnerThreads)"]
+            } else {
+                problems.append("--runner-threads \(runnerThreads): must be 1...256")
+            }
         }
         if let duration {
-            if let ms = Self.parseDuration(duration), ms > 0 { live.durationMs = ms; overrides += ["--duration", duration] } else { problems.append("--duration \(duration): expected e.g. 30s, 2m or 500ms") }
+            if let ms = Self.parseDuration(duration), ms > 0 {
+                live.durationMs = ms; overrides += ["--duration", duration]
+            } else {
+                problems.append("--duration \(duration): expected e.g. 30s, 2m or 500ms")
+            }
         }
         if let server {
-            if let u = URL(string: server), ["http", "https"].contains(u.scheme ?? ""), u.host != nil { live.server = .url(server.hasSuffix("/") ? String(server.dropLast()) : server); overrides += ["--server", server] } else { problems.append("--server \(server): expected an http(s) URL") }
+            if let u = URL(string: server), ["http", "https"].contains(u.scheme ?? ""), u.host != nil {
+                live.server = .url(server.hasSuffix("/") ? String(server.dropLast()) : server);
+                overrides += ["--server", server]
+            } else {
+                problems.append("--server \(server): expected an http(s) URL")
+            }
         }
         if let salesforce {
-            if let u = URL(string: salesforce), ["http", "https"].contains(u.scheme ?? ""), u.host != nil { live.salesforce = .url(salesforce); overrides += ["--salesforce", salesforce] } else { problems.append("--salesforce \(salesforce): expected an http(s) URL") }
+            if let u = URL(string: salesforce), ["http", "https"].contains(u.scheme ?? ""), u.host != nil {
+                live.salesforce = .url(salesforce); overrides += ["--salesforce", salesforce]
+            } else {
+                problems.append("--salesforce \(salesforce): expected an http(s) URL")
+            }
         }
         if let repeatCount {
-            if !(1...1000).contains(repeatCount) { problems.append("--repeat \(repeatCount): must be 1...1000") }
-            else if UInt64.max - UInt64(repeatCount - 1) < (seed ?? s.seed) { problems.append("--repeat \(repeatCount): the seeds would pass 2^64-1") }
-            if shard != nil { problems.append("--repeat and --shard cannot be combined: a repeat runs whole runs (run the shards of each seed and merge them instead)") }
+            if !(1...1000).contains(repeatCount) {
+                problems.append("--repeat \(repeatCount): must be 1...1000")
+            } else if UInt64.max - UInt64(repeatCount - 1) < (seed ?? s.seed) {
+                problems.append("--repeat \(repeatCount): the seeds would pass 2^64-1")
+            }
+            if shard != nil {
+                problems.append(
+                    "--repeat and --shard cannot be combined: a repeat runs whole runs (run the shards of each seed and merge them instead)"
+                )
+            }
         }
         if restartCommand != nil || lazyfsControl != nil, case .embedded = live.server {
-            problems.append("--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)")
+            problems.append(
+                "--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)"
+            )
         }
-        if let restartCommand, restartCommand.trimmingCharacters(in: .whitespaces).isEmpty { problems.append("--restart-command is empty") }
+        if let restartCommand, restartCommand.trimmingCharacters(in: .whitespaces).isEmpty {
+            problems.append("--restart-command is empty")
+        }
         // Raw: the replay command quotes every word (ShellCommand); quoting it here too quoted it twice.
         if let restartCommand { overrides += ["--restart-command", restartCommand] }
         if let lazyfsControl {
-            if lazyfsControl.hasSuffix(".lazyfs-control") { overrides += ["--lazyfs-control", lazyfsControl] } else { problems.append("--lazyfs-control \(lazyfsControl): expected the .lazyfs-control file at the root of a whalesim lazyfs mount") }
+            if lazyfsControl.hasSuffix(".lazyfs-control") {
+                overrides += ["--lazyfs-control", lazyfsControl]
+            } else {
+                problems.append(
+                    "--lazyfs-control \(lazyfsControl): expected the .lazyfs-control file at the root of a whalesim lazyfs mount"
+                )
+            }
         }
-        if case .url = live.salesforce, salesforceUser == nil { problems.append("a Salesforce URL needs --salesforce-user username:password+token") }
+        if case .url = live.salesforce, salesforceUser == nil {
+            problems.append("a Salesforce URL needs --salesforce-user username:password+token")
+        }
         var shardValue: (Int, Int)?
         if let shard {
             let parts = shard.split(separator: "/").map { Int($0) }
-            if parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 1000, (0..<n).contains(i) { shardValue = (i, n) } else { problems.append("--shard \(shard): expected i/N with 0 <= i < N, e.g. 0/4") }
+            if parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, n <= 1000, (0..<n).contains(i) {
+                shardValue = (i, n)
+            } else {
+                problems.append("--shard \(shard): expected i/N with 0 <= i < N, e.g. 0/4")
+            }
         }
         var fixturesURL = URL(fileURLWithPath: "Fixtures")
         do {
@@ -233,13 +315,16 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             problems.append("cannot write the built-in fixtures to a temporary directory: \(error)")
         }
-        if let fixtures, case .embedded = live.server, !FileManager.default.fileExists(atPath: fixturesURL.appendingPathComponent("whaler/seed.json").path) {
+        if let fixtures, case .embedded = live.server,
+            !FileManager.default.fileExists(atPath: fixturesURL.appendingPathComponent("whaler/seed.json").path)
+        {
             problems.append("--fixtures \(fixtures): no whaler/seed.json there")
         }
         if let problem = ReportRoot.problem(reportDir) { problems.append(problem) }
         if !problems.isEmpty { throw BadInput(problems.joined(separator: "\n")) }
         s.live = live
-        var options = LiveRunOptions(scenario: s, scenarioRef: ref, seed: seed ?? s.seed, fixtures: fixturesURL, reportsRoot: reportDir)
+        var options = LiveRunOptions(
+            scenario: s, scenarioRef: ref, seed: seed ?? s.seed, fixtures: fixturesURL, reportsRoot: reportDir)
         options.shard = shardValue
         options.overrides = overrides
         options.salesforceUser = salesforceUser
@@ -253,7 +338,15 @@ struct RunCommand: AsyncParsableCommand {
     static func parseDuration(_ text: String) -> Int? {
         var t = text
         var scale = 1.0
-        if t.hasSuffix("ms") { t.removeLast(2) } else if t.hasSuffix("s") { t.removeLast(); scale = 1000 } else if t.hasSuffix("m") { t.removeLast(); scale = 60_000 } else { return nil }
+        if t.hasSuffix("ms") {
+            t.removeLast(2)
+        } else if t.hasSuffix("s") {
+            t.removeLast(); scale = 1000
+        } else if t.hasSuffix("m") {
+            t.removeLast(); scale = 60_000
+        } else {
+            return nil
+        }
         guard let v = Double(t), v.isFinite, v >= 0, v * scale <= 86_400_000 else { return nil }
         return Int((v * scale).rounded())
     }

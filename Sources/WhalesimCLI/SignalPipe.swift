@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Signals handled on a thread of their own: a plain handler writes the signal's number to a
@@ -40,7 +40,11 @@ enum SignalPipe {
                         if n == 1 {
                             let h = lock.withLock { Self.handler }
                             h?(Int32(byte))
-                        } else if n < 0, errno == EINTR { continue } else { return }
+                        } else if n < 0, errno == EINTR {
+                            continue
+                        } else {
+                            return
+                        }
                     }
                 }
                 reader.start()

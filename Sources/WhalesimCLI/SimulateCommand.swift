@@ -62,7 +62,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Override the bound on a link's queue past which the client counts as slow.")
     var queueBound: Int?
 
-    @Option(name: .customLong("sqlite-synchronous"), help: ArgumentHelp("The simulated server's storage sync level, as `serve --sqlite-synchronous`: full, normal or off (what a power-loss nemesis takes).", valueName: "LEVEL"))
+    @Option(
+        name: .customLong("sqlite-synchronous"),
+        help: ArgumentHelp(
+            "The simulated server's storage sync level, as `serve --sqlite-synchronous`: full, normal or off (what a power-loss nemesis takes).",
+            valueName: "LEVEL"))
     var sqliteSynchronous: String?
 
     @Option(name: .customLong("without-nemesis"), help: "Drop the scenario's nemeses of this kind (repeatable).")
@@ -102,7 +106,10 @@ struct SimulateCommand: AsyncParsableCommand {
         fflush(nil)
         let startedAt = Date()
         let style: SimulationPlan.ProgressStyle = plan.seedCount > 1 && isatty(2) != 0 ? .bar : .lines
-        let outcome = await plan.execute(progress: { print($0); fflush(nil) }, style: style, interrupted: { stop.value })
+        let outcome = await plan.execute(
+            progress: {
+                print($0); fflush(nil)
+            }, style: style, interrupted: { stop.value })
         throw plan.finish(outcome, reportDir: reportDir, startedAt: startedAt)
     }
 
@@ -116,31 +123,49 @@ struct SimulateCommand: AsyncParsableCommand {
             throw BadInput(error.description)
         }
         var problems: [String] = []
-        var overrides = ScenarioOverrides(clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound,
-                                          boardClients: board, accounts: accounts, modelOnly: modelOnly)
+        var overrides = ScenarioOverrides(
+            clients: clients, documents: documents, ops: ops, delayMax: delayMax, queueBound: queueBound,
+            boardClients: board, accounts: accounts, modelOnly: modelOnly)
         for name in faults {
-            if let fault = Fault(rawValue: name) { overrides.faults.append(fault) } else {
-                problems.append("--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
+            if let fault = Fault(rawValue: name) {
+                overrides.faults.append(fault)
+            } else {
+                problems.append(
+                    "--fault \(name): unknown fault (catalog: \(FaultCatalog.names.joined(separator: ", ")))")
             }
         }
         if let sqliteSynchronous {
-            if let level = StorageSync(rawValue: sqliteSynchronous) { overrides.storageSync = level } else {
-                problems.append("--sqlite-synchronous \(sqliteSynchronous): expected one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", "))")
+            if let level = StorageSync(rawValue: sqliteSynchronous) {
+                overrides.storageSync = level
+            } else {
+                problems.append(
+                    "--sqlite-synchronous \(sqliteSynchronous): expected one of \(StorageSync.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
         }
         for name in withoutNemeses {
-            if let kind = NemesisSpec.Kind(rawValue: name) { overrides.withoutNemeses.append(kind) } else {
-                problems.append("--without-nemesis \(name): expected one of \(NemesisSpec.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            if let kind = NemesisSpec.Kind(rawValue: name) {
+                overrides.withoutNemeses.append(kind)
+            } else {
+                problems.append(
+                    "--without-nemesis \(name): expected one of \(NemesisSpec.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
         }
         if let clients, !(1...10_000).contains(clients) { problems.append("--clients \(clients): expected 1...10000") }
-        if let documents, !(1...10_000).contains(documents) { problems.append("--documents \(documents): expected 1...10000") }
+        if let documents, !(1...10_000).contains(documents) {
+            problems.append("--documents \(documents): expected 1...10000")
+        }
         if let ops, ops < 0 { problems.append("--ops \(ops): expected 0 or more") }
-        if let queueBound, !(1...1_000_000).contains(queueBound) { problems.append("--queue-bound \(queueBound): expected 1...1000000") }
+        if let queueBound, !(1...1_000_000).contains(queueBound) {
+            problems.append("--queue-bound \(queueBound): expected 1...1000000")
+        }
         if let delayMax, delayMax < 0 { problems.append("--delay-max \(delayMax): expected 0 or more") }
         let clientCount = clients ?? base.clients
         if let documents, clientCount >= 1, documents > clientCount {
-            problems.append("--documents \(documents): more documents than the \(clientCount) clients (every document needs a client)")
+            problems.append(
+                "--documents \(documents): more documents than the \(clientCount) clients (every document needs a client)"
+            )
         }
         if base.model == nil {
             if board != nil { problems.append("--board: \(ref) has no model section") }
@@ -148,7 +173,9 @@ struct SimulateCommand: AsyncParsableCommand {
             if modelOnly { problems.append("--model-only: \(ref) has no model section") }
         }
         if let board, !(0...10_000).contains(board) { problems.append("--board \(board): expected 0...10000") }
-        if let accounts, !(1...1_000).contains(accounts) { problems.append("--accounts \(accounts): expected 1...1000") }
+        if let accounts, !(1...1_000).contains(accounts) {
+            problems.append("--accounts \(accounts): expected 1...1000")
+        }
         if let seeds, !(1...1_000_000).contains(seeds) { problems.append("--seeds \(seeds): expected 1...1000000") }
         guard problems.isEmpty else { throw BadInput(problems.joined(separator: "\n  ")) }
         return SimulationPlan(

@@ -32,21 +32,33 @@ struct SimulationPlan: Sendable {
         let s = scenario
         print("whalesim simulate \(scenarioRef) (whalesim \(WhaleSimVersion.current))")
         let seeds = seedCount == 1 ? "seed \(firstSeed)" : "seeds \(firstSeed)...\(firstSeed + UInt64(seedCount) - 1)"
-        print("  \(seeds); \(s.clients) clients on \(s.documents) document(s), protocol \(s.protocolVersion), \(s.alphabet.rawValue) text")
-        print("  \(s.ops) ops; delay \(s.delay.description); think \(s.thinkTime.description); queue bound \(s.queueBound)")
+        print(
+            "  \(seeds); \(s.clients) clients on \(s.documents) document(s), protocol \(s.protocolVersion), \(s.alphabet.rawValue) text"
+        )
+        print(
+            "  \(s.ops) ops; delay \(s.delay.description); think \(s.thinkTime.description); queue bound \(s.queueBound)"
+        )
         print("  ticks: safety \(s.safetyTicks), liveness budget \(s.livenessBudget)")
         let nemeses = s.nemeses.map { $0.kind.rawValue }
-        print("  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faultWindows.isEmpty ? "none" : s.faultWindows.map(\.description).joined(separator: ", "))")
+        print(
+            "  nemeses: \(nemeses.isEmpty ? "none" : nemeses.joined(separator: ", ")); faults: \(s.faultWindows.isEmpty ? "none" : s.faultWindows.map(\.description).joined(separator: ", "))"
+        )
         print("  checkers: \(s.checkers.map(\.rawValue).joined(separator: ", "))")
-        if s.storageSync != .full { print("  storage: synchronous \(s.storageSync.rawValue) (what a power loss takes: StorageSync)") }
-        for (fault, reason) in unexercisedFaults { print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)") }
+        if s.storageSync != .full {
+            print("  storage: synchronous \(s.storageSync.rawValue) (what a power loss takes: StorageSync)")
+        }
+        for (fault, reason) in unexercisedFaults {
+            print("  warning: --fault \(fault.rawValue) cannot be exercised: \(reason)")
+        }
     }
 
     /// Runs every seed (in parallel, at most one per core) and shrinks the first failure. Once
     /// `interrupted` says a signal came, no seed starts; those running finish, and the outcome
     /// covers the seeds done (nothing is shrunk).
-    func execute(progress: @escaping @Sendable (String) -> Void, style: ProgressStyle = .lines,
-                 interrupted: @escaping @Sendable () -> String? = { nil }) async -> Outcome {
+    func execute(
+        progress: @escaping @Sendable (String) -> Void, style: ProgressStyle = .lines,
+        interrupted: @escaping @Sendable () -> String? = { nil }
+    ) async -> Outcome {
         let scenario = self.scenario
         let seeds = (0..<seedCount).map { firstSeed &+ UInt64($0) }
         var verdicts: [(UInt64, Verdict)] = []
@@ -63,8 +75,9 @@ struct SimulationPlan: Sendable {
             var lastDrawn = ContinuousClock.now - .seconds(1)
             func figures(_ done: Int) -> SeedProgress {
                 let elapsed = ContinuousClock.now - started
-                return SeedProgress(done: done, total: seeds.count, failures: failures,
-                                    elapsedSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                return SeedProgress(
+                    done: done, total: seeds.count, failures: failures,
+                    elapsedSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             }
             await withTaskGroup(of: (UInt64, SimulationResult).self) { group in
                 var next = 0
@@ -88,8 +101,12 @@ struct SimulationPlan: Sendable {
                         }
                     case .bar:
                         // A failure gets its own line above the bar; the bar is redrawn at most 10 times a second.
-                        if result.verdict != .valid { Self.draw(nil); progress("  [\(done)/\(seeds.count)] seed \(s): \(result.verdict.rawValue)") }
-                        if result.verdict != .valid || done == seeds.count || ContinuousClock.now - lastDrawn >= .milliseconds(100) {
+                        if result.verdict != .valid {
+                            Self.draw(nil); progress("  [\(done)/\(seeds.count)] seed \(s): \(result.verdict.rawValue)")
+                        }
+                        if result.verdict != .valid || done == seeds.count
+                            || ContinuousClock.now - lastDrawn >= .milliseconds(100)
+                        {
                             Self.draw(figures(done).bar())
                             lastDrawn = ContinuousClock.now
                         }
@@ -98,8 +115,14 @@ struct SimulationPlan: Sendable {
                     if next < seeds.count, stoppedBy == nil { add() }
                 }
             }
-            if style == .bar { Self.draw(figures(verdicts.count).bar()); FileHandle.standardError.write(Data("\n".utf8)) }
-            if let stoppedBy { progress("  interrupted by \(stoppedBy): \(verdicts.count) of \(seeds.count) seeds done, \(seeds.count - verdicts.count) not started") }
+            if style == .bar {
+                Self.draw(figures(verdicts.count).bar()); FileHandle.standardError.write(Data("\n".utf8))
+            }
+            if let stoppedBy {
+                progress(
+                    "  interrupted by \(stoppedBy): \(verdicts.count) of \(seeds.count) seeds done, \(seeds.count - verdicts.count) not started"
+                )
+            }
             verdicts.sort { $0.0 < $1.0 }
         }
         // Report the lowest failing seed (invalid first, then unknown), else the first seed.
@@ -110,7 +133,9 @@ struct SimulationPlan: Sendable {
             progress("  shrinking seed \(pick.0) (\(checker.rawValue) invalid)...")
             shrunk = Shrinker.shrink(scenario: base, overrides: overrides, seed: pick.0, checker: checker)
         }
-        return Outcome(verdicts: verdicts.map { (seed: $0.0, verdict: $0.1) }, reported: reported, shrunk: shrunk, interrupted: stoppedBy)
+        return Outcome(
+            verdicts: verdicts.map { (seed: $0.0, verdict: $0.1) }, reported: reported, shrunk: shrunk,
+            interrupted: stoppedBy)
     }
 
     /// Redraws the bar in place on stderr (`\r`, clear to the end of the line); nil only clears it.
@@ -125,10 +150,16 @@ struct SimulationPlan: Sendable {
             let invalid = outcome.verdicts.filter { $0.verdict == .invalid }.count
             let unknown = outcome.verdicts.filter { $0.verdict == .unknown }.count
             let ran = outcome.verdicts.count
-            let of = outcome.interrupted == nil ? "\(ran) seeds" : "\(ran) of \(seedCount) seeds (interrupted by \(outcome.interrupted!))"
-            print("\(of): \(ran - invalid - unknown) valid, \(invalid) invalid, \(unknown) unknown; details for seed \(result.seed)")
+            let of =
+                outcome.interrupted == nil
+                ? "\(ran) seeds" : "\(ran) of \(seedCount) seeds (interrupted by \(outcome.interrupted!))"
+            print(
+                "\(of): \(ran - invalid - unknown) valid, \(invalid) invalid, \(unknown) unknown; details for seed \(result.seed)"
+            )
         }
-        print("seed \(result.seed): \(result.counts.edits) edits, \(result.counts.messages) messages, \(result.counts.ticks) ticks, history \(result.history.hash)")
+        print(
+            "seed \(result.seed): \(result.counts.edits) edits, \(result.counts.messages) messages, \(result.counts.ticks) ticks, history \(result.history.hash)"
+        )
         for r in result.results {
             print("  \(r.checker.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(r.verdict.rawValue)")
             for line in r.evidence { print("      \(line)") }
@@ -146,8 +177,9 @@ struct SimulationPlan: Sendable {
         }
         var written = false
         do {
-            let dir = try ReportWriter.write(record: record, history: result.history, shrunkHistory: outcome.shrunk?.result.history,
-                                             scenario: result.scenario.name, seed: result.seed, root: reportDir, startedAt: startedAt)
+            let dir = try ReportWriter.write(
+                record: record, history: result.history, shrunkHistory: outcome.shrunk?.result.history,
+                scenario: result.scenario.name, seed: result.seed, root: reportDir, startedAt: startedAt)
             print("report: \(dir)/report.html")
             written = true
         } catch {
@@ -155,7 +187,9 @@ struct SimulationPlan: Sendable {
         }
         let code = verdictCode(outcome, result: result)
         let exit = ReportRoot.exitCode(verdict: code.rawValue, written: written)
-        if exit != code.rawValue { printError("whalesim: exit \(exit): the verdict above was reached, but its record was not written") }
+        if exit != code.rawValue {
+            printError("whalesim: exit \(exit): the verdict above was reached, but its record was not written")
+        }
         return ExitCode(exit)
     }
 
@@ -176,7 +210,9 @@ struct SimulationPlan: Sendable {
     /// Faults switched on that this scenario cannot exercise, with why: a pass would prove nothing.
     var unexercisedFaults: [(Fault, String)] {
         let s = scenario
-        return s.faults.compactMap(Fault.init(rawValue:)).compactMap { fault in s.cannotExercise(fault).map { (fault, $0) } }
+        return s.faults.compactMap(Fault.init(rawValue:)).compactMap { fault in
+            s.cannotExercise(fault).map { (fault, $0) }
+        }
     }
 
     /// 2 if any checker is invalid; 3 if a checker is unknown and no `!= invalid` threshold
@@ -184,8 +220,11 @@ struct SimulationPlan: Sendable {
     static func exitCode(for result: SimulationResult) -> ExitCode {
         if result.verdict == .invalid { return ExitStatus.correctnessViolated }
         if !result.breachedThresholds.isEmpty { return ExitStatus.inconclusive }
-        let accepted = Set(result.scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
-        if result.results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) { return ExitStatus.inconclusive }
+        let accepted = Set(
+            result.scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
+        if result.results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) {
+            return ExitStatus.inconclusive
+        }
         return ExitStatus.pass
     }
 }

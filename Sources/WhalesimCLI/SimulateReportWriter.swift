@@ -9,13 +9,16 @@ import WhaleSim
 /// `Reports/<scenario>/latest` and `Reports/latest` at it. The timestamp is the only
 /// wall-clock use, outside the simulated path.
 enum ReportWriter {
-    static func write(record: RunRecord, history: History, shrunkHistory: History?, scenario: String, seed: UInt64,
-                      root: String, startedAt: Date) throws -> String {
+    static func write(
+        record: RunRecord, history: History, shrunkHistory: History?, scenario: String, seed: UInt64,
+        root: String, startedAt: Date
+    ) throws -> String {
         let dir = try RunDirectoryLayout.create(root: root, scenario: scenario, seed: seed, startedAt: startedAt)
         try record.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("run.json")))
         try RecordHistory.write(history, to: (dir as NSString).appendingPathComponent(HistoryFiles.compactName))
         if let shrunkHistory {
-            try RecordHistory.write(shrunkHistory, to: (dir as NSString).appendingPathComponent(RunRecord.shrunkHistoryFile))
+            try RecordHistory.write(
+                shrunkHistory, to: (dir as NSString).appendingPathComponent(RunRecord.shrunkHistoryFile))
         }
         try ReportFiles.write(RunDirectory.load(dir))
         try RunDirectoryLayout.linkLatest(root: root, scenario: scenario, dir: dir)

@@ -10,7 +10,8 @@ enum SmallOrg {
     static func directory(given: String?) throws -> String {
         if let given { return given }
         do {
-            return try BuiltinFixtures.directory(given: nil, holding: "salesforce/small/org.json").url.appendingPathComponent("salesforce/small").path
+            return try BuiltinFixtures.directory(given: nil, holding: "salesforce/small/org.json").url
+                .appendingPathComponent("salesforce/small").path
         } catch {
             throw BadInput("cannot write the built-in org to a temporary directory: \(error)").exit()
         }

@@ -30,10 +30,13 @@ struct FakeSalesforceResponder: HTTPResponder {
         }
         var headers = HTTPFields()
         for (name, value) in response.headers {
-            if let field = HTTPFields.Element.Name(name) { headers.append(HTTPFields.Element(name: field, value: value)) }
+            if let field = HTTPFields.Element.Name(name) {
+                headers.append(HTTPFields.Element(name: field, value: value))
+            }
         }
-        return Response(status: HTTPResponse.Status(code: response.status), headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+        return Response(
+            status: HTTPResponse.Status(code: response.status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
     }
 }
 

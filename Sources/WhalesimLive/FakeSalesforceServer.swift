@@ -30,8 +30,10 @@ public final class FakeSalesforceServer: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, ownedDirectory: URL?,
-                 group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(
+        fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, ownedDirectory: URL?,
+        group: ServiceGroup, task: Task<Void, any Error>
+    ) {
         self.fake = fake
         self.httpPort = httpPort
         self.httpsPort = httpsPort
@@ -45,21 +47,30 @@ public final class FakeSalesforceServer: Sendable {
 
     /// Starts both listeners and returns once they are bound. Port 0 picks a free port.
     /// `caFile` nil writes the CA to a fresh temporary directory.
-    public static func start(org: Org, config: FakeSalesforceConfig = FakeSalesforceConfig(),
-                             connectedApps: [ConnectedApp] = ConnectedApp.defaults,
-                             host: String = "127.0.0.1", httpPort: Int = 0, httpsPort: Int = 0,
-                             caFile: URL? = nil) async throws -> FakeSalesforceServer {
-        let fake = FakeSalesforce(org: org, config: config, connectedApps: connectedApps,
-                                  defaultBaseURL: "https://\(host):\(httpsPort)")
+    public static func start(
+        org: Org, config: FakeSalesforceConfig = FakeSalesforceConfig(),
+        connectedApps: [ConnectedApp] = ConnectedApp.defaults,
+        host: String = "127.0.0.1", httpPort: Int = 0, httpsPort: Int = 0,
+        caFile: URL? = nil
+    ) async throws -> FakeSalesforceServer {
+        let fake = FakeSalesforce(
+            org: org, config: config, connectedApps: connectedApps,
+            defaultBaseURL: "https://\(host):\(httpsPort)")
         return try await start(fake: fake, host: host, httpPort: httpPort, httpsPort: httpsPort, caFile: caFile)
     }
 
     /// Serves an existing handler (tests that drive the same fake in-process and over sockets).
-    public static func start(fake: FakeSalesforce, host: String = "127.0.0.1", httpPort: Int = 0,
-                             httpsPort: Int = 0, caFile: URL? = nil) async throws -> FakeSalesforceServer {
+    public static func start(
+        fake: FakeSalesforce, host: String = "127.0.0.1", httpPort: Int = 0,
+        httpsPort: Int = 0, caFile: URL? = nil
+    ) async throws -> FakeSalesforceServer {
         let certificates = try SelfSignedCertificates.generate()
-        let ownedDirectory: URL? = caFile == nil ? FileManager.default.temporaryDirectory
-            .appendingPathComponent("whalesim-fake-salesforce-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))") : nil
+        let ownedDirectory: URL? =
+            caFile == nil
+            ? FileManager.default.temporaryDirectory
+                .appendingPathComponent(
+                    "whalesim-fake-salesforce-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+                ) : nil
         let caURL = caFile ?? ownedDirectory!.appendingPathComponent("ca.pem")
         try certificates.writeCA(to: caURL)
         let tls = try certificates.serverTLSConfiguration()
@@ -81,7 +92,8 @@ public final class FakeSalesforceServer: Sendable {
             configuration: ApplicationConfiguration(address: .hostname(host, port: httpsPort), serverName: nil),
             onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") },
             logger: logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [httpApp, httpsApp], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: [httpApp, httpsApp], logger: logger))
         let task = Task {
             do { try await group.run() } catch {
                 // Releases the waits below when a listener cannot start (port taken...).
@@ -100,8 +112,9 @@ public final class FakeSalesforceServer: Sendable {
         }
         let httpBoundPort = Int(httpBound.value.split(separator: ":").last ?? "") ?? httpPort
         let httpsBoundPort = Int(httpsBound.value.split(separator: ":").last ?? "") ?? httpsPort
-        return FakeSalesforceServer(fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
-                                    caFile: caURL, ownedDirectory: ownedDirectory, group: group, task: task)
+        return FakeSalesforceServer(
+            fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
+            caFile: caURL, ownedDirectory: ownedDirectory, group: group, task: task)
     }
 
     /// Stops both listeners (graceful: requests in flight finish) and waits for them, then

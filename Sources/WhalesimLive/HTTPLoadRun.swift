@@ -18,7 +18,9 @@ public enum HTTPLoadRun {
         var rows = 0
     }
 
-    public static func measure(port: Int, connections: Int, seconds: Double, targets: [String], headers: [(String, String)]) async throws -> Result {
+    public static func measure(
+        port: Int, connections: Int, seconds: Double, targets: [String], headers: [(String, String)]
+    ) async throws -> Result {
         let start = ContinuousClock.now
         let deadline = start + .milliseconds(Int(seconds * 1000))
         let workers = try await withThrowingTaskGroup(of: Worker.self) { group in
@@ -34,7 +36,9 @@ public enum HTTPLoadRun {
                             let sent = ContinuousClock.now
                             let (status, body) = try await connection.get(target, headers: headers)
                             let elapsed = ContinuousClock.now - sent
-                            worker.latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+                            worker.latencies.append(
+                                Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds)
+                                    * 1000)
                             if status != 200 { worker.errors += 1 }
                             worker.rows += rowsIn(body.readableBytesView)
                         }
@@ -51,9 +55,10 @@ public enum HTTPLoadRun {
         let latencies = workers.flatMap(\.latencies).sorted()
         let count = latencies.count
         func percentile(_ p: Double) -> Double { count == 0 ? 0 : latencies[min(count - 1, Int(Double(count) * p))] }
-        return Result(requests: count, errors: workers.map(\.errors).reduce(0, +), queriesPerSecond: Double(count) / wall,
-                      p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
-                      rowsPerPage: count == 0 ? 0 : Double(workers.map(\.rows).reduce(0, +)) / Double(count))
+        return Result(
+            requests: count, errors: workers.map(\.errors).reduce(0, +), queriesPerSecond: Double(count) / wall,
+            p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
+            rowsPerPage: count == 0 ? 0 : Double(workers.map(\.rows).reduce(0, +)) / Double(count))
     }
 
     /// Records in a query page: counts `"attributes":` occurrences (cheap, no JSON parse in the hot loop).

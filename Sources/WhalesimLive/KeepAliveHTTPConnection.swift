@@ -18,8 +18,10 @@ public struct KeepAliveHTTPConnection {
     private let host: String
 
     /// Opens a connection, runs `body` with it and closes it.
-    public static func with<R: Sendable>(host: String, port: Int,
-                                         _ body: (inout KeepAliveHTTPConnection) async throws -> R) async throws -> R {
+    public static func with<R: Sendable>(
+        host: String, port: Int,
+        _ body: (inout KeepAliveHTTPConnection) async throws -> R
+    ) async throws -> R {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
@@ -30,21 +32,26 @@ public struct KeepAliveHTTPConnection {
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            var connection = KeepAliveHTTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound, host: "\(host):\(port)")
+            var connection = KeepAliveHTTPConnection(
+                inbound: inbound.makeAsyncIterator(), outbound: outbound, host: "\(host):\(port)")
             return try await body(&connection)
         }
     }
 
-    private init(inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
-                 outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>, host: String) {
+    private init(
+        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>, host: String
+    ) {
         self.inbound = inbound
         self.outbound = outbound
         self.host = host
     }
 
     /// Sends one request and reads the whole response.
-    public mutating func request(_ method: HTTPMethod = .GET, _ target: String, headers: [(String, String)] = [],
-                                 body: [UInt8] = []) async throws -> (status: Int, body: ByteBuffer) {
+    public mutating func request(
+        _ method: HTTPMethod = .GET, _ target: String, headers: [(String, String)] = [],
+        body: [UInt8] = []
+    ) async throws -> (status: Int, body: ByteBuffer) {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
         head.headers.add(name: "Host", value: host)
         for (name, value) in headers { head.headers.add(name: name, value: value) }
@@ -67,7 +74,9 @@ public struct KeepAliveHTTPConnection {
     }
 
     /// `GET target`.
-    public mutating func get(_ target: String, headers: [(String, String)] = []) async throws -> (status: Int, body: ByteBuffer) {
+    public mutating func get(_ target: String, headers: [(String, String)] = []) async throws -> (
+        status: Int, body: ByteBuffer
+    ) {
         try await request(.GET, target, headers: headers)
     }
 }

@@ -63,7 +63,8 @@ public struct SelfSignedCertificates: Sendable {
         let leaf = try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem)
         let ca = try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)
-        return TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(leaf), .certificate(ca)], privateKey: .privateKey(key))
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(leaf), .certificate(ca)], privateKey: .privateKey(key))
     }
 
     /// Writes the CA certificate (PEM) to `file`, creating its directory.

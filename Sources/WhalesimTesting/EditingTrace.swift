@@ -51,9 +51,9 @@ public struct EditingTrace: Sendable {
     /// Parses the trace JSON (already decompressed).
     public static func parse(_ json: Data, name: String) throws -> EditingTrace {
         guard let root = try JSONSerialization.jsonObject(with: json) as? [String: Any],
-              let start = root["startContent"] as? String,
-              let end = root["endContent"] as? String,
-              let txns = root["txns"] as? [[String: Any]]
+            let start = root["startContent"] as? String,
+            let end = root["endContent"] as? String,
+            let txns = root["txns"] as? [[String: Any]]
         else { throw TraceError("\(name): not an editing trace (needs startContent, endContent, txns)") }
         var patches: [Patch] = []
         patches.reserveCapacity(txns.count)
@@ -61,7 +61,7 @@ public struct EditingTrace: Sendable {
             guard let list = txn["patches"] as? [[Any]] else { throw TraceError("\(name): txns[\(t)] has no patches") }
             for raw in list {
                 guard raw.count == 3, let position = (raw[0] as? NSNumber)?.intValue,
-                      let deleted = (raw[1] as? NSNumber)?.intValue, let text = raw[2] as? String
+                    let deleted = (raw[1] as? NSNumber)?.intValue, let text = raw[2] as? String
                 else { throw TraceError("\(name): txns[\(t)] has a malformed patch") }
                 patches.append(Patch(position: position, deleted: deleted, text: text))
             }
@@ -81,7 +81,9 @@ public struct EditingTrace: Sendable {
         // Read before waiting: a full pipe would otherwise block gzip forever.
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TraceError("gzip -dc \(file.path) failed (\(process.terminationStatus))") }
+        guard process.terminationStatus == 0 else {
+            throw TraceError("gzip -dc \(file.path) failed (\(process.terminationStatus))")
+        }
         return data
     }
 }

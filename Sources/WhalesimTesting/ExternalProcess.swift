@@ -21,8 +21,10 @@ public enum ExternalProcess {
     }
 
     /// Runs a program to completion (killed after `timeout`), capturing its output.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Duration = .seconds(120), whileRunning: (@Sendable () async -> Void)? = nil) async throws -> Output {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(120), whileRunning: (@Sendable () async -> Void)? = nil
+    ) async throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -63,7 +65,8 @@ public enum ExternalProcess {
     public static let pythonVariable = "WHALESIM_TEST_PYTHON"
 
     /// What a test that lacks the Python clients should tell the reader.
-    public static let pythonHint = "run scripts/setup --tests (it makes .venv with simple-salesforce and websockets; scripts/test sets $WHALESIM_TEST_PYTHON to its python3)"
+    public static let pythonHint =
+        "run scripts/setup --tests (it makes .venv with simple-salesforce and websockets; scripts/test sets $WHALESIM_TEST_PYTHON to its python3)"
 
     /// The Python the tests drive their external clients with: `$WHALESIM_TEST_PYTHON` (set by
     /// scripts/test), else the package's `.venv/bin/python3` (scripts/setup --tests makes it),
@@ -71,7 +74,10 @@ public enum ExternalProcess {
     /// resort: the clients are installed in the virtual environment, never with system pip.
     public static func python3() -> String? {
         if let given = ProcessInfo.processInfo.environment[pythonVariable], !given.isEmpty,
-           FileManager.default.isExecutableFile(atPath: given) { return given }
+            FileManager.default.isExecutableFile(atPath: given)
+        {
+            return given
+        }
         let venv = packageRoot.appendingPathComponent(".venv/bin/python3").path
         if FileManager.default.isExecutableFile(atPath: venv) { return venv }
         return which("python3")
@@ -79,7 +85,9 @@ public enum ExternalProcess {
 
     /// A program on PATH, or nil.
     public static func which(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin").split(separator: ":") {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin").split(
+            separator: ":")
+        {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
@@ -118,7 +126,8 @@ public enum ExternalProcess {
     /// A fresh directory under the system's temporary directory, removed when the test process
     /// exits, unless `WHALESIM_KEEP_TEMP=1` is set (to look at what a failing test left).
     public static func temporaryDirectory(_ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-\(name)-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whalesim-\(name)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         TemporaryDirectories.add(url)
         return url

@@ -18,7 +18,8 @@ public enum GoldenFile {
     public static func compare(_ actual: String, with file: URL) -> String? {
         if recording {
             do {
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(actual.utf8).write(to: file)
                 return nil
             } catch {

@@ -36,7 +36,8 @@ import Testing
               {"method": "GET", "url": "/services/data/v59.0/limits", "referenceId": "c"}
             ]}
             """
-        let items = try #require(fake.handle(APITestOrg.send("POST", url, token: token, json: body)).json["compositeResponse"]?.arrayValue)
+        let items = try #require(
+            fake.handle(APITestOrg.send("POST", url, token: token, json: body)).json["compositeResponse"]?.arrayValue)
         #expect(items.map { $0["httpStatusCode"] } == [400, 400, 400])
         #expect(items[0]["body"]?[0]?["errorCode"] == "PROCESSING_HALTED")
         #expect(items[1]["body"]?[0]?["errorCode"] == "INVALID_FIELD")
@@ -53,7 +54,8 @@ import Testing
               {"method": "POST", "url": "/services/data/v59.0/sobjects/Account", "referenceId": "fine", "body": {"Name": "Kept"}}
             ]}
             """
-        let items = try #require(fake.handle(APITestOrg.send("POST", url, token: token, json: body)).json["compositeResponse"]?.arrayValue)
+        let items = try #require(
+            fake.handle(APITestOrg.send("POST", url, token: token, json: body)).json["compositeResponse"]?.arrayValue)
         #expect(items.map { $0["httpStatusCode"] } == [400, 400, 201])
         #expect(items[1]["body"]?[0]?["errorCode"] == "PROCESSING_HALTED")
         #expect(items[1]["body"]?[0]?["message"]?.stringValue?.contains("bad.id") == true)
@@ -66,9 +68,15 @@ import Testing
             ("not json", "JSON_PARSER_ERROR"),
             (#"{"allOrNone": true}"#, "INVALID_INPUT"),
             (#"{"compositeRequest": []}"#, "INVALID_INPUT"),
-            ("{\"compositeRequest\": [" + Array(repeating: sub, count: 26).joined(separator: ",") + "]}", "INVALID_INPUT"),
+            (
+                "{\"compositeRequest\": [" + Array(repeating: sub, count: 26).joined(separator: ",") + "]}",
+                "INVALID_INPUT"
+            ),
             (#"{"compositeRequest": [{"method": "GET", "url": "/services/data/v59.0/limits"}]}"#, "INVALID_INPUT"),
-            (#"{"compositeRequest": [{"method": "GET", "url": "http://evil/x", "referenceId": "r"}]}"#, "INVALID_INPUT"),
+            (
+                #"{"compositeRequest": [{"method": "GET", "url": "http://evil/x", "referenceId": "r"}]}"#,
+                "INVALID_INPUT"
+            ),
             ("{\"compositeRequest\": [\(sub), \(sub)]}", "INVALID_INPUT"),
         ]
         for (body, code) in cases {
@@ -79,7 +87,9 @@ import Testing
     }
 
     @Test func referencePaths() throws {
-        let responses: [String: JSONValue] = ["q": .object([("records", [.object([("Id", "001X")])]), ("totalSize", 1)])]
+        let responses: [String: JSONValue] = [
+            "q": .object([("records", [.object([("Id", "001X")])]), ("totalSize", 1)])
+        ]
         #expect(try FakeSalesforce.resolve("q.records[0].Id", responses) == "001X")
         #expect(try FakeSalesforce.resolve("q.totalSize", responses) == 1)
         #expect(throws: (any Error).self) { try FakeSalesforce.resolve("q.records[3].Id", responses) }

@@ -5,7 +5,9 @@ import WhalesimTesting
 
 /// Injected faults and latency: seeded per client token, replayable, applied per endpoint.
 @Suite struct APIFaultTests {
-    func config(_ endpoint: SFEndpoint, _ faults: FaultRates, latency: LatencyDistribution = .none, seed: UInt64 = 5) -> FakeSalesforceConfig {
+    func config(_ endpoint: SFEndpoint, _ faults: FaultRates, latency: LatencyDistribution = .none, seed: UInt64 = 5)
+        -> FakeSalesforceConfig
+    {
         FakeSalesforceConfig(seed: seed, endpoints: [endpoint: EndpointBehaviour(latency: latency, faults: faults)])
     }
 
@@ -52,7 +54,11 @@ import WhalesimTesting
     @Test func decisionsReplayAndDependOnTheToken() {
         let behaviour = EndpointBehaviour(latency: .uniform(min: 1, max: 100), faults: FaultRates(serverError: 0.3))
         func run(_ key: String, seed: UInt64 = 3) -> [FaultDecision] {
-            (0..<200).map { FaultPlan.decide(seed: seed, clientKey: key, counter: UInt64($0), endpoint: .query, behaviour: behaviour, authenticated: true) }
+            (0..<200).map {
+                FaultPlan.decide(
+                    seed: seed, clientKey: key, counter: UInt64($0), endpoint: .query, behaviour: behaviour,
+                    authenticated: true)
+            }
         }
         #expect(run("tokenA") == run("tokenA"))
         #expect(run("tokenA") != run("tokenB"))

@@ -5,7 +5,9 @@ import Testing
 /// Query and queryAll: results, paging with locators, batch sizes, errors, routing traps.
 @Suite struct APIQueryTests {
     /// The test org plus `extra` accounts named `Bulk 1000`, `Bulk 1001`, ...
-    func fakeWithBulk(_ extra: Int, config: FakeSalesforceConfig = FakeSalesforceConfig()) throws -> (FakeSalesforce, String) {
+    func fakeWithBulk(_ extra: Int, config: FakeSalesforceConfig = FakeSalesforceConfig()) throws -> (
+        FakeSalesforce, String
+    ) {
         let (fake, token) = try APITestOrg.fakeWithSession(config: config)
         for i in 0..<extra { try fake.org.insert(type: "Account", fields: [("Name", .string("Bulk \(1000 + i)"))]) }
         return (fake, token)
@@ -13,7 +15,10 @@ import Testing
 
     @Test func simpleQueryShape() throws {
         let (fake, token) = try APITestOrg.fakeWithSession()
-        let response = fake.handle(APITestOrg.get(APITestOrg.queryTarget("select name, industry from account where billingstate = 'ca' order by name"), token: token))
+        let response = fake.handle(
+            APITestOrg.get(
+                APITestOrg.queryTarget("select name, industry from account where billingstate = 'ca' order by name"),
+                token: token))
         #expect(response.status == 200)
         let json = response.json
         #expect(json.objectValue?.map(\.0) == ["totalSize", "done", "records"])
@@ -22,7 +27,9 @@ import Testing
         #expect(first.objectValue?.map(\.0) == ["attributes", "Name", "Industry"])
         #expect(first["Name"] == "Acme" && first["attributes"]?["type"] == "Account")
         #expect(fake.requestLog.entries.last?.rows == 2)
-        #expect(fake.requestLog.entries.last?.soql == "select name, industry from account where billingstate = 'ca' order by name")
+        #expect(
+            fake.requestLog.entries.last?.soql
+                == "select name, industry from account where billingstate = 'ca' order by name")
     }
 
     @Test func routingTrapsOnQuery() throws {
@@ -40,7 +47,9 @@ import Testing
         }
         // The version of the request shows in attributes.url.
         let v37 = fake.handle(APITestOrg.get(targets[3], token: token)).json
-        #expect(v37["records"]?[0]?["attributes"]?["url"]?.stringValue?.hasPrefix("/services/data/v37.0/sobjects/Account/") == true)
+        #expect(
+            v37["records"]?[0]?["attributes"]?["url"]?.stringValue?.hasPrefix("/services/data/v37.0/sobjects/Account/")
+                == true)
     }
 
     @Test func queryErrors() throws {
@@ -59,14 +68,18 @@ import Testing
             #expect(response.json[0]?.objectValue?.map(\.0) == ["message", "errorCode"])
         }
         let badColumn = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Foo FROM Account"), token: token))
-        #expect(badColumn.json[0]?["message"]?.stringValue?.contains("No such column 'Foo' on entity 'Account'") == true)
+        #expect(
+            badColumn.json[0]?["message"]?.stringValue?.contains("No such column 'Foo' on entity 'Account'") == true)
         #expect(fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: nil)).status == 401)
     }
 
     @Test func pagingAcrossPagesWithBatchSize() throws {
         let (fake, token) = try fakeWithBulk(450)
         let header = [(name: "Sforce-Query-Options", value: "batchSize=200")]
-        var response = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Name FROM Account WHERE Name LIKE 'Bulk%' ORDER BY Name"), token: token, headers: header))
+        var response = fake.handle(
+            APITestOrg.get(
+                APITestOrg.queryTarget("SELECT Name FROM Account WHERE Name LIKE 'Bulk%' ORDER BY Name"), token: token,
+                headers: header))
         var names: [String] = []
         var pages = 0
         var locators: [String] = []
@@ -96,7 +109,10 @@ import Testing
     @Test func locatorsAreDeterministic() throws {
         func firstLocator() throws -> String? {
             let (fake, token) = try fakeWithBulk(250)
-            let response = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token, headers: [("Sforce-Query-Options", "batchSize=200")]))
+            let response = fake.handle(
+                APITestOrg.get(
+                    APITestOrg.queryTarget("SELECT Id FROM Account"), token: token,
+                    headers: [("Sforce-Query-Options", "batchSize=200")]))
             return response.json["nextRecordsUrl"]?.stringValue
         }
         #expect(try firstLocator() == "/services/data/v59.0/query/01g000000000000001-200")
@@ -107,30 +123,38 @@ import Testing
         let (fake, token) = try fakeWithBulk(2_600)
         func firstPage(_ header: String?) -> Int {
             let headers = header.map { [(name: "Sforce-Query-Options", value: $0)] } ?? []
-            return fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token, headers: headers))
-                .json["records"]?.arrayValue?.count ?? -1
+            return fake.handle(
+                APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token, headers: headers)
+            )
+            .json["records"]?.arrayValue?.count ?? -1
         }
-        #expect(firstPage(nil) == 2000)                   // default page
+        #expect(firstPage(nil) == 2000)  // default page
         #expect(firstPage("batchSize=200") == 200)
         #expect(firstPage("batchSize=500") == 500)
         #expect(firstPage("batchSize=2000") == 2000)
-        #expect(firstPage("batchSize=50") == 200)          // below the minimum: 200
-        #expect(firstPage("batchSize=5000") == 2000)       // above the maximum: 2000
-        #expect(firstPage("batchSize=abc") == 2000)        // unparsable: the default
+        #expect(firstPage("batchSize=50") == 200)  // below the minimum: 200
+        #expect(firstPage("batchSize=5000") == 2000)  // above the maximum: 2000
+        #expect(firstPage("batchSize=abc") == 2000)  // unparsable: the default
         #expect(firstPage("other=1, batchSize=300") == 300)
     }
 
     @Test func invalidLocators() throws {
         let (fake, token) = try fakeWithBulk(250, config: FakeSalesforceConfig(queryCursorCapacity: 1))
         let header = [(name: "Sforce-Query-Options", value: "batchSize=200")]
-        let first = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token, headers: header)).json
+        let first = fake.handle(
+            APITestOrg.get(APITestOrg.queryTarget("SELECT Id FROM Account"), token: token, headers: header)
+        ).json
         let next = try #require(first["nextRecordsUrl"]?.stringValue)
-        for bad in ["/services/data/v59.0/query/01gNOPE-200", "/services/data/v59.0/query/nonsense", next.replacingOccurrences(of: "-200", with: "-9999")] {
+        for bad in [
+            "/services/data/v59.0/query/01gNOPE-200", "/services/data/v59.0/query/nonsense",
+            next.replacingOccurrences(of: "-200", with: "-9999"),
+        ] {
             let response = fake.handle(APITestOrg.get(bad, token: token))
             #expect(response.status == 400 && response.errorCode == "INVALID_QUERY_LOCATOR", "\(bad)")
         }
         // A second multi-page query evicts the first cursor (capacity 1).
-        _ = fake.handle(APITestOrg.get(APITestOrg.queryTarget("SELECT Name FROM Account"), token: token, headers: header))
+        _ = fake.handle(
+            APITestOrg.get(APITestOrg.queryTarget("SELECT Name FROM Account"), token: token, headers: header))
         #expect(fake.handle(APITestOrg.get(next, token: token)).errorCode == "INVALID_QUERY_LOCATOR")
     }
 
@@ -158,12 +182,15 @@ import Testing
         #expect(fake.handle(APITestOrg.get(target, token: token)).bodyText == first)
         #expect(fake.queryCacheStatistics.hits == 1)
         // A write through the API, then one straight on the org: both change the answer.
-        _ = fake.handle(APITestOrg.send("POST", "/services/data/v59.0/sobjects/Account", token: token, json: #"{"Name": "Zed"}"#))
+        _ = fake.handle(
+            APITestOrg.send("POST", "/services/data/v59.0/sobjects/Account", token: token, json: #"{"Name": "Zed"}"#))
         #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 4)
         try fake.org.insert(type: "Account", fields: [("Name", "Zed 2")])
         #expect(fake.handle(APITestOrg.get(target, token: token)).json["totalSize"] == 5)
         // The same text on another version or through queryAll is another entry.
-        #expect(fake.handle(APITestOrg.get(target.replacingOccurrences(of: "v59.0", with: "v58.0"), token: token)).json["records"]?[0]?["attributes"]?["url"]?.stringValue?.contains("v58.0") == true)
+        #expect(
+            fake.handle(APITestOrg.get(target.replacingOccurrences(of: "v59.0", with: "v58.0"), token: token)).json[
+                "records"]?[0]?["attributes"]?["url"]?.stringValue?.contains("v58.0") == true)
     }
 
     @Test func resultCacheOffStillAnswers() throws {

@@ -25,10 +25,16 @@ import Testing
         #expect(json["name"] == "Account")
         #expect(json["keyPrefix"] == "001")
         let fields = try #require(json["fields"]?.arrayValue)
-        #expect(fields.compactMap { $0["name"]?.stringValue } == ["Id", "IsDeleted", "Name", "Industry", "BillingState", "AnnualRevenue", "OwnerId"])
+        #expect(
+            fields.compactMap { $0["name"]?.stringValue } == [
+                "Id", "IsDeleted", "Name", "Industry", "BillingState", "AnnualRevenue", "OwnerId",
+            ])
         let industry = try #require(fields.first { $0["name"] == "Industry" })
         #expect(industry["type"] == "picklist")
-        #expect(industry["picklistValues"]?.arrayValue?.compactMap { $0["value"]?.stringValue } == ["Technology", "Finance", "Retail"])
+        #expect(
+            industry["picklistValues"]?.arrayValue?.compactMap { $0["value"]?.stringValue } == [
+                "Technology", "Finance", "Retail",
+            ])
         let owner = try #require(fields.first { $0["name"] == "OwnerId" })
         #expect(owner["referenceTo"] == ["User"])
         #expect(owner["relationshipName"] == "Owner")
@@ -56,14 +62,19 @@ import Testing
     @Test func createReadUpdateDelete() throws {
         let (fake, token) = try APITestOrg.fakeWithSession()
         // POST with a trailing slash and a lowercase type, as simple-salesforce sends it.
-        let created = fake.handle(APITestOrg.send("POST", "\(base)/account/", token: token, json: #"{"name": "Whale Co", "Industry": "Finance", "attributes": {"type": "Account"}}"#))
+        let created = fake.handle(
+            APITestOrg.send(
+                "POST", "\(base)/account/", token: token,
+                json: #"{"name": "Whale Co", "Industry": "Finance", "attributes": {"type": "Account"}}"#))
         #expect(created.status == 201)
         let id = try #require(created.json["id"]?.stringValue)
         #expect(id.count == 18 && id.hasPrefix("001"))
         #expect(created.json == .object([("id", .string(id)), ("success", true), ("errors", [])]))
 
         let read = fake.handle(APITestOrg.get("\(base)/Account/\(id)", token: token)).json
-        #expect(read["attributes"] == .object([("type", "Account"), ("url", .string("/services/data/v59.0/sobjects/Account/\(id)"))]))
+        #expect(
+            read["attributes"]
+                == .object([("type", "Account"), ("url", .string("/services/data/v59.0/sobjects/Account/\(id)"))]))
         #expect(read["Name"] == "Whale Co")
         #expect(read.objectValue?.first?.0 == "attributes")
         let some = fake.handle(APITestOrg.get("\(base)/Account/\(id)?fields=name,INDUSTRY", token: token)).json
@@ -71,15 +82,22 @@ import Testing
         let badField = fake.handle(APITestOrg.get("\(base)/Account/\(id)?fields=Nope", token: token))
         #expect(badField.status == 400 && badField.errorCode == "INVALID_FIELD")
 
-        let patched = fake.handle(APITestOrg.send("PATCH", "\(base)/Account/\(id)", token: token, json: #"{"BillingState": "WA"}"#))
+        let patched = fake.handle(
+            APITestOrg.send("PATCH", "\(base)/Account/\(id)", token: token, json: #"{"BillingState": "WA"}"#))
         #expect(patched.status == 204 && patched.body.isEmpty)
         #expect(fake.handle(APITestOrg.get("\(base)/Account/\(id)", token: token)).json["BillingState"] == "WA")
 
-        let deleted = fake.handle(SFRequest(method: "DELETE", target: "\(base)/Account/\(id)", headers: [("Authorization", "Bearer \(token)")]))
+        let deleted = fake.handle(
+            SFRequest(
+                method: "DELETE", target: "\(base)/Account/\(id)", headers: [("Authorization", "Bearer \(token)")]))
         #expect(deleted.status == 204 && deleted.body.isEmpty)
         let gone = fake.handle(APITestOrg.get("\(base)/Account/\(id)", token: token))
         #expect(gone.status == 404)
-        #expect(fake.handle(SFRequest(method: "DELETE", target: "\(base)/Account/\(id)", headers: [("Authorization", "Bearer \(token)")])).status == 404)
+        #expect(
+            fake.handle(
+                SFRequest(
+                    method: "DELETE", target: "\(base)/Account/\(id)", headers: [("Authorization", "Bearer \(token)")])
+            ).status == 404)
     }
 
     @Test func writeErrors() throws {
@@ -88,15 +106,18 @@ import Testing
         #expect(notJSON.status == 400 && notJSON.errorCode == "JSON_PARSER_ERROR")
         let array = fake.handle(APITestOrg.send("POST", "\(base)/Account", token: token, json: "[1]"))
         #expect(array.status == 400 && array.errorCode == "JSON_PARSER_ERROR")
-        let unknownField = fake.handle(APITestOrg.send("POST", "\(base)/Account", token: token, json: #"{"Name": "x", "Foo": 1}"#))
+        let unknownField = fake.handle(
+            APITestOrg.send("POST", "\(base)/Account", token: token, json: #"{"Name": "x", "Foo": 1}"#))
         #expect(unknownField.status == 400 && unknownField.errorCode == "INVALID_FIELD")
-        let missing = fake.handle(APITestOrg.send("POST", "\(base)/Account", token: token, json: #"{"Industry": "Finance"}"#))
+        let missing = fake.handle(
+            APITestOrg.send("POST", "\(base)/Account", token: token, json: #"{"Industry": "Finance"}"#))
         #expect(missing.status == 400 && missing.errorCode == "REQUIRED_FIELD_MISSING")
         let unknownType = fake.handle(APITestOrg.send("POST", "\(base)/Whale", token: token, json: #"{"Name": "x"}"#))
         #expect(unknownType.status == 404 && unknownType.errorCode == "NOT_FOUND")
         let unknownId = fake.handle(APITestOrg.get("\(base)/Account/001000000000zzzAAA", token: token))
         #expect(unknownId.status == 404 && unknownId.errorCode == "NOT_FOUND")
-        let wrongType = fake.handle(APITestOrg.send("PATCH", "\(base)/Contact/001000000000zzzAAA", token: token, json: "{}"))
+        let wrongType = fake.handle(
+            APITestOrg.send("PATCH", "\(base)/Contact/001000000000zzzAAA", token: token, json: "{}"))
         #expect(wrongType.status == 404)
         // Every error is an array of {message, errorCode}.
         for response in [notJSON, array, unknownField, missing, unknownType, unknownId, wrongType] {

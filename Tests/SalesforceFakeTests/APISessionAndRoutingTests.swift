@@ -13,10 +13,16 @@ import Testing
             fake.handle(SFRequest(method: "GET", target: limits, headers: [("Authorization", "Basic abc")])),
         ] {
             #expect(response.status == 401)
-            #expect(response.json == .array([.object([("message", "Session expired or invalid"), ("errorCode", "INVALID_SESSION_ID")])]))
+            #expect(
+                response.json
+                    == .array([
+                        .object([("message", "Session expired or invalid"), ("errorCode", "INVALID_SESSION_ID")])
+                    ]))
         }
         // `OAuth <token>` works like `Bearer <token>`, header names in any case.
-        #expect(fake.handle(SFRequest(method: "GET", target: limits, headers: [("authorization", "OAuth \(token)")])).status == 200)
+        #expect(
+            fake.handle(SFRequest(method: "GET", target: limits, headers: [("authorization", "OAuth \(token)")])).status
+                == 200)
         #expect(fake.expireSession(token: token))
         #expect(!fake.expireSession(token: token))
         #expect(fake.handle(APITestOrg.get(limits, token: token)).errorCode == "INVALID_SESSION_ID")
@@ -37,8 +43,10 @@ import Testing
             #expect(response.status == 200)
             let list = try #require(response.json.arrayValue)
             #expect(list.count == 23)  // 37.0 ... 59.0
-            #expect(list.first == .object([("label", "Summer '16"), ("url", "/services/data/v37.0"), ("version", "37.0")]))
-            #expect(list.last == .object([("label", "Winter '24"), ("url", "/services/data/v59.0"), ("version", "59.0")]))
+            #expect(
+                list.first == .object([("label", "Summer '16"), ("url", "/services/data/v37.0"), ("version", "37.0")]))
+            #expect(
+                list.last == .object([("label", "Winter '24"), ("url", "/services/data/v59.0"), ("version", "59.0")]))
         }
     }
 
@@ -57,9 +65,12 @@ import Testing
         for path in ["/", "/services", "/services/data/v59.0/nothing", "/services/oauth2/nothing", "/other/x"] {
             #expect(fake.handle(APITestOrg.get(path, token: token)).status == 404, "\(path)")
         }
-        let put = fake.handle(APITestOrg.send("PUT", "/services/data/v59.0/sobjects/Account/001000000000001AAA", token: token, json: "{}"))
+        let put = fake.handle(
+            APITestOrg.send("PUT", "/services/data/v59.0/sobjects/Account/001000000000001AAA", token: token, json: "{}")
+        )
         #expect(put.status == 405 && put.errorCode == "METHOD_NOT_ALLOWED")
-        #expect(fake.handle(APITestOrg.send("POST", "/services/data/v59.0/limits", token: token, json: "{}")).status == 405)
+        #expect(
+            fake.handle(APITestOrg.send("POST", "/services/data/v59.0/limits", token: token, json: "{}")).status == 405)
         #expect(fake.handle(SFRequest(method: "GET", target: "/services/oauth2/token")).status == 405)
     }
 

@@ -41,7 +41,9 @@ func query(_ soql: String, org: Org = FixtureSupport.shared, all: Bool = false) 
 }
 
 /// The error a query fails with (fails the test when it succeeds).
-func queryError(_ soql: String, org: Org = FixtureSupport.shared, sourceLocation: SourceLocation = #_sourceLocation) -> SalesforceError? {
+func queryError(_ soql: String, org: Org = FixtureSupport.shared, sourceLocation: SourceLocation = #_sourceLocation)
+    -> SalesforceError?
+{
     do {
         _ = try SOQL.execute(soql, in: org, apiVersion: "59.0", includeDeleted: false)
         Issue.record("expected an error for: \(soql)", sourceLocation: sourceLocation)

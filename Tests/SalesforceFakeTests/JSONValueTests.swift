@@ -34,7 +34,9 @@ import Testing
     }
 
     @Test func roundTrips() throws {
-        let value: JSONValue = .object([("s", "q\"\\"), ("n", .double(3.5E8)), ("i", -7), ("l", [.null, .bool(false)])])
+        let value: JSONValue = .object([
+            ("s", "q\"\\"), ("n", .double(3.5E8)), ("i", -7), ("l", [.null, .bool(false)]),
+        ])
         #expect(try JSONValue.parse(value.serialized()) == value)
     }
 

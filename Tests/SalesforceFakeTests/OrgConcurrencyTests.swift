@@ -11,7 +11,9 @@ import Testing
             for w in 0..<2 {
                 group.addTask {
                     for i in 0..<100 {
-                        try org.insert(type: "Account", fields: [("Name", .string("w\(w)-\(i)")), ("Industry", "Media"), ("BillingState", "ZZ")])
+                        try org.insert(
+                            type: "Account",
+                            fields: [("Name", .string("w\(w)-\(i)")), ("Industry", "Media"), ("BillingState", "ZZ")])
                     }
                 }
             }
@@ -19,7 +21,10 @@ import Testing
                 group.addTask {
                     var last = 0
                     for _ in 0..<100 {
-                        let n = try SOQL.execute("SELECT Id FROM Account WHERE BillingState = 'ZZ' AND Industry = 'Media'", in: org, apiVersion: "59.0", includeDeleted: false).totalSize
+                        let n = try SOQL.execute(
+                            "SELECT Id FROM Account WHERE BillingState = 'ZZ' AND Industry = 'Media'", in: org,
+                            apiVersion: "59.0", includeDeleted: false
+                        ).totalSize
                         #expect(n >= last)
                         last = n
                     }
@@ -53,8 +58,12 @@ import Testing
         let org = try FixtureSupport.smallOrg()
         let id = FixtureSupport.contact(1)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Title", .string("T\(i)"))]) } }
-            group.addTask { for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Phone", .string("P\(i)"))]) } }
+            group.addTask {
+                for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Title", .string("T\(i)"))]) }
+            }
+            group.addTask {
+                for i in 0..<200 { try org.update(type: "Contact", id: id, fields: [("Phone", .string("P\(i)"))]) }
+            }
             try await group.waitForAll()
         }
         let record = try org.record(type: "Contact", id: id)

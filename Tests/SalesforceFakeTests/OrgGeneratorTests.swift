@@ -26,7 +26,8 @@ import Testing
         #expect(org.credentials == Self.template.credentials)
         // Every reference resolves and every id is a valid 18-character id with the right prefix.
         for contact in org.records(of: "Contact") {
-            #expect(contact.id.count == 18 && SalesforceId.to18(contact.id) == contact.id && contact.id.hasPrefix("003"))
+            #expect(
+                contact.id.count == 18 && SalesforceId.to18(contact.id) == contact.id && contact.id.hasPrefix("003"))
             #expect(org.record(id: contact["AccountId"]!.stringValue!)?.type == "Account")
         }
         #expect(org.records(of: "Contact").allSatisfy { $0["Name"]?.stringValue?.contains(" ") == true })
@@ -62,9 +63,16 @@ import Testing
         let accounts = org.records(of: "Account")
         for (i, a) in accounts.prefix(200).enumerated() {
             switch i % 4 {
-            case 0: try org.update(type: "Account", id: a.id, fields: [("BillingState", "CA"), ("Industry", "Finance")])
+            case 0:
+                try org.update(type: "Account", id: a.id, fields: [("BillingState", "CA"), ("Industry", "Finance")])
             case 1: try org.delete(type: "Account", id: a.id)
-            case 2: try org.insert(type: "Account", fields: [("Name", .string("New \(i)")), ("OwnerId", a["OwnerId"]!), ("Industry", "Finance"), ("BillingState", "ca")])
+            case 2:
+                try org.insert(
+                    type: "Account",
+                    fields: [
+                        ("Name", .string("New \(i)")), ("OwnerId", a["OwnerId"]!), ("Industry", "Finance"),
+                        ("BillingState", "ca"),
+                    ])
             default: try org.update(type: "Account", id: a.id, fields: [("OwnerId", accounts[i + 500]["OwnerId"]!)])
             }
         }
@@ -74,12 +82,19 @@ import Testing
     @Test func theWhalerQueriesRunOnAGeneratedOrg() throws {
         let org = try OrgGenerator.generate(seed: 5, accounts: 1000, template: Self.template)
         let industries = try query("Select Industry from Account group by Industry", org: org)
-        #expect(industries.strings("Industry") == ["Education", "Energy", "Finance", "Healthcare", "Manufacturing", "Media", "Retail", "Technology"])
+        #expect(
+            industries.strings("Industry") == [
+                "Education", "Energy", "Finance", "Healthcare", "Manufacturing", "Media", "Retail", "Technology",
+            ])
         let owners = try query("Select Owner.Id, Owner.Name from Account group by Owner.Id, Owner.Name", org: org)
         #expect(owners.totalSize == 3 + 8)  // the template's active users plus the generated ones
         let account = org.records(of: "Account")[17]
-        let contacts = try query("SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = '\(account.id)'", org: org)
-        #expect(contacts.totalSize == org.records(of: "Contact").filter { $0["AccountId"]?.stringValue == account.id }.count)
+        let contacts = try query(
+            "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = '\(account.id)'",
+            org: org)
+        #expect(
+            contacts.totalSize == org.records(of: "Contact").filter { $0["AccountId"]?.stringValue == account.id }.count
+        )
         let acme = try query("SELECT id, company from Lead WHERE Company LIKE '%Acme%'", org: org)
         #expect(acme.totalSize == org.records(of: "Lead").filter { $0["Company"]!.stringValue!.contains("Acme") }.count)
     }
@@ -98,7 +113,9 @@ import Testing
         #expect(loaded.schemas == org.schemas)
         #expect(loaded.credentials == org.credentials)
         for schema in org.schemas {
-            #expect(loaded.records(of: schema.name).map(\.values) == org.records(of: schema.name).map(\.values), "\(schema.name)")
+            #expect(
+                loaded.records(of: schema.name).map(\.values) == org.records(of: schema.name).map(\.values),
+                "\(schema.name)")
         }
         #expect(try query("SELECT COUNT() FROM Account", org: loaded).totalSize == 199)
     }
@@ -111,9 +128,13 @@ import Testing
         let org = try OrgGenerator.generate(seed: 17, accounts: 1500, template: FixtureSupport.shared)
         let ids = org.records(of: "Account").map(\.id)
         let picked = [ids[1400], ids[3], String(ids[700].prefix(15))]
-        let r = try query("SELECT Id FROM Account WHERE Id IN ('\(picked.joined(separator: "','"))') AND Name != null", org: org)
+        let r = try query(
+            "SELECT Id FROM Account WHERE Id IN ('\(picked.joined(separator: "','"))') AND Name != null", org: org)
         #expect(r.strings("Id") == [ids[3], ids[700], ids[1400]])
-        #expect(try query("SELECT Id FROM Account WHERE Id = '\(ids[9])' OR Id = '\(ids[8])'", org: org).strings("Id") == [ids[8], ids[9]])
+        #expect(
+            try query("SELECT Id FROM Account WHERE Id = '\(ids[9])' OR Id = '\(ids[8])'", org: org).strings("Id") == [
+                ids[8], ids[9],
+            ])
         #expect(try query("SELECT Id FROM Account WHERE Id = '001000000000000AAA'", org: org).totalSize == 0)
         #expect(org.state.withLock { $0.tables[org.schemaIndexByName["account"]!].indexes[0] } == nil)
     }

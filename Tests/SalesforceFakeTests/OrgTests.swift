@@ -8,7 +8,8 @@ import Testing
     @Test func loadsTheSmallOrg() throws {
         let org = F.shared
         #expect(org.schemas.map(\.name) == ["Account", "Contact", "Lead", "Opportunity", "Task", "User"])
-        #expect(["Account", "Contact", "Lead", "Opportunity", "Task", "User"].map(org.count(of:)) == [20, 25, 8, 6, 8, 4])
+        #expect(
+            ["Account", "Contact", "Lead", "Opportunity", "Task", "User"].map(org.count(of:)) == [20, 25, 8, 6, 8, 4])
         #expect(org.settings.orgId == "00D5g0000012345EAA")
         #expect(org.settings.timeZone == "America/Los_Angeles")
         #expect(org.settings.now == Date(timeIntervalSince1970: 1_718_384_400))
@@ -48,12 +49,17 @@ import Testing
         #expect(SalesforceId.to18("001A0000006Vm9-") == nil)
         #expect(F.shared.record(id: String(F.account(3).prefix(15)))?["Name"] == "Initech")
         #expect(F.shared.record(id: F.account(3).lowercased())?["Name"] == "Initech")
-        #expect(try query("SELECT Name FROM Account WHERE Id = '\(F.account(3).uppercased())'").strings("Name") == ["Initech"])
+        #expect(
+            try query("SELECT Name FROM Account WHERE Id = '\(F.account(3).uppercased())'").strings("Name") == [
+                "Initech"
+            ])
     }
 
     @Test func insertGivesADeterministicIdAndDefaults() throws {
         let org = try F.smallOrg()
-        let id = try org.insert(type: "contact", fields: [("lastname", "Newman"), ("FirstName", "Nia"), ("AccountId", .string(F.account(2)))])
+        let id = try org.insert(
+            type: "contact",
+            fields: [("lastname", "Newman"), ("FirstName", "Nia"), ("AccountId", .string(F.account(2)))])
         #expect(id == SalesforceId.make(prefix: "003", counter: 1))
         #expect(id.count == 18 && id.hasPrefix("003"))
         let record = try org.record(type: "Contact", id: id)
@@ -62,7 +68,10 @@ import Testing
         #expect(record["CreatedDate"] == "2024-06-14T17:00:00.000+0000")
         let second = try org.insert(type: "Contact", fields: [("LastName", "Two")])
         #expect(second == SalesforceId.make(prefix: "003", counter: 2))
-        #expect(try query("SELECT Name FROM Contact WHERE AccountId = '\(F.account(2))'", org: org).strings("Name") == ["Ivan Okafor", "Sybil Reyes", "Nia Newman"])
+        #expect(
+            try query("SELECT Name FROM Contact WHERE AccountId = '\(F.account(2))'", org: org).strings("Name") == [
+                "Ivan Okafor", "Sybil Reyes", "Nia Newman",
+            ])
         // The shared org is untouched.
         #expect(F.shared.count(of: "Contact") == 25)
     }
@@ -73,8 +82,12 @@ import Testing
         #expect(throws: SalesforceError.invalidField("No such column 'Foo' on sobject of type Account")) {
             try org.insert(type: "Account", fields: [("Name", "x"), ("Foo", 1)])
         }
-        #expect(throws: SalesforceError.requiredFieldMissing(["Name"])) { try org.insert(type: "Account", fields: [("Industry", "Finance")]) }
-        #expect(throws: SalesforceError.self) { try org.insert(type: "Contact", fields: [("LastName", "x"), ("Name", "y")]) }
+        #expect(throws: SalesforceError.requiredFieldMissing(["Name"])) {
+            try org.insert(type: "Account", fields: [("Industry", "Finance")])
+        }
+        #expect(throws: SalesforceError.self) {
+            try org.insert(type: "Contact", fields: [("LastName", "x"), ("Name", "y")])
+        }
         do {
             try org.insert(type: "Account", fields: [("Name", "x"), ("Industry", "Farming")])
         } catch {
@@ -85,7 +98,10 @@ import Testing
             try org.insert(type: "Account", fields: [("Name", "x"), ("NumberOfEmployees", "many")])
         } catch {
             #expect(error.errorCode == "JSON_PARSER_ERROR")
-            #expect(error.message == #"Cannot deserialize instance of int from VALUE_STRING value "many" for field NumberOfEmployees"#)
+            #expect(
+                error.message
+                    == #"Cannot deserialize instance of int from VALUE_STRING value "many" for field NumberOfEmployees"#
+            )
         }
         do {
             try org.insert(type: "Contact", fields: [("LastName", "x"), ("AccountId", .string(F.user(1)))])
@@ -117,11 +133,17 @@ import Testing
             try org.update(type: "Contact", id: F.contact(1), fields: [("LastName", .null)])
         }
         #expect(throws: SalesforceError.notFound()) { try org.update(type: "Contact", id: F.account(1), fields: []) }
-        #expect(throws: SalesforceError.notFound("Provided external ID field does not exist or is not accessible: nope")) {
+        #expect(
+            throws: SalesforceError.notFound("Provided external ID field does not exist or is not accessible: nope")
+        ) {
             try org.update(type: "Contact", id: "nope", fields: [])
         }
-        #expect(throws: SalesforceError.unsupportedType("Widget")) { try org.update(type: "Widget", id: F.account(1), fields: []) }
-        #expect(throws: SalesforceError.self) { try org.update(type: "Contact", id: F.contact(1), fields: [("Id", "x")]) }
+        #expect(throws: SalesforceError.unsupportedType("Widget")) {
+            try org.update(type: "Widget", id: F.account(1), fields: [])
+        }
+        #expect(throws: SalesforceError.self) {
+            try org.update(type: "Contact", id: F.contact(1), fields: [("Id", "x")])
+        }
     }
 
     @Test func deleteIsSoftAndVisibleToQueryAll() throws {
@@ -134,7 +156,8 @@ import Testing
         #expect(throws: SalesforceError.entityIsDeleted()) { try org.record(type: "Account", id: F.account(1)) }
         // Children still point at the deleted parent; the subquery skips deleted children.
         try org.delete(type: "Contact", id: F.contact(2))
-        let acme = try query("SELECT (SELECT LastName FROM Contacts) FROM Account WHERE Id = '\(F.account(1))'", org: org, all: true)
+        let acme = try query(
+            "SELECT (SELECT LastName FROM Contacts) FROM Account WHERE Id = '\(F.account(1))'", org: org, all: true)
         #expect(acme.records[0]["Contacts"]?["totalSize"] == 3)
         let live = try query("SELECT LastName FROM Contact WHERE AccountId = '\(F.account(1))'", org: org)
         #expect(live.strings("LastName") == ["Evans", "Khan"])

@@ -9,18 +9,23 @@ import Testing
     /// `withLogins: false` for save/load: the test org's credentials name users it does not hold.
     static func org(withLogins: Bool = true) throws -> Org {
         var org = try APITestOrg.make()
-        let task = ObjectSchema(name: "Task", keyPrefix: "00T", fields: [
-            FieldSchema(name: "Subject", type: .string),
-            FieldSchema(name: "WhatId", type: .reference, referenceTo: ["Account"], relationshipName: "What", polymorphic: true),
-            FieldSchema(name: "OwnerId", type: .reference, referenceTo: ["User"], relationshipName: "Owner"),
-        ])
+        let task = ObjectSchema(
+            name: "Task", keyPrefix: "00T",
+            fields: [
+                FieldSchema(name: "Subject", type: .string),
+                FieldSchema(
+                    name: "WhatId", type: .reference, referenceTo: ["Account"], relationshipName: "What",
+                    polymorphic: true),
+                FieldSchema(name: "OwnerId", type: .reference, referenceTo: ["User"], relationshipName: "Owner"),
+            ])
         var settings = org.settings
-        settings.orgId = SalesforceId.to18("00D000000000001")! // save/load checks the checksum suffix
+        settings.orgId = SalesforceId.to18("00D000000000001")!  // save/load checks the checksum suffix
         org = Org(settings: settings, schemas: org.schemas + [task], credentials: withLogins ? org.credentials : [])
         // Owners set explicitly: a saved org must load back, and the default owner has no User row here.
         let owner = try org.insert(type: "User", fields: [("Username", "ada@poly.test"), ("LastName", "Admin")])
         let account = try org.insert(type: "Account", fields: [("Name", "Acme"), ("OwnerId", .string(owner))])
-        try org.insert(type: "Task", fields: [("Subject", "Call"), ("WhatId", .string(account)), ("OwnerId", .string(owner))])
+        try org.insert(
+            type: "Task", fields: [("Subject", "Call"), ("WhatId", .string(account)), ("OwnerId", .string(owner))])
         try org.insert(type: "Task", fields: [("Subject", "Nothing related"), ("OwnerId", .string(owner))])
         return org
     }
@@ -58,8 +63,10 @@ import Testing
         let field = try #require(loaded.schema(named: "Task")?.field(named: "WhatId"))
         #expect(field.isPolymorphic && field.referenceTo == ["Account"])
         // The flag on a field that is not a reference is a fixture error naming the field.
-        let bad = text.replacingOccurrences(of: "\"name\" : \"Subject\"", with: "\"name\" : \"Subject\", \"polymorphic\" : true")
-            .replacingOccurrences(of: "\"name\":\"Subject\"", with: "\"name\":\"Subject\",\"polymorphic\":true")
+        let bad = text.replacingOccurrences(
+            of: "\"name\" : \"Subject\"", with: "\"name\" : \"Subject\", \"polymorphic\" : true"
+        )
+        .replacingOccurrences(of: "\"name\":\"Subject\"", with: "\"name\":\"Subject\",\"polymorphic\":true")
         try bad.write(to: dir.appendingPathComponent("schema/Task.json"), atomically: true, encoding: .utf8)
         #expect(bad != text)
         #expect(throws: FixtureError.self) { try Org.load(directory: dir) }

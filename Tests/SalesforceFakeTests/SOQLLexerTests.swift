@@ -6,7 +6,11 @@ import Testing
 
     @Test func splitsIdentifiersSymbolsAndLiterals() throws {
         let tokens = try Lexer.tokenize("SELECT Id, Owner.Name FROM Account WHERE x >= 10.5 AND y <> 'a'")
-        #expect(tokens.map(\.text) == ["SELECT", "Id", ",", "Owner", ".", "Name", "FROM", "Account", "WHERE", "x", ">=", "10.5", "AND", "y", "!=", "a", ""])
+        #expect(
+            tokens.map(\.text) == [
+                "SELECT", "Id", ",", "Owner", ".", "Name", "FROM", "Account", "WHERE", "x", ">=", "10.5", "AND", "y",
+                "!=", "a", "",
+            ])
         #expect(tokens[11].kind == .number)
         #expect(tokens[15].kind == .string)
         #expect(tokens.last?.kind == .end)

@@ -11,7 +11,10 @@ import WhalesimTesting
         "SELECT Subject, Who.Name, What.Name FROM Task WHERE WhoId IN (SELECT Id FROM Contact WHERE Account.BillingState = 'CA') AND ActivityDate >= 2024-06-01",
         "SELECT FIELDS(ALL), toLabel(Type), FORMAT(AnnualRevenue) rev FROM Account WHERE Regions__c INCLUDES ('West;EMEA') LIMIT 10",
     ]
-    static let junk = ["(", ")", ",", ".", "'", "= ", "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "NULL", "LIMIT", "-", ":", "2024-02-30", "9999999999999999999999", "\\", "COUNT(", "Owner.", "TODAY", "LAST_N_DAYS:99999999999999"]
+    static let junk = [
+        "(", ")", ",", ".", "'", "= ", "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "NULL", "LIMIT", "-", ":",
+        "2024-02-30", "9999999999999999999999", "\\", "COUNT(", "Owner.", "TODAY", "LAST_N_DAYS:99999999999999",
+    ]
 
     @Test func mutatedQueriesNeverCrash() throws {
         let seed: UInt64 = 20_240_614
@@ -35,8 +38,12 @@ import WhalesimTesting
                 answers += 1
             } catch {
                 errors += 1
-                #expect(["MALFORMED_QUERY", "INVALID_FIELD", "INVALID_TYPE", "INVALID_QUERY_FILTER_OPERATOR", "NUMBER_OUTSIDE_VALID_RANGE"].contains(error.errorCode),
-                        "seed \(seed), query: \(soql)")
+                #expect(
+                    [
+                        "MALFORMED_QUERY", "INVALID_FIELD", "INVALID_TYPE", "INVALID_QUERY_FILTER_OPERATOR",
+                        "NUMBER_OUTSIDE_VALID_RANGE",
+                    ].contains(error.errorCode),
+                    "seed \(seed), query: \(soql)")
                 #expect(error.httpStatus == 400)
             }
         }
@@ -44,11 +51,18 @@ import WhalesimTesting
     }
 
     @Test func extremes() {
-        #expect(headline(queryError("SELECT Id FROM Account WHERE CreatedDate = NEXT_N_MONTHS:9223372036854775807")) == "unexpected token: 'NEXT_N_MONTHS:9223372036854775807'")
-        #expect(headline(queryError("SELECT Id FROM Account LIMIT 99999999999999999999")) == "unexpected token: '99999999999999999999'")
-        #expect(headline(queryError("SELECT Id FROM Account WHERE NumberOfEmployees = 1e5")) == "unexpected token: '1e5'")
+        #expect(
+            headline(queryError("SELECT Id FROM Account WHERE CreatedDate = NEXT_N_MONTHS:9223372036854775807"))
+                == "unexpected token: 'NEXT_N_MONTHS:9223372036854775807'")
+        #expect(
+            headline(queryError("SELECT Id FROM Account LIMIT 99999999999999999999"))
+                == "unexpected token: '99999999999999999999'")
+        #expect(
+            headline(queryError("SELECT Id FROM Account WHERE NumberOfEmployees = 1e5")) == "unexpected token: '1e5'")
         #expect(headline(queryError("SELECT Id FROM Account WHERE Name IN ()")) == "unexpected token: ')'")
-        #expect(headline(queryError("SELECT Id, (SELECT Id, (SELECT Id FROM Tasks) FROM Contacts) FROM Account")) == "Nesting of child relationship queries is not supported")
+        #expect(
+            headline(queryError("SELECT Id, (SELECT Id, (SELECT Id FROM Tasks) FROM Contacts) FROM Account"))
+                == "Nesting of child relationship queries is not supported")
         let deep = String(repeating: "(", count: 200) + "Name = 'x'" + String(repeating: ")", count: 200)
         #expect(throws: Never.self) { try query("SELECT Id FROM Account WHERE " + deep) }
         #expect(throws: Never.self) { try query("SELECT Id FROM Lead WHERE Company LIKE '%a%b%c%d%e%f%g%h%i%j%k%'") }

@@ -15,15 +15,19 @@ import Testing
         // Acme (Prospect), Globex (no Type: NOT LIKE keeps nulls), Stark Capital (reseller), Acme Subsidiary West.
         // Initech is 'Customer - Direct', Umbrella is in NY, Hooli is Rita's, Wayne is Healthcare.
         #expect(result.strings("Id") == [F.account(1), F.account(2), F.account(6), F.account(20)])
-        #expect(result.strings("Name") == ["Acme Corporation", "Globex Finance", "Stark Capital", "Acme Subsidiary West"])
+        #expect(
+            result.strings("Name") == ["Acme Corporation", "Globex Finance", "Stark Capital", "Acme Subsidiary West"])
         let first = result.records[0]
-        #expect(first.objectValue!.map(\.0) == [
-            "attributes", "Id", "Name", "Type", "Industry", "AnnualRevenue", "BillingCity", "BillingState", "Phone",
-            "Website", "NumberOfEmployees", "OwnerId", "Description",
-        ])
-        #expect(first["attributes"] == .object([
-            ("type", "Account"), ("url", .string("/services/data/v59.0/sobjects/Account/\(F.account(1))")),
-        ]))
+        #expect(
+            first.objectValue!.map(\.0) == [
+                "attributes", "Id", "Name", "Type", "Industry", "AnnualRevenue", "BillingCity", "BillingState", "Phone",
+                "Website", "NumberOfEmployees", "OwnerId", "Description",
+            ])
+        #expect(
+            first["attributes"]
+                == .object([
+                    ("type", "Account"), ("url", .string("/services/data/v59.0/sobjects/Account/\(F.account(1))")),
+                ]))
         #expect(first["AnnualRevenue"] == .double(25_000_000))
         #expect(first["NumberOfEmployees"] == .int(1200))
         #expect(result.records[1]["Type"] == .null)
@@ -33,10 +37,14 @@ import Testing
 
     @Test func contactsOfAnAccount() throws {
         let result = try query(
-            "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = '\(F.account(1))'")
+            "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = '\(F.account(1))'"
+        )
         #expect(result.strings("Id") == [F.contact(1), F.contact(2), F.contact(3)])
         #expect(result.records.allSatisfy { $0["AccountId"]?.stringValue == F.account(1) })
-        #expect(result.records[0].objectValue!.map(\.0) == ["attributes", "Id", "AccountId", "FirstName", "LastName", "Title", "Phone", "Email"])
+        #expect(
+            result.records[0].objectValue!.map(\.0) == [
+                "attributes", "Id", "AccountId", "FirstName", "LastName", "Title", "Phone", "Email",
+            ])
     }
 
     @Test func contactsOfAnAccountByFifteenCharacterId() throws {
@@ -45,7 +53,8 @@ import Testing
     }
 
     @Test func leadsLikeAcmeIgnoreCase() throws {
-        let result = try query("SELECT id, company, firstName, lastName, title, phone, email from Lead WHERE Company LIKE '%Acme%'")
+        let result = try query(
+            "SELECT id, company, firstName, lastName, title, phone, email from Lead WHERE Company LIKE '%Acme%'")
         #expect(result.strings("Company") == ["Acme Corp", "ACME Widgets", "Super acme Ltd", "Acme"])
         #expect(result.strings("Id") == [F.lead(1), F.lead(2), F.lead(3), F.lead(6)])
     }
@@ -53,10 +62,12 @@ import Testing
     @Test func industriesGroupedSortedWithNullFirst() throws {
         let result = try query("Select Industry from Account group by Industry")
         #expect(result.isAggregate)
-        #expect(result.strings("Industry") == [
-            nil, "Education", "Energy", "Finance", "Healthcare", "Manufacturing", "Media", "Retail", "Technology",
-        ])
-        #expect(result.records[0] == .object([("attributes", .object([("type", "AggregateResult")])), ("Industry", .null)]))
+        #expect(
+            result.strings("Industry") == [
+                nil, "Education", "Energy", "Finance", "Healthcare", "Manufacturing", "Media", "Retail", "Technology",
+            ])
+        #expect(
+            result.records[0] == .object([("attributes", .object([("type", "AggregateResult")])), ("Industry", .null)]))
         #expect(result.totalSize == 9)
     }
 

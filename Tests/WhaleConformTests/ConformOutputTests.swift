@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 @testable import WhaleConform
 import WhaleProtocol
@@ -10,9 +10,13 @@ import WhalesimTesting
 /// The suite's bookkeeping without a server: selection, the expected-failure list, the exit
 /// code, the junit and HTML files, and docs/conformance.md kept equal to the cases.
 @Suite struct ConformOutputTests {
-    func result(_ id: String, _ verdict: ConformVerdict, expected: Bool = false, suspects: [Fault] = []) -> ConformResult {
+    func result(_ id: String, _ verdict: ConformVerdict, expected: Bool = false, suspects: [Fault] = [])
+        -> ConformResult
+    {
         let c = ConformSuite.cases.first { $0.id == id }!
-        return ConformResult(id: id, category: c.category, checks: c.checks, suspects: suspects, verdict: verdict, expectedToFail: expected, seconds: 0.25)
+        return ConformResult(
+            id: id, category: c.category, checks: c.checks, suspects: suspects, verdict: verdict,
+            expectedToFail: expected, seconds: 0.25)
     }
 
     @Test func caseIdsAreUniqueStableAndCoverEveryCategory() {
@@ -30,21 +34,35 @@ import WhalesimTesting
         #expect(ConformSuite.matching(nil).count == ConformSuite.cases.count)
         #expect(ConformSuite.matching("ot").allSatisfy { $0.category == .ot })
         #expect(ConformSuite.matching("ot").count == ConformSuite.cases.filter { $0.category == .ot }.count)
-        #expect(ConformSuite.matching("*non-ascii*").map(\.id) == ["ot.non-ascii-astral", "ot.non-ascii-combining-marks", "ot.non-ascii-emoji-zwj", "ot.non-ascii-crlf"])
-        #expect(ConformSuite.matching("security.token").map(\.id) == ["security.token-missing-or-forged", "security.token-expired", "security.token-other-organization"])
-        #expect(ConformSuite.matching("sessions.join-at-head,durability").map(\.id) == ["sessions.join-at-head", "durability.kill-between-ack-and-broadcast", "durability.acked-ops-survive-restart"])
+        #expect(
+            ConformSuite.matching("*non-ascii*").map(\.id) == [
+                "ot.non-ascii-astral", "ot.non-ascii-combining-marks", "ot.non-ascii-emoji-zwj", "ot.non-ascii-crlf",
+            ])
+        #expect(
+            ConformSuite.matching("security.token").map(\.id) == [
+                "security.token-missing-or-forged", "security.token-expired", "security.token-other-organization",
+            ])
+        #expect(
+            ConformSuite.matching("sessions.join-at-head,durability").map(\.id) == [
+                "sessions.join-at-head", "durability.kill-between-ack-and-broadcast",
+                "durability.acked-ops-survive-restart",
+            ])
         #expect(ConformSuite.matching("nothing-like-this").isEmpty)
     }
 
     @Test func theExpectedFailureListIgnoresCommentsAndRefusesUnknownIds() throws {
-        let ids = try ExpectedFailures.parse("# known\not.non-ascii-astral   # utf8 bug\n\n  sessions.leave-and-rejoin\n")
+        let ids = try ExpectedFailures.parse(
+            "# known\not.non-ascii-astral   # utf8 bug\n\n  sessions.leave-and-rejoin\n")
         #expect(ids == ["ot.non-ascii-astral", "sessions.leave-and-rejoin"])
         #expect(throws: ConformFailure.self) { try ExpectedFailures.parse("ot.no-such-case\n") }
-        do { _ = try ExpectedFailures.parse("ok\not.non-ascii-astral\n") } catch { #expect(error.evidence.contains("line 1: ok")) }
+        do { _ = try ExpectedFailures.parse("ok\not.non-ascii-astral\n") } catch {
+            #expect(error.evidence.contains("line 1: ok"))
+        }
     }
 
     @Test func expectedFailuresPassTheRunAndAnUnexpectedPassIsCalledOut() {
-        let expectedFail = result("ot.non-ascii-astral", .fail(evidence: "refused"), expected: true, suspects: [.utf8LengthTransform])
+        let expectedFail = result(
+            "ot.non-ascii-astral", .fail(evidence: "refused"), expected: true, suspects: [.utf8LengthTransform])
         let nowPassing = result("ot.non-ascii-crlf", .pass, expected: true)
         let pass = result("ot.long-note", .pass)
         let na = result("cursors.presence-left", .notApplicable(reason: "protocol 2 only"))
@@ -81,7 +99,10 @@ import WhalesimTesting
 
     /// The same schema check as the run's junit.xml (one writer, WhaleCore's JUnitDocument): CI
     /// systems read conform's file too. A forbidden control character in evidence stays visible.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"), "xmllint is not installed (scripts/setup --tests)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"),
+            "xmllint is not installed (scripts/setup --tests)"))
     func junitValidatesAgainstTheCommonSchema() throws {
         let summary = ConformSummary([
             result("ot.long-note", .pass, expected: true),
@@ -117,16 +138,22 @@ import WhalesimTesting
             result("ot.non-ascii-astral", .fail(evidence: "refused"), expected: true),
             result("sessions.join-at-head", .fail(evidence: "revision 0")),
         ])
-        #expect(ConformReportFiles.ordered(summary.results).map(\.id) == ["sessions.join-at-head", "ot.non-ascii-astral", "ot.long-note", "cursors.presence-left"])
+        #expect(
+            ConformReportFiles.ordered(summary.results).map(\.id) == [
+                "sessions.join-at-head", "ot.non-ascii-astral", "ot.long-note", "cursors.presence-left",
+            ])
         let html = ConformReportFiles.html(summary, target: "http://x", protocolVersion: 2)
-        let failAt = html.range(of: "sessions.join-at-head")!.lowerBound, passAt = html.range(of: "ot.long-note")!.lowerBound
+        let failAt = html.range(of: "sessions.join-at-head")!.lowerBound,
+            passAt = html.range(of: "ot.long-note")!.lowerBound
         #expect(failAt < passAt)
     }
 
     @Test func docsConformanceMatchesTheSuite() throws {
         let path = ExternalProcess.packageRoot.appendingPathComponent("docs/conformance.md")
         let text = try String(contentsOf: path, encoding: .utf8)
-        #expect(text == ConformCatalogDoc.markdown(), "docs/conformance.md is stale: whalesim conform --list-markdown > docs/conformance.md")
+        #expect(
+            text == ConformCatalogDoc.markdown(),
+            "docs/conformance.md is stale: whalesim conform --list-markdown > docs/conformance.md")
         for c in ConformSuite.cases { #expect(text.contains("`\(c.id)`")) }
     }
 }

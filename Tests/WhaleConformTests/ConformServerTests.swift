@@ -13,7 +13,8 @@ import WhalesimTesting
 
     static func run(faults: FaultSet = [], compatibility: Bool = false) async throws -> [ConformResult] {
         let directory = try ExternalProcess.temporaryDirectory("conform")
-        let embedded = try await EmbeddedTarget.start(directory: directory, fixtures: seed, faults: faults, compatibility: compatibility, executable: nil)
+        let embedded = try await EmbeddedTarget.start(
+            directory: directory, fixtures: seed, faults: faults, compatibility: compatibility, executable: nil)
         var target = embedded.target
         // A CI machine shared with other jobs can stall a frame for seconds; a failing case in
         // these configurations is an error reply or a wrong answer, never a wait.
@@ -39,13 +40,19 @@ import WhalesimTesting
         let byId = Dictionary(uniqueKeysWithValues: ConformSuite.cases.map { ($0.id, $0) })
         for r in results {
             if byId[r.id]!.requires.contains(.protocol2) {
-                guard case .notApplicable(let reason) = r.verdict else { Issue.record("\(r.id) should be n/a in protocol 1: \(r.verdict)"); continue }
+                guard case .notApplicable(let reason) = r.verdict else {
+                    Issue.record("\(r.id) should be n/a in protocol 1: \(r.verdict)"); continue
+                }
                 #expect(reason.contains("protocol 2 only"))
             } else {
                 #expect(r.verdict == .pass, "\(ConformSummary.line(for: r))")
             }
         }
-        #expect(results.contains { $0.verdict == .pass } && results.contains { if case .notApplicable = $0.verdict { return true }; return false })
+        #expect(
+            results.contains { $0.verdict == .pass }
+                && results.contains {
+                    if case .notApplicable = $0.verdict { return true }; return false
+                })
     }
 
     /// Every server-side fault but `ack-before-durable`, which only a power loss shows (its commit

@@ -4,8 +4,12 @@ import WhaleCore
 /// The one escaper: what each kind of awkward text becomes in HTML and in XML.
 @Suite struct MarkupEscapingTests {
     @Test func theFiveCharactersBecomeEntities() {
-        #expect(MarkupEscaping.html(#"<a href="x">Tom & Jerry's</a>"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
-        #expect(MarkupEscaping.xml(#"<a href="x">Tom & Jerry's</a>"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&apos;s&lt;/a&gt;")
+        #expect(
+            MarkupEscaping.html(#"<a href="x">Tom & Jerry's</a>"#)
+                == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
+        #expect(
+            MarkupEscaping.xml(#"<a href="x">Tom & Jerry's</a>"#)
+                == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&apos;s&lt;/a&gt;")
     }
 
     /// `&` followed by a combining acute accent is one Character that is not equal to "&"; the

@@ -9,7 +9,8 @@ import Testing
     /// A stand-in child that prints the line `ChildServer` waits for, then lives on; with
     /// `ignoreTerm` it shrugs off SIGTERM as a server stuck in its shutdown would.
     func child(ignoreTerm: Bool) throws -> ChildServer {
-        let script = (ignoreTerm ? "trap '' TERM; " : "") + "echo 'http: http://127.0.0.1:1'; while true; do sleep 0.1; done"
+        let script =
+            (ignoreTerm ? "trap '' TERM; " : "") + "echo 'http: http://127.0.0.1:1'; while true; do sleep 0.1; done"
         return try ChildServer(["-c", script], executable: "/bin/sh", timeout: .seconds(10))
     }
 

@@ -2,13 +2,14 @@ import Foundation
 import Testing
 @testable import WhaleEmbedded
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a run leaves behind when a signal cuts it short (issue 20), and the fixtures built into the binary.
 @Suite(.serialized) struct RunCleanupTests {
     func scratch() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-cleanup-test-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whalesim-cleanup-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -24,13 +25,21 @@ import Glibc
         let root = try scratch()
         defer { try? FileManager.default.removeItem(at: root) }
         let gone = deadPid()
-        for name in ["whalesim-run-\(gone)-abcd1234", "whalesim-run-\(gone)-fixtures-ef567890", "whalesim-run-\(getpid())-mine",
-                     "whalesim-run-1-init", "whalesim-run-test-notapid", "something-else"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
+        for name in [
+            "whalesim-run-\(gone)-abcd1234", "whalesim-run-\(gone)-fixtures-ef567890", "whalesim-run-\(getpid())-mine",
+            "whalesim-run-1-init", "whalesim-run-test-notapid", "something-else",
+        ] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(name), withIntermediateDirectories: true)
         }
         #expect(RunCleanup.sweepStaleDirectories(in: root) == 2)
         let left = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
-        #expect(left == ["something-else", "whalesim-run-\(getpid())-mine", "whalesim-run-1-init", "whalesim-run-test-notapid"].sorted())
+        #expect(
+            left
+                == [
+                    "something-else", "whalesim-run-\(getpid())-mine", "whalesim-run-1-init",
+                    "whalesim-run-test-notapid",
+                ].sorted())
     }
 
     @Test func madeDirectoriesAreNamedByPidAndRemovedByAnEmergencyStop() throws {
@@ -53,7 +62,8 @@ import Glibc
 
     /// The embedded copies are the files in Fixtures/ (regenerate with `python3 Fixtures/embed.py`).
     @Test func builtInFixturesMatchTheFiles() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let fixtures = root.appendingPathComponent("Fixtures")
         var expected = ["whaler/seed.json"]
         let small = fixtures.appendingPathComponent("salesforce/small")
@@ -70,7 +80,9 @@ import Glibc
         }
         let written = try BuiltinFixtures.writeEmbedded()
         defer { BuiltinFixtures.cleanUp() }
-        #expect(try String(contentsOf: written.appendingPathComponent("whaler/seed.json"), encoding: .utf8) == BuiltinFixtures.files[0].text)
+        #expect(
+            try String(contentsOf: written.appendingPathComponent("whaler/seed.json"), encoding: .utf8)
+                == BuiltinFixtures.files[0].text)
         #expect(written.lastPathComponent.hasPrefix("whalesim-run-\(getpid())-fixtures-"))
     }
 }

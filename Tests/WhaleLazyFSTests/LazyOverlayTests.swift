@@ -10,14 +10,17 @@ import WhaleLazyFS
         let directory: URL
         let fs: LazyOverlay
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-lazy-\(UUID().uuidString.prefix(8))")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "whalesim-lazy-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             fs = LazyOverlay(backing: directory.path)
         }
         deinit { try? FileManager.default.removeItem(at: directory) }
 
         /// The backing file's bytes (what survived), nil if it is not there.
-        func onDisk(_ path: String) -> [UInt8]? { (try? Data(contentsOf: directory.appendingPathComponent(String(path.dropFirst())))).map { Array($0) } }
+        func onDisk(_ path: String) -> [UInt8]? {
+            (try? Data(contentsOf: directory.appendingPathComponent(String(path.dropFirst())))).map { Array($0) }
+        }
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: directory.path + path) }
         /// Everything the mount shows of `path`.
         func shown(_ path: String) throws -> [UInt8] { try fs.read(path, offset: 0, count: 1 << 20) }
@@ -116,7 +119,7 @@ import WhaleLazyFS
         #expect(try f.shown("/config") == Self.bytes("new"))
         #expect(!f.exists("/config.tmp"))
         let report = f.fs.drop(torn: false)
-        #expect(report.namespaceUndone == 2) // the rename, then the create
+        #expect(report.namespaceUndone == 2)  // the rename, then the create
         #expect(report.undoFailures == 0)
         #expect(f.onDisk("/config") == Self.bytes("old"))
         #expect(!f.exists("/config.tmp"))

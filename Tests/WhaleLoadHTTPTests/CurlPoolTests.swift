@@ -11,14 +11,17 @@ import WhalesimTesting
 @Suite(.serialized) struct CurlPoolTests {
     @Test func aBurstsHandlesAndConnectionsGoOnceItIsOver() async throws {
         let server = try await FakeSalesforceServer.start(org: try HTTPExecutorTests.loadSmallOrg())
-        let http = CurlMultiExecutor(options: .init(idleHandlesMin: 2, idleStretch: .milliseconds(200), connectionMaxIdleSeconds: 1))
+        let http = CurlMultiExecutor(
+            options: .init(idleHandlesMin: 2, idleStretch: .milliseconds(200), connectionMaxIdleSeconds: 1))
         let url = "\(server.httpURL)/services/data/"
         #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
         try await HTTPExecutorTests.waitForDescriptors(atMost: Int.max)
         let before = HTTPExecutorTests.openDescriptors()
 
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<60 { group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status } }
+            for _ in 0..<60 {
+                group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses.count == 60 && statuses.allSatisfy { $0 == 200 })
@@ -76,7 +79,9 @@ import WhalesimTesting
             return most
         }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<60 { group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status } }
+            for _ in 0..<60 {
+                group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         sampling.cancel()
@@ -87,7 +92,9 @@ import WhalesimTesting
         // Within a second of the burst, at most the bound (and a descriptor or two of others').
         try await HTTPExecutorTests.waitForDescriptors(atMost: before + 4 + 2)
         let after = HTTPExecutorTests.openDescriptors()
-        #expect(after <= before + 4 + 2, "\(before) before the burst, \(most) during it, \(after) after it, with at most 4 idle")
+        #expect(
+            after <= before + 4 + 2,
+            "\(before) before the burst, \(most) during it, \(after) after it, with at most 4 idle")
         // And the connections kept still serve.
         #expect(try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(10)).status == 200)
 
@@ -105,7 +112,9 @@ import WhalesimTesting
         let http = CurlMultiExecutor(options: .init(idleHandlesMax: 4, idleHandlesMin: 2, idleStretch: .seconds(120)))
         let url = "\(server.httpURL)/services/data/"
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<60 { group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status } }
+            for _ in 0..<60 {
+                group.addTask { try await http.execute(HTTPRequestSpec(url: url), timeout: .seconds(30)).status }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(statuses.count == 60 && statuses.allSatisfy { $0 == 200 })
@@ -128,8 +137,10 @@ import WhalesimTesting
         // The describe of every object, each answer several times the 1 KB buffer.
         var total = 0
         for object in ["Account", "Contact", "Opportunity"] {
-            let result = try await http.execute(HTTPRequestSpec(
-                url: "\(base)/services/data/v59.0/sobjects/\(object)/describe", headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(30))
+            let result = try await http.execute(
+                HTTPRequestSpec(
+                    url: "\(base)/services/data/v59.0/sobjects/\(object)/describe",
+                    headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(30))
             #expect(result.status == 200, "\(object)")
             #expect(result.body.count > 4 * 1024, "\(object): \(result.body.count) bytes")
             let json = try JSONValue.parse(result.text)

@@ -25,33 +25,40 @@ import WhalesimTesting
             let token = try await Self.login(http, base: base)
 
             // A JSON body with headers: the record comes back from a GET.
-            let created = try await http.execute(HTTPRequestSpec(
-                method: "POST", url: "\(base)/services/data/v59.0/sobjects/Account",
-                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
-                body: Array(#"{"Name":"Wal Ünïcode & Sons"}"#.utf8)), timeout: .seconds(10))
+            let created = try await http.execute(
+                HTTPRequestSpec(
+                    method: "POST", url: "\(base)/services/data/v59.0/sobjects/Account",
+                    headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+                    body: Array(#"{"Name":"Wal Ünïcode & Sons"}"#.utf8)), timeout: .seconds(10))
             #expect(created.status == 201, "\(created.text)")
             let id = try #require(try JSONValue.parse(created.text)["id"]?.stringValue)
-            let fetched = try await http.execute(HTTPRequestSpec(
-                url: "\(base)/services/data/v59.0/sobjects/Account/\(id)", headers: [("Authorization", "Bearer \(token)")]),
+            let fetched = try await http.execute(
+                HTTPRequestSpec(
+                    url: "\(base)/services/data/v59.0/sobjects/Account/\(id)",
+                    headers: [("Authorization", "Bearer \(token)")]),
                 timeout: .seconds(10))
             #expect(fetched.status == 200)
             #expect(try JSONValue.parse(fetched.text)["Name"] == "Wal Ünïcode & Sons")
 
-            let query = try await http.execute(HTTPRequestSpec(
-                url: "\(base)/services/data/v59.0/query?q=" + QueryString.encode("SELECT Id, Name FROM Account WHERE Id = '\(id)'"),
-                headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(10))
+            let query = try await http.execute(
+                HTTPRequestSpec(
+                    url: "\(base)/services/data/v59.0/query?q="
+                        + QueryString.encode("SELECT Id, Name FROM Account WHERE Id = '\(id)'"),
+                    headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(10))
             #expect(query.status == 200)
             #expect(try JSONValue.parse(query.text)["totalSize"] == 1)
 
             // PATCH with a body, then DELETE without one: 204 and an empty body.
-            let patched = try await http.execute(HTTPRequestSpec(
-                method: "PATCH", url: "\(base)/services/data/v59.0/sobjects/Account/\(id)",
-                headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
-                body: Array(#"{"Name":"Renamed"}"#.utf8)), timeout: .seconds(10))
+            let patched = try await http.execute(
+                HTTPRequestSpec(
+                    method: "PATCH", url: "\(base)/services/data/v59.0/sobjects/Account/\(id)",
+                    headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+                    body: Array(#"{"Name":"Renamed"}"#.utf8)), timeout: .seconds(10))
             #expect(patched.status == 204)
-            let deleted = try await http.execute(HTTPRequestSpec(
-                method: "DELETE", url: "\(base)/services/data/v59.0/sobjects/Account/\(id)",
-                headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(10))
+            let deleted = try await http.execute(
+                HTTPRequestSpec(
+                    method: "DELETE", url: "\(base)/services/data/v59.0/sobjects/Account/\(id)",
+                    headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(10))
             #expect(deleted.status == 204 && deleted.body.isEmpty)
         }
     }
@@ -60,7 +67,8 @@ import WhalesimTesting
     func notFoundIsAResult(kind: HTTPClientKind, secure: Bool) async throws {
         try await withServerAndExecutor(kind) { server, http in
             let base = secure ? server.httpsURL : server.httpURL
-            let result = try await http.execute(HTTPRequestSpec(url: "\(base)/services/nothing/here"), timeout: .seconds(10))
+            let result = try await http.execute(
+                HTTPRequestSpec(url: "\(base)/services/nothing/here"), timeout: .seconds(10))
             #expect(result.status == 404)
             #expect(result.text.contains("NOT_FOUND"))
         }
@@ -75,9 +83,10 @@ import WhalesimTesting
                 for i in 0..<200 {
                     group.addTask {
                         let soql = "SELECT Id FROM Account LIMIT \(i % 7 + 1)"
-                        let result = try await http.execute(HTTPRequestSpec(
-                            url: "\(base)/services/data/v59.0/query?q=" + QueryString.encode(soql),
-                            headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(30))
+                        let result = try await http.execute(
+                            HTTPRequestSpec(
+                                url: "\(base)/services/data/v59.0/query?q=" + QueryString.encode(soql),
+                                headers: [("Authorization", "Bearer \(token)")]), timeout: .seconds(30))
                         return result.status
                     }
                 }
@@ -112,7 +121,8 @@ import WhalesimTesting
         let http = HTTPExecutors.make(kind)
         let start = ContinuousClock.now
         do throws(HTTPTransportError) {
-            _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .milliseconds(300))
+            _ = try await http.execute(
+                HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .milliseconds(300))
             Issue.record("a server that never answers returned a result")
         } catch {
             #expect(error.kind == .timeout, "\(error)")
@@ -125,7 +135,7 @@ import WhalesimTesting
     @Test(arguments: kinds)
     func tlsWithoutTheCAFails(kind: HTTPClientKind) async throws {
         let server = try await FakeSalesforceServer.start(org: try Self.loadSmallOrg())
-        let http = HTTPExecutors.make(kind)   // the system's trust store does not know the fake's CA
+        let http = HTTPExecutors.make(kind)  // the system's trust store does not know the fake's CA
         do throws(HTTPTransportError) {
             _ = try await http.execute(HTTPRequestSpec(url: "\(server.httpsURL)/services/data/"), timeout: .seconds(10))
             Issue.record("an unknown CA was trusted")
@@ -144,7 +154,8 @@ import WhalesimTesting
         let http = HTTPExecutors.make(kind, caFile: server.caFile.path)
         let waiting = Task { () -> HTTPTransportError? in
             do throws(HTTPTransportError) {
-                _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
+                _ = try await http.execute(
+                    HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
                 return nil
             } catch { return error }
         }
@@ -154,7 +165,8 @@ import WhalesimTesting
         let failure = await waiting.value
         #expect(failure != nil)
         #expect(ContinuousClock.now - start < .seconds(5))
-        let after = try await http.execute(HTTPRequestSpec(url: "\(server.httpURL)/services/data/"), timeout: .seconds(10))
+        let after = try await http.execute(
+            HTTPRequestSpec(url: "\(server.httpURL)/services/data/"), timeout: .seconds(10))
         #expect(after.status == 200)
         await http.shutdown()
         listener.close()
@@ -175,12 +187,14 @@ import WhalesimTesting
 
         let http = HTTPExecutors.make(kind, caFile: server.caFile.path)
         for _ in 0..<3 {
-            let result = try await http.execute(HTTPRequestSpec(url: "\(server.httpsURL)/services/data/"), timeout: .seconds(10))
+            let result = try await http.execute(
+                HTTPRequestSpec(url: "\(server.httpsURL)/services/data/"), timeout: .seconds(10))
             #expect(result.status == 200)
         }
         let stuck = Task { () -> HTTPTransportError? in
             do throws(HTTPTransportError) {
-                _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
+                _ = try await http.execute(
+                    HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
                 return nil
             } catch { return error }
         }
@@ -213,7 +227,8 @@ import WhalesimTesting
             for _ in 0..<100 {
                 group.addTask {
                     do throws(HTTPTransportError) {
-                        _ = try await http.execute(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
+                        _ = try await http.execute(
+                            HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60))
                     } catch {}
                     return true
                 }
@@ -238,8 +253,10 @@ import WhalesimTesting
     }
 
     /// Starts the fake on the small org and an executor of `kind` trusting its CA; stops both after `body`.
-    func withServerAndExecutor(_ kind: HTTPClientKind,
-                               _ body: (FakeSalesforceServer, any HTTPExecutor) async throws -> Void) async throws {
+    func withServerAndExecutor(
+        _ kind: HTTPClientKind,
+        _ body: (FakeSalesforceServer, any HTTPExecutor) async throws -> Void
+    ) async throws {
         let server = try await FakeSalesforceServer.start(org: try Self.loadSmallOrg())
         let http = HTTPExecutors.make(kind, caFile: server.caFile.path)
         do {
@@ -255,13 +272,16 @@ import WhalesimTesting
 
     /// OAuth password grant (form body, explicit Content-Type); returns the access token.
     static func login(_ http: any HTTPExecutor, base: String) async throws -> String {
-        let form = [("grant_type", "password"), ("client_id", "whalesim-client"), ("client_secret", "whalesim-secret"),
-                    ("username", admin.username), ("password", admin.password + admin.token)]
-            .map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
-        let result = try await http.execute(HTTPRequestSpec(
-            method: "POST", url: "\(base)/services/oauth2/token",
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-            body: Array(form.utf8)), timeout: .seconds(10))
+        let form = [
+            ("grant_type", "password"), ("client_id", "whalesim-client"), ("client_secret", "whalesim-secret"),
+            ("username", admin.username), ("password", admin.password + admin.token),
+        ]
+        .map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
+        let result = try await http.execute(
+            HTTPRequestSpec(
+                method: "POST", url: "\(base)/services/oauth2/token",
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                body: Array(form.utf8)), timeout: .seconds(10))
         #expect(result.status == 200, "\(result.text)")
         let json = try JSONValue.parse(result.text)
         #expect(json["instance_url"] == .string(base))

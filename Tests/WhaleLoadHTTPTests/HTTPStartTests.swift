@@ -17,10 +17,14 @@ import WhalesimTesting
         func add(_ outcome: Result<HTTPResult, HTTPTransportError>) { all.withLockedValue { $0.append(outcome) } }
         func waitFor(_ n: Int, seconds: Int = 20) async throws {
             let deadline = ContinuousClock.now + .seconds(seconds)
-            while all.withLockedValue({ $0.count }) < n, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            while all.withLockedValue({ $0.count }) < n, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
         var statuses: [Int] { all.withLockedValue { $0.compactMap { try? $0.get().status } } }
-        var errors: [HTTPTransportError] { all.withLockedValue { $0.compactMap { if case .failure(let e) = $0 { e } else { nil } } } }
+        var errors: [HTTPTransportError] {
+            all.withLockedValue { $0.compactMap { if case .failure(let e) = $0 { e } else { nil } } }
+        }
     }
 
     @Test(arguments: HTTPClientKind.allCases)
@@ -29,7 +33,9 @@ import WhalesimTesting
         let http = HTTPExecutors.make(kind)
         let outcomes = Outcomes()
         for _ in 0..<50 {
-            http.start(HTTPRequestSpec(url: "\(server.httpURL)/services/data/"), timeout: .seconds(20)) { outcomes.add($0) }
+            http.start(HTTPRequestSpec(url: "\(server.httpURL)/services/data/"), timeout: .seconds(20)) {
+                outcomes.add($0)
+            }
         }
         // A 404 is an answer like any other.
         http.start(HTTPRequestSpec(url: "\(server.httpURL)/no/such/path"), timeout: .seconds(20)) { outcomes.add($0) }
@@ -59,11 +65,15 @@ import WhalesimTesting
         let http = HTTPExecutors.make(kind)
         let outcomes = Outcomes()
         for _ in 0..<20 {
-            http.start(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60)) { outcomes.add($0) }
+            http.start(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60)) {
+                outcomes.add($0)
+            }
         }
         try await Task.sleep(for: .milliseconds(200))
         await http.shutdown()
-        http.start(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60)) { outcomes.add($0) }
+        http.start(HTTPRequestSpec(url: "http://127.0.0.1:\(listener.port)/"), timeout: .seconds(60)) {
+            outcomes.add($0)
+        }
         try await outcomes.waitFor(21, seconds: 10)
         #expect(outcomes.all.withLockedValue { $0.count } == 21)
         #expect(outcomes.errors.count == 21)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP socket on 127.0.0.1 that listens but never accepts or answers: connections complete in
@@ -29,9 +29,9 @@ final class SilentListener: @unchecked Sendable {
 
     private static func bound() throws -> (Int32, Int) {
         #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw SocketError(message: "socket: errno \(errno)") }
         var address = sockaddr_in()
@@ -53,9 +53,9 @@ final class SilentListener: @unchecked Sendable {
 
     private static func closeSocket(_ descriptor: Int32) -> Int32 {
         #if canImport(Glibc)
-        Glibc.close(descriptor)
+            Glibc.close(descriptor)
         #else
-        Darwin.close(descriptor)
+            Darwin.close(descriptor)
         #endif
     }
     private func closeSocket(_ descriptor: Int32) -> Int32 { Self.closeSocket(descriptor) }

@@ -11,8 +11,12 @@ final class FaultProxyWebSocketTests: XCTestCase {
         let proxy = try await FaultProxy.start(upstreamHost: "127.0.0.1", upstreamPort: server.port, seed: 3)
         let got1 = NIOLockedValueBox<[String]>([])
         let got2 = NIOLockedValueBox<[String]>([])
-        let s1 = LiveSocket(url: "ws://127.0.0.1:\(proxy.port)/socket?whalesim-client=c1") { t in got1.withLockedValue { $0.append(t) } }
-        let s2 = LiveSocket(url: "ws://127.0.0.1:\(proxy.port)/socket?whalesim-client=c2") { t in got2.withLockedValue { $0.append(t) } }
+        let s1 = LiveSocket(url: "ws://127.0.0.1:\(proxy.port)/socket?whalesim-client=c1") { t in
+            got1.withLockedValue { $0.append(t) }
+        }
+        let s2 = LiveSocket(url: "ws://127.0.0.1:\(proxy.port)/socket?whalesim-client=c2") { t in
+            got2.withLockedValue { $0.append(t) }
+        }
         let open1 = await s1.connected(timeout: .seconds(5))
         let open2 = await s2.connected(timeout: .seconds(5))
         XCTAssertTrue(open1)
@@ -21,7 +25,8 @@ final class FaultProxyWebSocketTests: XCTestCase {
         proxy.shape(ProxyConditions(latencyMs: 20, jitterMs: 20))
         for i in 0..<20 { s1.send("one-\(i)") }
         s2.send("two-0")
-        expectTrue(await eventually { got1.withLockedValue { $0.count } == 20 && got2.withLockedValue { $0.count } == 1 })
+        expectTrue(
+            await eventually { got1.withLockedValue { $0.count } == 20 && got2.withLockedValue { $0.count } == 1 })
         XCTAssertEqual(got1.withLockedValue { $0 }, (0..<20).map { "one-\($0)" }, "frames in order through jitter")
 
         proxy.drop(clients: ["c1"])

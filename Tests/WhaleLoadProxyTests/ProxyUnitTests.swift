@@ -32,9 +32,12 @@ final class ProxyUnitTests: XCTestCase {
         let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
         for i in 0..<500 {
             let now = start + .milliseconds(Int64(i / 10))
-            let c = ProxyConditions(latencyMs: Int.random(in: 0...20, using: &rng), jitterMs: 50,
-                                    bandwidthBytesPerSecond: i % 3 == 0 ? 1_000_000 : nil)
-            queue.enqueue(ByteBuffer(bytes: [UInt8(i % 256)]), now: now, conditions: c, jitterMs: Int.random(in: 0...50, using: &rng))
+            let c = ProxyConditions(
+                latencyMs: Int.random(in: 0...20, using: &rng), jitterMs: 50,
+                bandwidthBytesPerSecond: i % 3 == 0 ? 1_000_000 : nil)
+            queue.enqueue(
+                ByteBuffer(bytes: [UInt8(i % 256)]), now: now, conditions: c,
+                jitterMs: Int.random(in: 0...50, using: &rng))
         }
         var times: [NIODeadline] = []
         var out: [UInt8] = []

@@ -36,7 +36,9 @@ final class TestClient: Sendable {
         let state = NIOLockedValueBox(State())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Collector(state)) } }
+            .channelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(Collector(state)) }
+            }
             .connect(host: "127.0.0.1", port: port).get()
         return TestClient(channel: channel, state: state)
     }

@@ -20,7 +20,9 @@ import WhaleLoad
         }
         func waitFor(_ n: Int) async throws {
             let deadline = ContinuousClock.now + .seconds(10)
-            while count.withLockedValue({ $0 }) < n, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            while count.withLockedValue({ $0 }) < n, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
     }
 

@@ -19,11 +19,16 @@ import WhaleLoad
             var buffer = unwrapInboundIn(data)
             request += buffer.readString(length: buffer.readableBytes) ?? ""
             guard request.contains("\r\n\r\n") else { return }
-            let keyLine = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") } ?? ""
-            let key = keyLine.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+            let keyLine =
+                request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") } ?? ""
+            let key =
+                keyLine.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+                .base64EncodedString()
             var out = context.channel.allocator.buffer(capacity: 256)
-            out.writeString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n")
+            out.writeString(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+            )
             let payload = Array("first words".utf8)
             out.writeBytes([0x81, UInt8(payload.count)] + payload)
             context.writeAndFlush(NIOAny(out), promise: nil)
@@ -38,10 +43,14 @@ import WhaleLoad
             .bind(host: "127.0.0.1", port: 0).get()
         defer { server.close(promise: nil) }
         let received = NIOLockedValueBox<[String]>([])
-        let socket = LeanSocket(url: "ws://127.0.0.1:\(server.localAddress!.port!)/socket") { text in received.withLockedValue { $0.append(text) } }
+        let socket = LeanSocket(url: "ws://127.0.0.1:\(server.localAddress!.port!)/socket") { text in
+            received.withLockedValue { $0.append(text) }
+        }
         #expect(await socket.connected(timeout: .seconds(5)))
         let deadline = ContinuousClock.now + .seconds(5)
-        while received.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while received.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(received.withLockedValue { $0 } == ["first words"])
         await socket.close()
     }

@@ -24,14 +24,18 @@ import WhaleLoad
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let received = NIOLockedValueBox<[String]>([])
-        let socket = LeanSocket(url: server.url, maxFrameSize: 1 << 20) { text in received.withLockedValue { $0.append(text) } }
+        let socket = LeanSocket(url: server.url, maxFrameSize: 1 << 20) { text in
+            received.withLockedValue { $0.append(text) }
+        }
         #expect(await socket.connected(timeout: .seconds(5)))
         try await Self.waitUntil { received.withLockedValue { $0.count } == 5 }
         #expect(received.withLockedValue { $0 } == messages)
         socket.send("from the client: ü")
         try await Self.waitUntil { server.clientFrames().count >= 2 }
         let frames = server.clientFrames()
-        #expect(frames.contains { $0.opcode == 0xA && $0.payload == Array("p1".utf8) }, "the ping is answered with its payload")
+        #expect(
+            frames.contains { $0.opcode == 0xA && $0.payload == Array("p1".utf8) },
+            "the ping is answered with its payload")
         #expect(frames.contains { $0.opcode == 0x1 && $0.payload == Array("from the client: ü".utf8) })
         #expect(frames.allSatisfy { $0.masked }, "every client frame is masked")
         #expect(socket.ending == nil)
@@ -39,23 +43,29 @@ import WhaleLoad
     }
 
     @Test func aMaskedFrameFromTheServerEndsTheSocketWith1002() async throws {
-        try await Self.expectViolation(script: [Self.frame(.text, Array("x".utf8), masked: true)], maxFrameSize: 1 << 20,
-                                       closeCode: 1002, error: "masked")
+        try await Self.expectViolation(
+            script: [Self.frame(.text, Array("x".utf8), masked: true)], maxFrameSize: 1 << 20,
+            closeCode: 1002, error: "masked")
     }
 
     @Test func aFrameOverTheLimitEndsTheSocketWith1009() async throws {
-        try await Self.expectViolation(script: [Self.frame(.text, Array(repeating: 65, count: 2_000))], maxFrameSize: 1_000,
-                                       closeCode: 1009, error: "over the limit")
+        try await Self.expectViolation(
+            script: [Self.frame(.text, Array(repeating: 65, count: 2_000))], maxFrameSize: 1_000,
+            closeCode: 1009, error: "over the limit")
     }
 
     @Test func reservedBitsUnknownOpcodesAndStrayContinuationsEndTheSocketWith1002() async throws {
         var reserved = Self.frame(.text, Array("x".utf8))
         reserved[0] |= 0x40
-        try await Self.expectViolation(script: [reserved], maxFrameSize: 1 << 20, closeCode: 1002, error: "reserved bits")
+        try await Self.expectViolation(
+            script: [reserved], maxFrameSize: 1 << 20, closeCode: 1002, error: "reserved bits")
         var unknown = Self.frame(.text, Array("x".utf8))
         unknown[0] = 0x80 | 0x3
-        try await Self.expectViolation(script: [unknown], maxFrameSize: 1 << 20, closeCode: 1002, error: "unknown opcode")
-        try await Self.expectViolation(script: [Self.frame(.continuation, Array("x".utf8))], maxFrameSize: 1 << 20, closeCode: 1002, error: "continuation")
+        try await Self.expectViolation(
+            script: [unknown], maxFrameSize: 1 << 20, closeCode: 1002, error: "unknown opcode")
+        try await Self.expectViolation(
+            script: [Self.frame(.continuation, Array("x".utf8))], maxFrameSize: 1 << 20, closeCode: 1002,
+            error: "continuation")
     }
 
     @Test func aCloseFromTheServerEndsTheSocketWithItsCodeAndIsEchoed() async throws {
@@ -82,8 +92,9 @@ import WhaleLoad
         script += [Array(second[0..<3]), Array(second[3...])]
         let third = frame(.text, Array(large.utf8))
         script += [Array(third[0..<5]), Array(third[5..<40_000]), Array(third[40_000...])]
-        script.append(frame(.text, Array("frag".utf8), fin: false) + frame(.ping, Array("p1".utf8))
-                      + frame(.continuation, Array("ment".utf8)) + frame(.text, Array("héllo".utf8)))
+        script.append(
+            frame(.text, Array("frag".utf8), fin: false) + frame(.ping, Array("p1".utf8))
+                + frame(.continuation, Array("ment".utf8)) + frame(.text, Array("héllo".utf8)))
         return (script, ["hello", medium, large, "fragment", "héllo"])
     }
 
@@ -113,7 +124,9 @@ import WhaleLoad
         let server = try await ScriptServer.start(script: script)
         defer { server.stop() }
         let delivered = NIOLockedValueBox(0)
-        let socket = LeanSocket(url: server.url, maxFrameSize: maxFrameSize) { _ in delivered.withLockedValue { $0 += 1 } }
+        let socket = LeanSocket(url: server.url, maxFrameSize: maxFrameSize) { _ in
+            delivered.withLockedValue { $0 += 1 }
+        }
         #expect(await socket.connected(timeout: .seconds(5)))
         await socket.waitEnded()
         let ending = try #require(socket.ending)
@@ -156,7 +169,7 @@ final class ScriptServer: Sendable {
         let received = NIOLockedValueBox<[UInt8]>([])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1) // each chunk its own segment
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)  // each chunk its own segment
             .childChannelInitializer { channel in
                 let upgrader = NIOWebSocketServerUpgrader(
                     maxFrameSize: 1 << 20, automaticErrorHandling: false,
@@ -165,13 +178,15 @@ final class ScriptServer: Sendable {
                         // First in the pipeline, under NIO's frame handlers: this server writes and
                         // reads raw bytes (and passes nothing on).
                         do {
-                            try channel.pipeline.syncOperations.addHandler(ScriptHandler(script: script, received: received), position: .first)
+                            try channel.pipeline.syncOperations.addHandler(
+                                ScriptHandler(script: script, received: received), position: .first)
                             return channel.eventLoop.makeSucceededVoidFuture()
                         } catch {
                             return channel.eventLoop.makeFailedFuture(error)
                         }
                     })
-                return channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                return channel.pipeline.configureHTTPServerPipeline(
+                    withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
             }
             .bind(host: "127.0.0.1", port: 0).get()
         return ScriptServer(url: "ws://127.0.0.1:\(channel.localAddress!.port!)/", channel: channel, received: received)
@@ -197,7 +212,9 @@ final class ScriptServer: Sendable {
             let key = masked ? Array(bytes[at..<min(at + 4, bytes.count)]) : []
             at += key.count
             guard at + length <= bytes.count else { break }
-            let payload = bytes[at..<at + length].enumerated().map { masked ? $0.element ^ key[$0.offset & 3] : $0.element }
+            let payload = bytes[at..<at + length].enumerated().map {
+                masked ? $0.element ^ key[$0.offset & 3] : $0.element
+            }
             frames.append(ClientFrame(opcode: opcode, masked: masked, payload: payload))
             i = at + length
         }

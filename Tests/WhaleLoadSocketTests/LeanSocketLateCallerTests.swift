@@ -28,7 +28,9 @@ import Testing
         let socket = LeanSocket(url: url, group: group) { (_: [UInt8]) in }
         #expect(await socket.connected(timeout: .seconds(5)))
         socket.send("the join")
-        try await LeanSocketFrameTests.waitUntil { server.clientFrames().contains { $0.payload == Array("the join".utf8) } }
+        try await LeanSocketFrameTests.waitUntil {
+            server.clientFrames().contains { $0.payload == Array("the join".utf8) }
+        }
         let texts = server.clientFrames().filter { $0.opcode == 1 }.map { String(decoding: $0.payload, as: UTF8.self) }
         #expect(texts == ["the join"])
         await socket.close()

@@ -15,9 +15,9 @@ enum Fixture {
         ModelServer(configuration: .init(serverId: "srv"), restoring: try seed().changes { "hash:" + $0 })
     }
 
-    static let ann = Caller(userId: "u-ann", organizationId: "org-acme")   // admin, Acme
+    static let ann = Caller(userId: "u-ann", organizationId: "org-acme")  // admin, Acme
     static let bo = Caller(userId: "u-bo", organizationId: "org-acme")
-    static let dee = Caller(userId: "u-dee", organizationId: "org-globex") // admin, Globex
+    static let dee = Caller(userId: "u-dee", organizationId: "org-globex")  // admin, Globex
 }
 
 extension ModelServer {
@@ -41,5 +41,7 @@ extension Array where Element == ModelServer.Action {
         return nil
     }
     var sends: [(ClientID, ServerEnvelope)] { compactMap { if case .send(let c, let e) = $0 { (c, e) } else { nil } } }
-    var reply: Result<MutationReply, ModelError>? { compactMap { if case .reply(_, let r) = $0 { r } else { nil } }.first }
+    var reply: Result<MutationReply, ModelError>? {
+        compactMap { if case .reply(_, let r) = $0 { r } else { nil } }.first
+    }
 }

@@ -15,8 +15,12 @@ import WhaleProtocol
         init(version: ProtocolVersion, faults: FaultSet = []) throws {
             server = try Fixture.server()
             // Both Acme users track both accounts, so their boards show the same cards.
-            _ = server.handle(.mutate(requestId: "setup", caller: Fixture.bo, senderID: nil, .applyAccountTrackingChanges([
-                TrackingChange(account: AccountInput(server.state.accounts["acc-acme-2"]!), newState: .tracked)])))
+            _ = server.handle(
+                .mutate(
+                    requestId: "setup", caller: Fixture.bo, senderID: nil,
+                    .applyAccountTrackingChanges([
+                        TrackingChange(account: AccountInput(server.state.accounts["acc-acme-2"]!), newState: .tracked)
+                    ])))
             let config = ModelClient.Configuration(protocolVersion: version, faults: faults)
             a = ModelClient(clientId: "ca", caller: Fixture.ann, page: .board, configuration: config)
             b = ModelClient(clientId: "cb", caller: Fixture.bo, page: .board, configuration: config)
@@ -38,11 +42,11 @@ import WhaleProtocol
         var card = AccountInput(board.a.accounts[0])
         card.state = "In Progress"
         let sent = board.a.mutate(.saveAccounts([card]))
-        #expect(board.a.accounts[0].state == "In Progress") // shown before the reply
+        #expect(board.a.accounts[0].state == "In Progress")  // shown before the reply
         guard case .mutate(let id, _) = sent.first else { Issue.record("\(sent)"); return }
         let refused = board.a.handle(.replied(requestId: id, .failure(.badInput("no"))))
         #expect(refused == [.refused(requestId: id, .badInput("no"))])
-        #expect(board.a.accounts[0].state == "Ready") // rolled back
+        #expect(board.a.accounts[0].state == "Ready")  // rolled back
         #expect(board.a.isQuiet)
     }
 
@@ -77,12 +81,20 @@ import WhaleProtocol
         var board = try Board(version: .v2)
         var sends: [(ClientID, ServerEnvelope)] = []
         for state in [KanbanState.worked, .opportunity] {
-            sends += board.server.handle(.mutate(requestId: "x", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: state))).sends
+            sends +=
+                board.server.handle(
+                    .mutate(
+                        requestId: "x", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: state))
+                ).sends
         }
         let toA = sends.filter { $0.0 == "ca" }.map(\.1)
         #expect(board.a.handle(.received(toA[0])) == [])
         // The second update lost (say a dropped frame): a third one shows the gap.
-        sends = board.server.handle(.mutate(requestId: "y", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked))).sends
+        sends =
+            board.server.handle(
+                .mutate(
+                    requestId: "y", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked))
+            ).sends
         let third = sends.first { $0.0 == "ca" }!.1
         let reaction = board.a.handle(.received(third))
         guard case .query(_, .board)? = reaction.first else { Issue.record("no refetch on a gap: \(reaction)"); return }
@@ -101,12 +113,16 @@ import WhaleProtocol
         _ = board.a.handle(.disconnected)
         let refetch = board.a.handle(.joined)
         guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
-        let answer = try board.server.answer(query, board.a.caller)        // read at N
-        _ = board.server.handle(.leavePool("ca"))                         // not in the pool yet
-        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        let answer = try board.server.answer(query, board.a.caller)  // read at N
+        _ = board.server.handle(.leavePool("ca"))  // not in the pool yet
+        _ = board.server.handle(
+            .mutate(
+                requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
         _ = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
-        let next = board.server.handle(.mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked)))
-        let update = try #require(next.sends.first { $0.0 == "ca" }?.1)   // N+2
+        let next = board.server.handle(
+            .mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked))
+        )
+        let update = try #require(next.sends.first { $0.0 == "ca" }?.1)  // N+2
         var reaction: [ModelClient.Action]
         if answerFirst {
             #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
@@ -115,7 +131,9 @@ import WhaleProtocol
             #expect(board.a.handle(.received(update)) == [])
             reaction = board.a.handle(.answered(requestId: id, .success(answer)))
         }
-        guard case .query(_, .board)? = reaction.first else { Issue.record("the missed update went unnoticed: \(reaction)"); return }
+        guard case .query(_, .board)? = reaction.first else {
+            Issue.record("the missed update went unnoticed: \(reaction)"); return
+        }
         board.a.answerAll(reaction, board.server)
         #expect(board.a.view == (try truth(board.server, board.a)))
         #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
@@ -130,13 +148,19 @@ import WhaleProtocol
         guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
         let answer = try board.server.answer(query, board.a.caller)
         _ = board.server.handle(.leavePool("ca"))
-        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        _ = board.server.handle(
+            .mutate(
+                requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
         _ = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
         #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
-        let own = board.server.handle(.mutate(requestId: "own", caller: Fixture.ann, senderID: "ca", board.server.move("acc-acme-2", to: .worked)))
+        let own = board.server.handle(
+            .mutate(requestId: "own", caller: Fixture.ann, senderID: "ca", board.server.move("acc-acme-2", to: .worked))
+        )
         let update = try #require(own.sends.first { $0.0 == "ca" }?.1)
         let reaction = board.a.handle(.received(update))
-        guard case .query(_, .board)? = reaction.first else { Issue.record("the gap before our own update went unnoticed: \(reaction)"); return }
+        guard case .query(_, .board)? = reaction.first else {
+            Issue.record("the gap before our own update went unnoticed: \(reaction)"); return
+        }
         board.a.answerAll(reaction, board.server)
         #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
     }
@@ -151,9 +175,11 @@ import WhaleProtocol
         _ = board.a.handle(.disconnected)
         let refetch = board.a.handle(.joined)
         guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
-        let answer = try board.server.answer(query, board.a.caller)        // read at N
-        _ = board.server.handle(.leavePool("ca"))                         // not in the pool yet
-        _ = board.server.handle(.mutate(requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        let answer = try board.server.answer(query, board.a.caller)  // read at N
+        _ = board.server.handle(.leavePool("ca"))  // not in the pool yet
+        _ = board.server.handle(
+            .mutate(
+                requestId: "missed", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
         let joined = board.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
         let marker = try #require(joined.sends.first { $0.0 == "ca" }?.1)
         guard case .poolJoined(let pool, let seq) = marker.message else { Issue.record("no marker: \(joined)"); return }
@@ -166,7 +192,9 @@ import WhaleProtocol
             #expect(board.a.handle(.received(marker)) == [])
             reaction = board.a.handle(.answered(requestId: id, .success(answer)))
         }
-        guard case .query(_, .board)? = reaction.first else { Issue.record("the missed update went unnoticed: \(reaction)"); return }
+        guard case .query(_, .board)? = reaction.first else {
+            Issue.record("the missed update went unnoticed: \(reaction)"); return
+        }
         board.a.answerAll(reaction, board.server)
         #expect(board.a.view == (try truth(board.server, board.a)))
         #expect(board.a.accounts.first { $0.id == "acc-acme-1" }?.state == "Worked")
@@ -192,11 +220,13 @@ import WhaleProtocol
             #expect(board.a.handle(.received(marker)) == [])
             #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
         }
-        let elsewhere = ServerEnvelope(senderId: "s", messageId: "j:x", message: .poolJoined(poolId: "org-other", seq: 999))
+        let elsewhere = ServerEnvelope(
+            senderId: "s", messageId: "j:x", message: .poolJoined(poolId: "org-other", seq: 999))
         #expect(board.a.handle(.received(elsewhere)) == [])
         #expect(board.a.view == (try truth(board.server, board.a)))
         var original = try Board(version: .original)
-        let join = original.server.handle(.joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .original))
+        let join = original.server.handle(
+            .joinPool("ca", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .original))
         #expect(join.isEmpty, "the original protocol has no marker: \(join)")
         _ = original.a.handle(.joined)
     }
@@ -209,7 +239,9 @@ import WhaleProtocol
         let refetch = board.a.handle(.joined)
         guard case .query(let id, let query)? = refetch.first else { Issue.record("\(refetch)"); return }
         let answer = try board.server.answer(query, board.a.caller)
-        let next = board.server.handle(.mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked)))
+        let next = board.server.handle(
+            .mutate(requestId: "next", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-2", to: .worked))
+        )
         let update = try #require(next.sends.first { $0.0 == "ca" }?.1)
         if answerFirst {
             #expect(board.a.handle(.answered(requestId: id, .success(answer))) == [])
@@ -227,7 +259,8 @@ import WhaleProtocol
     func staleAnswersDoNotOverwrite(_ faulty: Bool) throws {
         var board = try Board(version: .original, faults: faulty ? [.staleRefetchOverwrites] : [])
         // b moves a card: a refetches, but the answer is slow...
-        let first = board.server.handle(.mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
+        let first = board.server.handle(
+            .mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked)))
         let slow = board.a.handle(.received(first.sends.first { $0.0 == "ca" }!.1))
         guard case .query(let slowId, let q)? = slow.first else { return }
         let staleAnswer = try board.server.answer(q, Fixture.ann)
@@ -244,14 +277,17 @@ import WhaleProtocol
     @Test(arguments: [ProtocolVersion.original, .v2])
     func echoStormResavesAfterEveryRefresh(_ version: ProtocolVersion) throws {
         var board = try Board(version: version, faults: [.echoStorm])
-        var sends = board.server.handle(.mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked))).sends
+        var sends = board.server.handle(
+            .mutate(requestId: "1", caller: Fixture.bo, senderID: "cb", board.server.move("acc-acme-1", to: .worked))
+        ).sends
         var rounds = 0
         // a and b re-save in turn, forever: cut it after a few rounds.
         while rounds < 6, !sends.isEmpty {
             var next: [(ClientID, ServerEnvelope)] = []
             for (client, envelope) in sends {
                 let caller = client == "ca" ? Fixture.ann : Fixture.bo
-                var reaction = client == "ca" ? board.a.handle(.received(envelope)) : board.b.handle(.received(envelope))
+                var reaction =
+                    client == "ca" ? board.a.handle(.received(envelope)) : board.b.handle(.received(envelope))
                 var queue = reaction
                 reaction = []
                 while let action = queue.first {
@@ -259,11 +295,18 @@ import WhaleProtocol
                     switch action {
                     case .query(let id, let q):
                         let answer = Result<PoolSnapshot, ModelError>.success(try board.server.answer(q, caller))
-                        queue += client == "ca" ? board.a.handle(.answered(requestId: id, answer)) : board.b.handle(.answered(requestId: id, answer))
+                        queue +=
+                            client == "ca"
+                            ? board.a.handle(.answered(requestId: id, answer))
+                            : board.b.handle(.answered(requestId: id, answer))
                     case .mutate(let id, let m):
-                        let actions = board.server.handle(.mutate(requestId: id, caller: caller, senderID: client.rawValue, m))
+                        let actions = board.server.handle(
+                            .mutate(requestId: id, caller: caller, senderID: client.rawValue, m))
                         next += actions.sends
-                        _ = client == "ca" ? board.a.handle(.replied(requestId: id, actions.reply!)) : board.b.handle(.replied(requestId: id, actions.reply!))
+                        _ =
+                            client == "ca"
+                            ? board.a.handle(.replied(requestId: id, actions.reply!))
+                            : board.b.handle(.replied(requestId: id, actions.reply!))
                     default: break
                     }
                 }
@@ -280,12 +323,20 @@ import WhaleProtocol
     @Test func anUntrackingSurvivesANewerContentUpdate() throws {
         var board = try Board(version: .v2)
         let account = board.a.accounts[1]
-        guard case .mutate(let id, let m)? = board.a.mutate(.applyAccountTrackingChanges([TrackingChange(account: AccountInput(account), newState: .untracked)])).first else { return }
+        guard
+            case .mutate(let id, let m)? = board.a.mutate(
+                .applyAccountTrackingChanges([TrackingChange(account: AccountInput(account), newState: .untracked)])
+            ).first
+        else { return }
         #expect(!board.a.accounts.contains { $0.id == account.id })
         let untrack = board.server.handle(.mutate(requestId: id, caller: Fixture.ann, senderID: "ca", m))
         // b moves the card right after; its update reaches a before a's own reply does.
-        let move = board.server.handle(.mutate(requestId: "b1", caller: Fixture.bo, senderID: "cb", board.server.move(account.id, to: .opportunity)))
-        for (client, envelope) in untrack.sends + move.sends where client == "ca" { _ = board.a.handle(.received(envelope)) }
+        let move = board.server.handle(
+            .mutate(
+                requestId: "b1", caller: Fixture.bo, senderID: "cb", board.server.move(account.id, to: .opportunity)))
+        for (client, envelope) in untrack.sends + move.sends where client == "ca" {
+            _ = board.a.handle(.received(envelope))
+        }
         _ = board.a.handle(.replied(requestId: id, untrack.reply!))
         #expect(!board.a.accounts.contains { $0.id == account.id })
         #expect(board.a.view == (try truth(board.server, board.a)))
@@ -299,7 +350,7 @@ import WhaleProtocol
         #expect(state == model.state)
         let changes = try JSONDecoder().decode([ModelChange].self, from: encoder.encode(model.state.changes))
         #expect(ModelServer(restoring: changes).state == model.state)
-        #expect(try encoder.encode(model.state) == encoder.encode(state)) // deterministic bytes
+        #expect(try encoder.encode(model.state) == encoder.encode(state))  // deterministic bytes
     }
 
     func isOwn(_ send: (ClientID, ServerEnvelope)) -> Bool {
@@ -313,7 +364,8 @@ import WhaleProtocol
         _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
         page.answerAll(page.handle(.joined), server)
         #expect(page.tasks.count == 2 && page.contacts.count == 2)
-        let task = TaskItem(id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
+        let task = TaskItem(
+            id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
         let mutations: [Mutation] = [
             .saveTask(task),
             .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-bo", assignedTo: "u-cy"),
@@ -329,8 +381,11 @@ import WhaleProtocol
         var deleted = page.tasks.first { $0.id == "t-new" }!
         deleted.deletedAt = "2026-11-22T19:30:00Z"
         guard case .mutate(let id, let m)? = page.mutate(.saveTask(deleted)).first else { return }
-        #expect(!page.tasks.contains { $0.id == "t-new" } && page.assignments.isEmpty) // optimistic delete hides its entries too
-        _ = page.handle(.replied(requestId: id, server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", m)).reply!))
+        // Optimistic delete hides its entries too.
+        #expect(!page.tasks.contains { $0.id == "t-new" } && page.assignments.isEmpty)
+        _ = page.handle(
+            .replied(requestId: id, server.handle(.mutate(requestId: id, caller: Fixture.bo, senderID: "cp", m)).reply!)
+        )
         #expect(page.view == (try server.answer(page.query, Fixture.bo).shown))
     }
 }
@@ -350,8 +405,12 @@ extension ModelClientTests {
         var page = ModelClient(clientId: "cp", caller: Fixture.bo, page: .account("acc-acme-1"), configuration: config)
         _ = server.handle(.joinPool("cp", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: version))
         page.answerAll(page.handle(.joined), server)
-        let task = TaskItem(id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
-        for (i, m) in [Mutation.saveTask(task), .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-bo", assignedTo: "u-cy")].enumerated() {
+        let task = TaskItem(
+            id: "t-new", associatedTo: "acc-acme-1", description: "Ship samples", done: false, type: .admin)
+        for (i, m) in [
+            Mutation.saveTask(task),
+            .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-bo", assignedTo: "u-cy"),
+        ].enumerated() {
             let actions = server.handle(.mutate(requestId: "other\(i)", caller: Fixture.ann, senderID: "cq", m))
             for (_, e) in actions.sends { page.answerAll(page.handle(.received(e)), server) }
         }
@@ -398,10 +457,18 @@ extension ModelClient {
     /// Someone else creates and deletes `count` tasks on the account; the page hears each update.
     func churn(_ count: Int, _ server: inout ModelServer, _ page: inout ModelClient, from first: Int = 0) {
         for i in first..<(first + count) {
-            var task = TaskItem(id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
-            for m in [Mutation.saveTask(task), { task.deletedAt = "2026-11-26T22:00:00Z"; return .saveTask(task) }()] {
+            var task = TaskItem(
+                id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
+            for m in [
+                Mutation.saveTask(task),
+                {
+                    task.deletedAt = "2026-11-26T22:00:00Z"; return .saveTask(task)
+                }(),
+            ] {
                 let actions = server.handle(.mutate(requestId: "o\(i)", caller: Fixture.ann, senderID: "cq", m))
-                for (client, e) in actions.sends where client == "cp" { page.answerAll(page.handle(.received(e)), server) }
+                for (client, e) in actions.sends where client == "cp" {
+                    page.answerAll(page.handle(.received(e)), server)
+                }
             }
         }
     }
@@ -433,9 +500,11 @@ extension ModelClient {
         churn(0, &server, &page)
         var created: [TaskItem] = []
         for i in 0..<200 {
-            let task = TaskItem(id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
+            let task = TaskItem(
+                id: "t-\(i)", associatedTo: "acc-acme-1", description: "call \(i)", done: false, type: .admin)
             created.append(task)
-            let actions = server.handle(.mutate(requestId: "c\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
+            let actions = server.handle(
+                .mutate(requestId: "c\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
             for (client, e) in actions.sends where client == "cp" { _ = page.handle(.received(e)) }
         }
         _ = page.handle(.disconnected)
@@ -446,7 +515,8 @@ extension ModelClient {
         // Meanwhile every one of them is deleted, and the page hears it on its socket.
         for (i, var task) in created.enumerated() {
             task.deletedAt = "2026-11-26T22:00:00Z"
-            let actions = server.handle(.mutate(requestId: "d\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
+            let actions = server.handle(
+                .mutate(requestId: "d\(i)", caller: Fixture.ann, senderID: "cq", .saveTask(task)))
             for (client, e) in actions.sends where client == "cp" { _ = page.handle(.received(e)) }
         }
         // The old answer arrives last: it must not bring back a single deleted task.

@@ -33,14 +33,20 @@ import WhaleProtocol
         for i in 0..<10 {
             var page = ModelClient(clientId: ClientID("cp\(i)"), caller: Fixture.bo, page: .account("acc-acme-1"))
             page.interner = interner
-            _ = server.handle(.joinPool(ClientID("cp\(i)"), poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
+            _ = server.handle(
+                .joinPool(ClientID("cp\(i)"), poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
             page.answerAll(page.handle(.joined), server)
             pages.append(page)
         }
         for i in 0..<30 {
-            let task = TaskItem(id: "t-interned-\(i)", associatedTo: "acc-acme-1", description: "call back about the renewal \(i)", done: false, type: .call)
-            var mutations = [Mutation.saveTask(task),
-                             .createAssignment(kind: .task, targetId: task.id, assignedBy: "u-ann", assignedTo: i % 2 == 0 ? "u-bo" : "u-ann")]
+            let task = TaskItem(
+                id: "t-interned-\(i)", associatedTo: "acc-acme-1", description: "call back about the renewal \(i)",
+                done: false, type: .call)
+            var mutations = [
+                Mutation.saveTask(task),
+                .createAssignment(
+                    kind: .task, targetId: task.id, assignedBy: "u-ann", assignedTo: i % 2 == 0 ? "u-bo" : "u-ann"),
+            ]
             if i % 3 == 0 { var done = task; done.done = true; mutations.append(.saveTask(done)) }
             for (n, m) in mutations.enumerated() {
                 let actions = server.handle(.mutate(requestId: "o\(i).\(n)", caller: Fixture.ann, senderID: "cq", m))
@@ -86,7 +92,8 @@ import WhaleProtocol
     @Test func theTableHoldsTwoGenerationsAtMost() {
         let interner = ModelRecordInterner(generationSize: 10)
         func entry(_ i: Int, to user: String = "u-bo") -> ModelRecord {
-            .assignment(AssignmentEntry(id: "as-\(i)", kind: .task, targetId: "t-\(i)", assignedBy: "u-ann", assignedTo: user))
+            .assignment(
+                AssignmentEntry(id: "as-\(i)", kind: .task, targetId: "t-\(i)", assignedBy: "u-ann", assignedTo: user))
         }
         for i in 0..<100 { _ = interner.intern(entry(i)) }
         #expect(interner.count <= 20)

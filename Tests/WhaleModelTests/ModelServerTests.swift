@@ -26,10 +26,16 @@ import WhaleProtocol
         var card = AccountInput(model.state.accounts["acc-acme-1"]!)
         card.state = "Done"
         let refused = model.handle(.mutate(requestId: "r1", caller: Fixture.ann, senderID: "c1", .saveAccounts([card])))
-        #expect(refused == [.reply(requestId: "r1", .failure(.badInput("account state \"Done\" is not one of Ready, In Progress, Worked, Opportunity")))])
+        #expect(
+            refused == [
+                .reply(
+                    requestId: "r1",
+                    .failure(.badInput("account state \"Done\" is not one of Ready, In Progress, Worked, Opportunity")))
+            ])
         var contact = ContactInput(model.state.contacts["con-acme-1"]!)
         contact.state = KanbanState.opportunity.rawValue
-        let refusedContact = model.handle(.mutate(requestId: "r2", caller: Fixture.ann, senderID: "c1", .saveContacts([contact])))
+        let refusedContact = model.handle(
+            .mutate(requestId: "r2", caller: Fixture.ann, senderID: "c1", .saveContacts([contact])))
         #expect(refusedContact.reply.map { if case .failure(.badInput) = $0 { true } else { false } } == true)
         // The account JSON carries the exact column string.
         card.state = KanbanState.inProgress.rawValue
@@ -43,26 +49,56 @@ import WhaleProtocol
         var model = try Fixture.server()
         // A protocol-2 join is told where its pool stands (`poolJoined`, seq 0 before any update); the original's is not.
         func marker(_ c: ClientID, _ pool: String) -> [ModelServer.Action] {
-            [.send(c, ServerEnvelope(senderId: "srv", messageId: "j:\(c.rawValue)", message: .poolJoined(poolId: pool, seq: 0)))]
+            [
+                .send(
+                    c,
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "j:\(c.rawValue)", message: .poolJoined(poolId: pool, seq: 0)))
+            ]
         }
-        #expect(model.handle(.joinPool("c3", poolId: "org-acme", caller: Fixture.bo, protocolVersion: .v2)) == marker("c3", "org-acme"))
-        #expect(model.handle(.joinPool("c1", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2)) == marker("c1", "org-acme"))
+        #expect(
+            model.handle(.joinPool("c3", poolId: "org-acme", caller: Fixture.bo, protocolVersion: .v2))
+                == marker("c3", "org-acme"))
+        #expect(
+            model.handle(.joinPool("c1", poolId: "org-acme", caller: Fixture.ann, protocolVersion: .v2))
+                == marker("c1", "org-acme"))
         #expect(model.handle(.joinPool("c2", poolId: "org-acme", caller: nil, protocolVersion: .original)) == [])
-        #expect(model.handle(.joinPool("c9", poolId: "acc-acme-1", caller: Fixture.ann, protocolVersion: .v2)) == marker("c9", "acc-acme-1"))
+        #expect(
+            model.handle(.joinPool("c9", poolId: "acc-acme-1", caller: Fixture.ann, protocolVersion: .v2))
+                == marker("c9", "acc-acme-1"))
 
-        let actions = model.handle(.mutate(requestId: "r1", caller: Fixture.ann, senderID: "c1", model.move("acc-acme-1", to: .worked)))
+        let actions = model.handle(
+            .mutate(requestId: "r1", caller: Fixture.ann, senderID: "c1", model.move("acc-acme-1", to: .worked)))
         var moved = model.state.accounts["acc-acme-1"]!
         #expect(moved.state == "Worked")
         moved.state = "Worked"
         let record = ModelRecord.account(moved)
         let carried = RecordUpdate(recordType: "account", record: record.wireJSON, seq: 1)
-        #expect(actions == [
-            .persist([.record(record), .poolSeq(poolId: "org-acme", seq: 1), .counters(order: 1, nextId: 1000)]),
-            .send("c1", ServerEnvelope(senderId: "srv", messageId: "m1", message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1", update: carried))),
-            .send("c2", ServerEnvelope(senderId: "srv", messageId: "m2", message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1"))),
-            .send("c3", ServerEnvelope(senderId: "srv", messageId: "m3", message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1", update: carried))),
-            .reply(requestId: "r1", .success(MutationReply(order: 1, records: [record], updates: [PoolUpdate(poolId: "org-acme", seq: 1, record: record)]))),
-        ])
+        #expect(
+            actions == [
+                .persist([.record(record), .poolSeq(poolId: "org-acme", seq: 1), .counters(order: 1, nextId: 1000)]),
+                .send(
+                    "c1",
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "m1",
+                        message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1", update: carried))),
+                .send(
+                    "c2",
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "m2",
+                        message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1"))),
+                .send(
+                    "c3",
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "m3",
+                        message: .resourceUpdate(resourceId: "acc-acme-1", senderId: "c1", update: carried))),
+                .reply(
+                    requestId: "r1",
+                    .success(
+                        MutationReply(
+                            order: 1, records: [record],
+                            updates: [PoolUpdate(poolId: "org-acme", seq: 1, record: record)]))),
+            ])
     }
 
     @Test func persistComesBeforeAnySendForEveryMutation() throws {
@@ -75,7 +111,9 @@ import WhaleProtocol
             .saveTask(task),
             .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-ann", assignedTo: "u-cy"),
             .createAssignment(kind: .account, targetId: "acc-acme-1", assignedBy: "u-ann", assignedTo: "u-cy"),
-            .applyAccountTrackingChanges([TrackingChange(account: AccountInput(model.state.accounts["acc-acme-3"]!), newState: .tracked)]),
+            .applyAccountTrackingChanges([
+                TrackingChange(account: AccountInput(model.state.accounts["acc-acme-3"]!), newState: .tracked)
+            ]),
         ]
         for (i, mutation) in mutations.enumerated() {
             let actions = model.handle(.mutate(requestId: "r\(i)", caller: Fixture.ann, senderID: "cx", mutation))
@@ -94,7 +132,11 @@ import WhaleProtocol
     @Test func seqCountsPerPool() throws {
         var model = try Fixture.server()
         func save(_ t: TaskItem) -> [PoolUpdate] {
-            guard case .success(let reply)? = model.handle(.mutate(requestId: "r", caller: Fixture.bo, senderID: nil, .saveTask(t))).reply else { return [] }
+            guard
+                case .success(let reply)? = model.handle(
+                    .mutate(requestId: "r", caller: Fixture.bo, senderID: nil, .saveTask(t))
+                ).reply
+            else { return [] }
             return reply.updates
         }
         let a = TaskItem(id: "t-a", associatedTo: "acc-acme-1", description: "a", done: false, type: .email)
@@ -103,7 +145,8 @@ import WhaleProtocol
         #expect(save(b).map(\.seq) == [1])
         var done = a; done.done = true
         #expect(save(done) == [PoolUpdate(poolId: "acc-acme-1", seq: 2, record: .task(done))])
-        _ = model.handle(.mutate(requestId: "m", caller: Fixture.bo, senderID: nil, model.move("acc-acme-1", to: .worked)))
+        _ = model.handle(
+            .mutate(requestId: "m", caller: Fixture.bo, senderID: nil, model.move("acc-acme-1", to: .worked)))
         #expect(model.poolSeq("org-acme") == 1)
         #expect(model.poolSeq("acc-acme-1") == 2)
         // Soft delete: the task stays stored but is no longer listed.
@@ -113,11 +156,19 @@ import WhaleProtocol
         #expect(model.state.tasks["t-a"]?.isDeleted == true)
         // A socket joining now is told the pool's seq, so its page can tell whether a fetch covers it.
         let join = model.handle(.joinPool("c5", poolId: "acc-acme-1", caller: Fixture.bo, protocolVersion: .v2))
-        #expect(join == [.send("c5", ServerEnvelope(senderId: "srv", messageId: "j:c5", message: .poolJoined(poolId: "acc-acme-1", seq: 3)))])
+        #expect(
+            join == [
+                .send(
+                    "c5",
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "j:c5", message: .poolJoined(poolId: "acc-acme-1", seq: 3)))
+            ])
         // A refused join (another organization's pool) gets its error and no marker.
         let refused = model.handle(.joinPool("c6", poolId: "acc-globex-1", caller: Fixture.bo, protocolVersion: .v2))
         #expect(refused.count == 1)
-        if case .send(_, let e)? = refused.first, case .poolJoined = e.message { Issue.record("a refused join got a marker") }
+        if case .send(_, let e)? = refused.first, case .poolJoined = e.message {
+            Issue.record("a refused join got a marker")
+        }
     }
 
     /// Nothing crosses organizations: a Globex caller gets `notFound` for every Acme id, exactly
@@ -128,10 +179,18 @@ import WhaleProtocol
         let before = model.state
         #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.contacts(accountID: "acc-acme-1", dee) }
         #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.tasks(associatedTo: "acc-acme-1", dee) }
-        #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.accountAssignmentEntries(accountID: "acc-acme-1", dee) }
-        #expect(throws: ModelError.notFound("contact con-acme-1")) { try model.contactAssignmentEntries(contactID: "con-acme-1", dee) }
-        #expect(throws: ModelError.notFound("task 8f1d2c3a-0001-4a5b-9c6d-acme00000001")) { try model.taskAssignmentEntries(taskID: "8f1d2c3a-0001-4a5b-9c6d-acme00000001", dee) }
-        #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.answer(.accountPage(accountID: "acc-acme-1"), dee) }
+        #expect(throws: ModelError.notFound("account acc-acme-1")) {
+            try model.accountAssignmentEntries(accountID: "acc-acme-1", dee)
+        }
+        #expect(throws: ModelError.notFound("contact con-acme-1")) {
+            try model.contactAssignmentEntries(contactID: "con-acme-1", dee)
+        }
+        #expect(throws: ModelError.notFound("task 8f1d2c3a-0001-4a5b-9c6d-acme00000001")) {
+            try model.taskAssignmentEntries(taskID: "8f1d2c3a-0001-4a5b-9c6d-acme00000001", dee)
+        }
+        #expect(throws: ModelError.notFound("account acc-acme-1")) {
+            try model.answer(.accountPage(accountID: "acc-acme-1"), dee)
+        }
         #expect(throws: ModelError.notFound("account no-such")) { try model.contacts(accountID: "no-such", dee) }
         #expect(throws: ModelError.notFound("account acc-acme-1")) { try model.authorizeNote("acc-acme-1", dee) }
         #expect(throws: Never.self) { try model.authorizeNote("acc-globex-1", dee) }
@@ -153,20 +212,36 @@ import WhaleProtocol
         for mutation in refused {
             let actions = model.handle(.mutate(requestId: "r", caller: dee, senderID: "g1", mutation))
             #expect(actions.count == 1, "\(mutation.name)")
-            guard case .failure(.notFound)? = actions.reply else { Issue.record("\(mutation.name): \(actions)"); continue }
+            guard case .failure(.notFound)? = actions.reply else {
+                Issue.record("\(mutation.name): \(actions)"); continue
+            }
         }
         // Saving an Acme salesforceID from Globex makes a Globex account; Acme's is untouched.
-        let same = model.handle(.mutate(requestId: "s", caller: dee, senderID: nil, .saveAccounts([AccountInput(salesforceID: "0015g00000AcmeA01", name: "Copy")])))
-        guard case .success(let reply)? = same.reply, case .account(let copy) = reply.records.first else { Issue.record("\(same)"); return }
+        let same = model.handle(
+            .mutate(
+                requestId: "s", caller: dee, senderID: nil,
+                .saveAccounts([AccountInput(salesforceID: "0015g00000AcmeA01", name: "Copy")])))
+        guard case .success(let reply)? = same.reply, case .account(let copy) = reply.records.first else {
+            Issue.record("\(same)"); return
+        }
         #expect(copy.id != "acc-acme-1" && copy.organizationId == "org-globex")
         #expect(model.state.accounts["acc-acme-1"] == before.accounts["acc-acme-1"])
-        #expect(model.state.contacts == before.contacts && model.state.tasks == before.tasks && model.state.assignments == before.assignments)
+        #expect(
+            model.state.contacts == before.contacts && model.state.tasks == before.tasks
+                && model.state.assignments == before.assignments)
     }
 
     @Test func poolsOfAnotherOrganizationAreRefusedInProtocol2Only() throws {
         var model = try Fixture.server()
         let forbidden = model.handle(.joinPool("g1", poolId: "org-acme", caller: Fixture.dee, protocolVersion: .v2))
-        #expect(forbidden == [.send("g1", ServerEnvelope(senderId: "srv", messageId: "e:join", message: .error(ProtocolError(.forbidden, "org-acme is not a pool of your organization"))))])
+        #expect(
+            forbidden == [
+                .send(
+                    "g1",
+                    ServerEnvelope(
+                        senderId: "srv", messageId: "e:join",
+                        message: .error(ProtocolError(.forbidden, "org-acme is not a pool of your organization"))))
+            ])
         let account = model.handle(.joinPool("g1", poolId: "acc-acme-1", caller: Fixture.dee, protocolVersion: .v2))
         #expect(account.errorCode == .forbidden)
         let anonymous = model.handle(.joinPool("g2", poolId: "org-globex", caller: nil, protocolVersion: .v2))
@@ -195,30 +270,57 @@ import WhaleProtocol
         ]
         for mutation in cases {
             let actions = model.handle(.mutate(requestId: "r", caller: Fixture.ann, senderID: nil, mutation))
-            guard case .failure(.badInput)? = actions.reply, actions.count == 1 else { Issue.record("\(mutation.name): \(actions)"); continue }
+            guard case .failure(.badInput)? = actions.reply, actions.count == 1 else {
+                Issue.record("\(mutation.name): \(actions)"); continue
+            }
         }
         #expect(model.state == before)
         // An unknown task type never gets this far: it does not decode.
-        #expect(ModelRecord(recordType: "task", json: .object([("id", .string("t")), ("associatedTo", .string("a")), ("description", .string("")), ("done", .bool(false)), ("type", .string("meeting"))])) == nil)
+        #expect(
+            ModelRecord(
+                recordType: "task",
+                json: .object([
+                    ("id", .string("t")), ("associatedTo", .string("a")), ("description", .string("")),
+                    ("done", .bool(false)), ("type", .string("meeting")),
+                ])) == nil)
     }
 
     @Test func callersMustExistAndOnlyAdminsCreateUsers() throws {
         var model = try Fixture.server()
         let ghost = Caller(userId: "u-ann", organizationId: "org-globex")
         #expect(throws: ModelError.self) { try model.accounts(ghost) }
-        guard case .failure(.unauthorized)? = model.handle(.mutate(requestId: "r", caller: ghost, senderID: nil, model.move("acc-acme-1", to: .worked))).reply else {
+        guard
+            case .failure(.unauthorized)? = model.handle(
+                .mutate(requestId: "r", caller: ghost, senderID: nil, model.move("acc-acme-1", to: .worked))
+            ).reply
+        else {
             Issue.record("a caller in the wrong organization was accepted"); return
         }
-        let newUser = UserInput(email: "fay@acme.test", firstName: "Fay", lastName: "Ito", isAdmin: false, passwordHash: "h")
-        guard case .failure(.forbidden)? = model.handle(.mutate(requestId: "r", caller: Fixture.bo, senderID: nil, .createUser(newUser))).reply else {
+        let newUser = UserInput(
+            email: "fay@acme.test", firstName: "Fay", lastName: "Ito", isAdmin: false, passwordHash: "h")
+        guard
+            case .failure(.forbidden)? = model.handle(
+                .mutate(requestId: "r", caller: Fixture.bo, senderID: nil, .createUser(newUser))
+            ).reply
+        else {
             Issue.record("a non-admin created a user"); return
         }
         let created = model.handle(.mutate(requestId: "r", caller: Fixture.ann, senderID: nil, .createUser(newUser)))
-        #expect(created.persisted.contains(.credential(Credential(userId: "u-1000", email: "fay@acme.test", passwordHash: "h"))))
+        #expect(
+            created.persisted.contains(
+                .credential(Credential(userId: "u-1000", email: "fay@acme.test", passwordHash: "h"))))
         #expect(model.user(id: "u-1000")?.organizationId == "org-acme")
-        let org = model.handle(.mutate(requestId: "o", caller: Fixture.dee, senderID: nil,
-                                       .createOrganization(id: nil, name: "Initech", admin: UserInput(email: "gus@initech.test", firstName: "Gus", lastName: "Roy", isAdmin: false, passwordHash: "h2"))))
-        guard case .success(let reply)? = org.reply, case .organization(let initech) = reply.records.first else { Issue.record("\(org)"); return }
+        let org = model.handle(
+            .mutate(
+                requestId: "o", caller: Fixture.dee, senderID: nil,
+                .createOrganization(
+                    id: nil, name: "Initech",
+                    admin: UserInput(
+                        email: "gus@initech.test", firstName: "Gus", lastName: "Roy", isAdmin: false, passwordHash: "h2"
+                    ))))
+        guard case .success(let reply)? = org.reply, case .organization(let initech) = reply.records.first else {
+            Issue.record("\(org)"); return
+        }
         let gus = try #require(model.credential(email: "gus@initech.test"))
         #expect(model.user(id: gus.userId)?.isAdmin == true && model.user(id: gus.userId)?.organizationId == initech.id)
     }
@@ -230,23 +332,40 @@ import WhaleProtocol
         for change in try Fixture.seed().changes(hashing: { "hash:" + $0 }) { log[change.key] = change }
         let seed: UInt64 = 20_261_122
         var x = seed
-        func next(_ n: Int) -> Int { x = x &* 6364136223846793005 &+ 1442695040888963407; return Int((x >> 33) % UInt64(n)) }
+        func next(_ n: Int) -> Int {
+            x = x &* 6364136223846793005 &+ 1442695040888963407; return Int((x >> 33) % UInt64(n))
+        }
         for i in 0..<200 {
             let accounts = ModelState.sorted(model.state.accounts).filter { $0.organizationId == "org-acme" }
-            let tasks = ModelState.sorted(model.state.tasks).filter { model.state.accounts[$0.associatedTo]?.organizationId == "org-acme" }
+            let tasks = ModelState.sorted(model.state.tasks).filter {
+                model.state.accounts[$0.associatedTo]?.organizationId == "org-acme"
+            }
             let mutation: Mutation
             switch next(5) {
             case 0: mutation = model.move(accounts[next(accounts.count)].id, to: KanbanState.allCases[next(4)])
-            case 1: mutation = .saveTask(TaskItem(id: "t-\(i)", associatedTo: accounts[next(accounts.count)].id, description: "task \(i)", done: false, type: .email))
+            case 1:
+                mutation = .saveTask(
+                    TaskItem(
+                        id: "t-\(i)", associatedTo: accounts[next(accounts.count)].id, description: "task \(i)",
+                        done: false, type: .email))
             case 2:
                 var t = tasks[next(tasks.count)]
                 if next(2) == 0 { t.done.toggle() } else { t.deletedAt = "2026-11-22T19:\(i % 60)" }
                 mutation = .saveTask(t)
-            case 3: mutation = .createAssignment(kind: .task, targetId: tasks[next(tasks.count)].id, assignedBy: "u-ann", assignedTo: ["u-bo", "u-cy"][next(2)])
+            case 3:
+                mutation = .createAssignment(
+                    kind: .task, targetId: tasks[next(tasks.count)].id, assignedBy: "u-ann",
+                    assignedTo: ["u-bo", "u-cy"][next(2)])
             default:
-                mutation = .applyAccountTrackingChanges([TrackingChange(account: AccountInput(accounts[next(accounts.count)]), newState: next(2) == 0 ? .tracked : .untracked)])
+                mutation = .applyAccountTrackingChanges([
+                    TrackingChange(
+                        account: AccountInput(accounts[next(accounts.count)]),
+                        newState: next(2) == 0 ? .tracked : .untracked)
+                ])
             }
-            for change in model.handle(.mutate(requestId: "r\(i)", caller: [Fixture.ann, Fixture.bo][next(2)], senderID: nil, mutation)).persisted {
+            for change in model.handle(
+                .mutate(requestId: "r\(i)", caller: [Fixture.ann, Fixture.bo][next(2)], senderID: nil, mutation)
+            ).persisted {
                 log[change.key] = change
             }
         }

@@ -24,25 +24,37 @@ import WhaleProtocol
         var model = try Fixture.server()
         let task = TaskItem(id: "t-new", associatedTo: "acc-acme-2", description: "d", done: false, type: .call)
         _ = model.handle(.mutate(requestId: "r1", caller: Fixture.ann, senderID: nil, .saveTask(task)))
-        _ = model.handle(.mutate(requestId: "r2", caller: Fixture.ann, senderID: nil,
-                                 .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-ann", assignedTo: "u-bo")))
+        _ = model.handle(
+            .mutate(
+                requestId: "r2", caller: Fixture.ann, senderID: nil,
+                .createAssignment(kind: .task, targetId: "t-new", assignedBy: "u-ann", assignedTo: "u-bo")))
         let acme = try model.organizationRecords(Fixture.ann)
         #expect(acme.contains { $0.key == "task:t-new" })
         let entry = try #require(acme.first { $0.recordType == "assignment" })
         #expect(model.organizationId(of: entry) == "org-acme")
-        #expect(try !model.organizationRecords(Fixture.dee).contains { $0.key == "task:t-new" || $0.recordType == "assignment" })
+        #expect(
+            try !model.organizationRecords(Fixture.dee).contains {
+                $0.key == "task:t-new" || $0.recordType == "assignment"
+            })
 
         // A contact whose account is gone belongs to nobody, so nobody is shown it.
         var state = model.state
-        state.contacts["con-lost"] = Contact(id: "con-lost", accountID: "acc-gone", salesforceID: "s", firstName: "a", lastName: "b")
+        state.contacts["con-lost"] = Contact(
+            id: "con-lost", accountID: "acc-gone", salesforceID: "s", firstName: "a", lastName: "b")
         let orphaned = ModelServer(state: state)
         #expect(orphaned.organizationId(of: .contact(state.contacts["con-lost"]!)) == nil)
-        for caller in [Fixture.ann, Fixture.dee] { #expect(try !orphaned.organizationRecords(caller).contains { $0.key == "contact:con-lost" }) }
+        for caller in [Fixture.ann, Fixture.dee] {
+            #expect(try !orphaned.organizationRecords(caller).contains { $0.key == "contact:con-lost" })
+        }
     }
 
     @Test func aCallerWhoIsNotAMemberIsRefused() throws {
         let model = try Fixture.server()
-        #expect(throws: ModelError.self) { try model.organizationRecords(Caller(userId: "u-ann", organizationId: "org-globex")) }
-        #expect(throws: ModelError.self) { try model.organizationRecords(Caller(userId: "u-nobody", organizationId: "org-acme")) }
+        #expect(throws: ModelError.self) {
+            try model.organizationRecords(Caller(userId: "u-ann", organizationId: "org-globex"))
+        }
+        #expect(throws: ModelError.self) {
+            try model.organizationRecords(Caller(userId: "u-nobody", organizationId: "org-acme"))
+        }
     }
 }

@@ -30,7 +30,10 @@ struct ApplyInvertTests {
         let after = try o.apply(to: base)
         let inverse = try o.invert(base: base)
         #expect(try inverse.apply(to: after) == base)
-        #expect(inverse.components == [.retain(1), .inserting("é"), .delete(1), .retain(3), .inserting(" 👍"), .delete(1), .retain(2)])
+        #expect(
+            inverse.components == [
+                .retain(1), .inserting("é"), .delete(1), .retain(3), .inserting(" 👍"), .delete(1), .retain(2),
+            ])
     }
 
     @Test func invertRejectsAWrongBase() {

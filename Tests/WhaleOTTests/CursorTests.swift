@@ -83,6 +83,8 @@ struct CursorTests {
     @Test func outOfBoundsCursorsAreRejected() {
         #expect(throws: OTError.outOfBounds(offset: 6, length: 5)) { try insertAt2.transform(cursor: 6, rule: .otjs) }
         #expect(throws: OTError.outOfBounds(offset: -1, length: 5)) { try insertAt2.transform(cursor: -1, rule: .own) }
-        #expect(throws: OTError.self) { try insertAt2.transform(selection: Selection(anchor: 0, head: 9), rule: .remote) }
+        #expect(throws: OTError.self) {
+            try insertAt2.transform(selection: Selection(anchor: 0, head: 9), rule: .remote)
+        }
     }
 }

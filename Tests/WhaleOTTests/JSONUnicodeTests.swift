@@ -11,9 +11,13 @@ struct JSONUnicodeTests {
     }
 
     @Test func rejectsInvalidUTF8WithItsOffset() {
-        #expect(throws: OTError.illFormedUnicode("invalid UTF-8 at byte 2")) { try JSONUnicode.validate([0x22, 0x61, 0xFF, 0x22]) }
+        #expect(throws: OTError.illFormedUnicode("invalid UTF-8 at byte 2")) {
+            try JSONUnicode.validate([0x22, 0x61, 0xFF, 0x22])
+        }
         // A truncated 4-byte sequence.
-        #expect(throws: OTError.illFormedUnicode("invalid UTF-8 at byte 1")) { try JSONUnicode.validate([0x22, 0xF0, 0x9F, 0x22]) }
+        #expect(throws: OTError.illFormedUnicode("invalid UTF-8 at byte 1")) {
+            try JSONUnicode.validate([0x22, 0xF0, 0x9F, 0x22])
+        }
     }
 
     @Test func rejectsLoneSurrogateEscapes() {

@@ -18,7 +18,9 @@ struct PropertyTests {
             let (aPrime, bPrime) = try Operation.transform(a, b)
             let viaA = try bPrime.apply(to: a.apply(to: doc))
             let viaB = try aPrime.apply(to: b.apply(to: doc))
-            return viaA == viaB ? nil : "doc \(doc.debugDescription) a=\(a) b=\(b): \(viaA.debugDescription) != \(viaB.debugDescription)"
+            return viaA == viaB
+                ? nil
+                : "doc \(doc.debugDescription) a=\(a) b=\(b): \(viaA.debugDescription) != \(viaB.debugDescription)"
         }
     }
 
@@ -41,7 +43,7 @@ struct PropertyTests {
             let b = RandomOperation.operation(baseLength: n, using: &rng)
             let (aPrime, bPrime) = try Operation.transform(a, b)
             guard aPrime.baseLength == b.targetLength, bPrime.baseLength == a.targetLength,
-                  aPrime.targetLength == bPrime.targetLength
+                aPrime.targetLength == bPrime.targetLength
             else { return "a=\(a) b=\(b) a'=\(aPrime) b'=\(bPrime)" }
             return isCanonical(aPrime) && isCanonical(bPrime) ? nil : "not canonical: a'=\(aPrime) b'=\(bPrime)"
         }
@@ -66,11 +68,15 @@ struct PropertyTests {
             let a = RandomOperation.operation(baseLength: doc.unicodeScalars.count, using: &rng)
             let after = try a.apply(to: doc)
             let inverse = try a.invert(base: doc)
-            guard try inverse.apply(to: after) == doc else { return "doc \(doc.debugDescription) a=\(a) inverse=\(inverse)" }
+            guard try inverse.apply(to: after) == doc else {
+                return "doc \(doc.debugDescription) a=\(a) inverse=\(inverse)"
+            }
             // compose(a, invert(a)) gives the document back (it may delete and reinsert the same
             // text, so it need not be a no-op structurally), and inverting twice gives a back.
             let identity = try Operation.compose(a, inverse)
-            guard try identity.apply(to: doc) == doc else { return "compose(a, invert a) = \(identity) changes \(doc.debugDescription)" }
+            guard try identity.apply(to: doc) == doc else {
+                return "compose(a, invert a) = \(identity) changes \(doc.debugDescription)"
+            }
             let twice = try inverse.invert(base: after)
             return twice == a ? nil : "invert(invert a) = \(twice) != a = \(a)"
         }
@@ -96,14 +102,16 @@ struct PropertyTests {
             let n = Int.random(in: 0...30, using: &rng)
             let a = RandomOperation.operation(baseLength: n, using: &rng)
             let rule = CursorRule.allCases.randomElement(using: &rng)!
-            let selection = Selection(anchor: Int.random(in: 0...n, using: &rng), head: Int.random(in: 0...n, using: &rng))
+            let selection = Selection(
+                anchor: Int.random(in: 0...n, using: &rng), head: Int.random(in: 0...n, using: &rng))
             let moved = try a.transform(selection: selection, rule: rule)
             for end in [moved.anchor, moved.head] where end < 0 || end > a.targetLength {
                 return "a=\(a) \(rule) \(selection) → \(moved) outside 0...\(a.targetLength)"
             }
             // Direction: a backward selection never becomes forward, nor the reverse (it may collapse).
             if (selection.head < selection.anchor && moved.head > moved.anchor)
-                || (selection.head > selection.anchor && moved.head < moved.anchor) {
+                || (selection.head > selection.anchor && moved.head < moved.anchor)
+            {
                 return "a=\(a) \(rule) \(selection) flipped to \(moved)"
             }
             return nil

@@ -60,7 +60,9 @@ struct TextUnitTests {
             #expect(try "a👍".convertOffset(unit.length(of: "a👍"), from: unit, to: .scalar) == 2)
             #expect(try "a👍".convertOffset(0, from: unit, to: .utf8) == 0)
         }
-        #expect(throws: OTError.outOfBounds(offset: 3, length: 2)) { try "a👍".convertOffset(3, from: .scalar, to: .utf16) }
+        #expect(throws: OTError.outOfBounds(offset: 3, length: 2)) {
+            try "a👍".convertOffset(3, from: .scalar, to: .utf16)
+        }
         #expect(throws: OTError.self) { try "a👍".convertOffset(-1, from: .utf16, to: .scalar) }
     }
 }

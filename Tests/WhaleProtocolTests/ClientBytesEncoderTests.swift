@@ -18,7 +18,9 @@ import WhalesimTesting
         let number = { (rng: inout Seeded) in rng.chance(0.5) ? numbers[rng.below(numbers.count)] : rng.below(100_000) }
         switch rng.below(3) {
         case 0:
-            return ClientEnvelope(messageId: messageId, message: .resourceConnection(resourceId: resourceId, revision: rng.chance(0.5) ? number(&rng) : nil))
+            return ClientEnvelope(
+                messageId: messageId,
+                message: .resourceConnection(resourceId: resourceId, revision: rng.chance(0.5) ? number(&rng) : nil))
         case 1:
             var op = Operation()
             for _ in 0..<rng.below(5) {
@@ -29,10 +31,15 @@ import WhalesimTesting
                 }
             }
             let opId: String? = rng.chance(0.6) ? ids[rng.below(ids.count)] : nil
-            return ClientEnvelope(messageId: messageId, message: .docChange(DocChange(resourceId: resourceId, rev: number(&rng), op: op, opId: opId)))
+            return ClientEnvelope(
+                messageId: messageId,
+                message: .docChange(DocChange(resourceId: resourceId, rev: number(&rng), op: op, opId: opId)))
         default:
-            return ClientEnvelope(messageId: messageId, message: .cursorUpdate(resourceId: resourceId, rev: number(&rng),
-                                                                                selection: Selection(anchor: number(&rng), head: number(&rng))))
+            return ClientEnvelope(
+                messageId: messageId,
+                message: .cursorUpdate(
+                    resourceId: resourceId, rev: number(&rng),
+                    selection: Selection(anchor: number(&rng), head: number(&rng))))
         }
     }
 
@@ -42,7 +49,9 @@ import WhalesimTesting
         for _ in 0..<3_000 {
             let envelope = Self.randomEnvelope(&rng)
             let tree = Array(WireCodec.encode(envelope).utf8), direct = WireCodec.encodeBytes(envelope)
-            #expect(direct == tree, "\(String(decoding: tree, as: UTF8.self)) vs \(String(decoding: direct, as: UTF8.self))")
+            #expect(
+                direct == tree, "\(String(decoding: tree, as: UTF8.self)) vs \(String(decoding: direct, as: UTF8.self))"
+            )
             kinds.insert(envelope.message.typeName)
         }
         #expect(kinds.count == 3)
@@ -52,7 +61,9 @@ import WhalesimTesting
         for scalar in (0..<0x20).compactMap(Unicode.Scalar.init) {
             let id = "a\(Character(scalar))b"
             let envelope = ClientEnvelope(messageId: id, message: .resourceConnection(resourceId: id, revision: nil))
-            #expect(WireCodec.encodeBytes(envelope) == Array(WireCodec.encode(envelope).utf8), "U+\(String(scalar.value, radix: 16))")
+            #expect(
+                WireCodec.encodeBytes(envelope) == Array(WireCodec.encode(envelope).utf8),
+                "U+\(String(scalar.value, radix: 16))")
         }
     }
 }

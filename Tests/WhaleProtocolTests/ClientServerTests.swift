@@ -44,8 +44,19 @@ import WhaleOT
         pump.connect(0); pump.settle()
         var op = Operation(); op.retain(3)
         op.insert("!")
-        let actions = pump.server.handle(.received("c0", ClientEnvelope(messageId: "m9", message: .docChange(DocChange(resourceId: "doc", rev: 5, op: op, opId: "c0:99")))))
-        #expect(actions == [.send("c0", ServerEnvelope(senderId: "whalesim-server", messageId: "e:m9", message: .error(ProtocolError(.badRevision, "revision 5 is not in 0...0", inReplyTo: "m9"))))])
+        let actions = pump.server.handle(
+            .received(
+                "c0",
+                ClientEnvelope(
+                    messageId: "m9", message: .docChange(DocChange(resourceId: "doc", rev: 5, op: op, opId: "c0:99")))))
+        #expect(
+            actions == [
+                .send(
+                    "c0",
+                    ServerEnvelope(
+                        senderId: "whalesim-server", messageId: "e:m9",
+                        message: .error(ProtocolError(.badRevision, "revision 5 is not in 0...0", inReplyTo: "m9"))))
+            ])
         #expect(pump.serverText == "abc")
     }
 
@@ -53,7 +64,11 @@ import WhaleOT
         var pump = Pump(clients: 1, text: "abc")
         pump.connect(0); pump.settle()
         var op = Operation(); op.retain(5)
-        let actions = pump.server.handle(.received("c0", ClientEnvelope(messageId: "m1", message: .docChange(DocChange(resourceId: "doc", rev: 0, op: op, opId: "c0:1")))))
+        let actions = pump.server.handle(
+            .received(
+                "c0",
+                ClientEnvelope(
+                    messageId: "m1", message: .docChange(DocChange(resourceId: "doc", rev: 0, op: op, opId: "c0:1")))))
         guard case .send(_, let envelope)? = actions.first, case .error(let error) = envelope.message else {
             Issue.record("expected an error, got \(actions)"); return
         }
@@ -65,7 +80,10 @@ import WhaleOT
         var pump = Pump(clients: 1, version: .original, text: "abc")
         pump.connect(0); pump.settle()
         var op = Operation(); op.retain(5)
-        let actions = pump.server.handle(.received("c0", ClientEnvelope(messageId: "m1", message: .docChange(DocChange(resourceId: "doc", rev: 0, op: op)))))
+        let actions = pump.server.handle(
+            .received(
+                "c0", ClientEnvelope(messageId: "m1", message: .docChange(DocChange(resourceId: "doc", rev: 0, op: op)))
+            ))
         #expect(actions.isEmpty)
     }
 
@@ -73,11 +91,11 @@ import WhaleOT
         var pump = Pump(clients: 2, text: "")
         pump.connect(0); pump.connect(1); pump.settle()
         pump.edit(0, at: 0, inserting: "hello")
-        pump.deliverToServer(0)           // applied on the server; the ack is in flight
-        pump.disconnect(0)                // ... and lost
+        pump.deliverToServer(0)  // applied on the server; the ack is in flight
+        pump.disconnect(0)  // ... and lost
         pump.edit(1, at: 0, inserting: ">")
         pump.settle()
-        pump.connect(0)                   // resync from revision 0 plus an immediate resend
+        pump.connect(0)  // resync from revision 0 plus an immediate resend
         pump.settle()
         #expect(pump.texts == [">hello", ">hello"])
         #expect(pump.serverText == ">hello")
@@ -89,7 +107,7 @@ import WhaleOT
         var pump = Pump(clients: 2, text: "")
         pump.connect(0); pump.connect(1); pump.settle()
         pump.edit(0, at: 0, inserting: "abc")
-        pump.disconnect(0)               // lost before the server saw it
+        pump.disconnect(0)  // lost before the server saw it
         pump.edit(1, at: 0, inserting: "Z")
         pump.settle()
         pump.connect(0)
@@ -109,7 +127,7 @@ import WhaleOT
         pump.settle()
         #expect(pump.serverText == "hihi")
         #expect(pump.texts[1] == "hihi")
-        #expect(pump.texts[0] == "hi") // the author ignores the second ack: divergence
+        #expect(pump.texts[0] == "hi")  // the author ignores the second ack: divergence
     }
 
     @Test func clientTiePriorityFaultDiverges() {
@@ -180,8 +198,12 @@ import WhaleOT
             pump.deliverToServer(first); pump.deliverToServer(1 - first)
             pump.settle()
             #expect(pump.texts[0] == pump.texts[1])
-            #expect(pump.clients[1].remoteCursors.map(\.selection) == [pump.clients[0].selection], "server took c\(first) first")
-            #expect(pump.clients[0].remoteCursors.map(\.selection) == [pump.clients[1].selection], "server took c\(first) first")
+            #expect(
+                pump.clients[1].remoteCursors.map(\.selection) == [pump.clients[0].selection],
+                "server took c\(first) first")
+            #expect(
+                pump.clients[0].remoteCursors.map(\.selection) == [pump.clients[1].selection],
+                "server took c\(first) first")
         }
     }
 

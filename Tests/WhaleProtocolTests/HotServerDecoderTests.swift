@@ -39,16 +39,21 @@ import WhalesimTesting
             }
         }
         let opId: String? = rng.chance(0.8) ? "c\(rng.below(1000)):\(rng.below(100_000))" : nil
-        let cursor: AuthorCursor? = rng.chance(0.5)
-            ? AuthorCursor(userId: "u\(rng.below(50))", clientId: ClientID("client-\(rng.below(1000))"),
-                           selection: Selection(anchor: rng.below(500), head: rng.below(500)))
+        let cursor: AuthorCursor? =
+            rng.chance(0.5)
+            ? AuthorCursor(
+                userId: "u\(rng.below(50))", clientId: ClientID("client-\(rng.below(1000))"),
+                selection: Selection(anchor: rng.below(500), head: rng.below(500)))
             : nil
-        return ServerEnvelope(senderId: rng.chance(0.5) ? "srv-1" : "", messageId: opId ?? "m\(rng.below(1000))",
-                              message: .docChangeReturnOps(resourceId: "note-\(rng.below(100))", op: op, opId: opId, cursor: cursor))
+        return ServerEnvelope(
+            senderId: rng.chance(0.5) ? "srv-1" : "", messageId: opId ?? "m\(rng.below(1000))",
+            message: .docChangeReturnOps(resourceId: "note-\(rng.below(100))", op: op, opId: opId, cursor: cursor))
     }
 
     static func general(_ bytes: [UInt8]) -> Result<ServerEnvelope, ProtocolError> {
-        do { return .success(try WireCodec.decodeServerGenerally(bytes, maxBytes: WireCodec.defaultMaxBytes)) } catch { return .failure(error) }
+        do { return .success(try WireCodec.decodeServerGenerally(bytes, maxBytes: WireCodec.defaultMaxBytes)) } catch {
+            return .failure(error)
+        }
     }
 
     @Test func theUsualFormIsReadWithoutTheTreeAndAgreesWithIt() throws {
@@ -58,14 +63,17 @@ import WhalesimTesting
             let bytes = Array(WireCodec.encode(envelope).utf8)
             #expect(HotServerDecoder.decode(bytes) == envelope, "\(String(decoding: bytes, as: UTF8.self))")
             #expect(try WireCodec.decodeServer(bytes) == envelope)
-            #expect(try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } == envelope, "in place, as the epoll loop reads it")
+            #expect(
+                try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } == envelope,
+                "in place, as the epoll loop reads it")
         }
     }
 
     /// Escaped strings are valid but not the fast path's: the general decoder reads them.
     @Test func escapesAreLeftToTheGeneralDecoder() throws {
         var op = Operation(); op.retain(1); op.insert("say \"hi\"\n")
-        let envelope = ServerEnvelope(senderId: "srv", messageId: "c1:1", message: .docChangeReturnOps(resourceId: "n", op: op, opId: "c1:1"))
+        let envelope = ServerEnvelope(
+            senderId: "srv", messageId: "c1:1", message: .docChangeReturnOps(resourceId: "n", op: op, opId: "c1:1"))
         let bytes = Array(WireCodec.encode(envelope).utf8)
         #expect(HotServerDecoder.decode(bytes) == nil)
         #expect(try WireCodec.decodeServer(bytes) == envelope)
@@ -93,26 +101,54 @@ import WhalesimTesting
     @Test func badFramesGetTheGeneralDecodersError() {
         let cases: [(String, ProtocolErrorCode)] = [
             // An op whose n and s differ in length.
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0,1],"s":["x"]}}"#, .badOperation),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0,1],"s":["x"]}}"#,
+                .badOperation
+            ),
             // A leading zero, a fraction, a number too long for an Int.
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[01],"s":[""]}}"#, .malformedMessage),
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[1.5],"s":[""]}}"#, .malformedMessage),
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[123456789012345678901],"s":[""]}}"#, .malformedMessage),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[01],"s":[""]}}"#,
+                .malformedMessage
+            ),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[1.5],"s":[""]}}"#,
+                .malformedMessage
+            ),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[123456789012345678901],"s":[""]}}"#,
+                .malformedMessage
+            ),
             // A control character raw in a string; a frame cut short; bytes after the end.
-            ("{\"senderId\":\"s\",\"messageId\":\"m\",\"type\":\"docChangeReturnOps\",\"data\":{\"resourceId\":\"n\",\"n\":[0],\"s\":[\"\u{01}\"]}}", .malformedMessage),
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}"#, .malformedMessage),
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}}x"#, .malformedMessage),
+            (
+                "{\"senderId\":\"s\",\"messageId\":\"m\",\"type\":\"docChangeReturnOps\",\"data\":{\"resourceId\":\"n\",\"n\":[0],\"s\":[\"\u{01}\"]}}",
+                .malformedMessage
+            ),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}"#,
+                .malformedMessage
+            ),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}}x"#,
+                .malformedMessage
+            ),
             // A cursor with a member too many.
-            (#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"],"cursor":{"userId":"u","clientId":"c","anchor":0,"head":0,"rev":1}}}"#, .malformedMessage),
+            (
+                #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"],"cursor":{"userId":"u","clientId":"c","anchor":0,"head":0,"rev":1}}}"#,
+                .malformedMessage
+            ),
         ]
         for (form, code) in cases {
             let bytes = Array(form.utf8)
             #expect(HotServerDecoder.decode(bytes) == nil, "\(form)")
             #expect { try WireCodec.decodeServer(bytes) } throws: { ($0 as? ProtocolError)?.code == code }
-            #expect { try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } } throws: { ($0 as? ProtocolError)?.code == code }
+            #expect { try bytes.withUnsafeBytes { try WireCodec.decodeServer(buffer: $0) } } throws: {
+                ($0 as? ProtocolError)?.code == code
+            }
         }
         // Ill-formed UTF-8 in a string.
-        var bytes = Array(#"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}}"#.utf8)
+        var bytes = Array(
+            #"{"senderId":"s","messageId":"m","type":"docChangeReturnOps","data":{"resourceId":"n","n":[0],"s":["x"]}}"#
+                .utf8)
         bytes[bytes.count - 5] = 0xFF
         #expect(HotServerDecoder.decode(bytes) == nil)
         #expect { try WireCodec.decodeServer(bytes) } throws: { ($0 as? ProtocolError)?.code == .malformedMessage }
@@ -136,7 +172,9 @@ import WhalesimTesting
             guard let fast = HotServerDecoder.decode(bytes) else { continue }
             fastHits += 1
             guard case .success(let envelope) = Self.general(bytes), envelope == fast else {
-                Issue.record("round \(round): the fast path read \(String(decoding: bytes, as: UTF8.self)) as \(fast), the general decoder as \(Self.general(bytes))")
+                Issue.record(
+                    "round \(round): the fast path read \(String(decoding: bytes, as: UTF8.self)) as \(fast), the general decoder as \(Self.general(bytes))"
+                )
                 return
             }
         }

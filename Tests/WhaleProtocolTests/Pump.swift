@@ -12,11 +12,15 @@ struct Pump {
     var clientActions: [[ClientSession.Action]]
     var serverActions: [CollabServer.Action] = []
 
-    init(clients count: Int, version: ProtocolVersion = .v2, clientFaults: FaultSet = [], serverFaults: FaultSet = [], text: String = "") {
+    init(
+        clients count: Int, version: ProtocolVersion = .v2, clientFaults: FaultSet = [], serverFaults: FaultSet = [],
+        text: String = ""
+    ) {
         server = CollabServer(configuration: .init(faults: serverFaults, initialTexts: ["doc": text]))
         clients = (0..<count).map { i in
-            ClientSession(clientId: ClientID("c\(i)"), userId: "u\(i)", resourceId: "doc",
-                          configuration: .init(protocolVersion: version, faults: clientFaults))
+            ClientSession(
+                clientId: ClientID("c\(i)"), userId: "u\(i)", resourceId: "doc",
+                configuration: .init(protocolVersion: version, faults: clientFaults))
         }
         toServer = Array(repeating: [], count: count)
         toClient = Array(repeating: [], count: count)
@@ -28,7 +32,11 @@ struct Pump {
 
     mutating func connect(_ i: Int) {
         connected[i] = true
-        serverDo(server.handle(.connected(clients[i].clientId, userId: clients[i].userId, protocolVersion: clients[i].configuration.protocolVersion)))
+        serverDo(
+            server.handle(
+                .connected(
+                    clients[i].clientId, userId: clients[i].userId,
+                    protocolVersion: clients[i].configuration.protocolVersion)))
         clientDo(i, clients[i].handle(.connected))
     }
 

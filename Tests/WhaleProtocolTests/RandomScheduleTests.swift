@@ -18,7 +18,7 @@ import WhalesimTesting
                 switch Int.random(in: 0..<10, using: &rng) {
                 case 0..<4:
                     let length = pump.clients[i].document.count
-                    guard pump.clients[i].hasJoined else { continue } // nothing to edit before the first state
+                    guard pump.clients[i].hasJoined else { continue }  // nothing to edit before the first state
                     let position = Int.random(in: 0...length, using: &rng)
                     let deleting = Int.random(in: 0...min(2, length - position), using: &rng)
                     let text = Bool.random(using: &rng) ? Self.alphabet.randomElement(using: &rng)! : ""

@@ -103,14 +103,25 @@ import WhalesimTesting
         var lines: [String] = []
         for i in 0..<20_000 {
             let client = "c\(Int.random(in: 0..<40, using: &rng))"
-            let text = String((0..<Int.random(in: 0..<6, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
-            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+            let text = String(
+                (0..<Int.random(in: 0..<6, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n")
             let r = Int.random(in: -3...Int(Int32.max), using: &rng)
             switch i % 4 {
             case 0: lines.append(#"{"t":\#(i / 3),"type":"clientRevision","client":"\#(client)","revision":\#(r)}"#)
-            case 1: lines.append(#"{"t":\#(i / 3),"type":"invoke","client":"\#(client)","opId":"\#(client).x:\#(i)","op":"[\#(r),\"\#(escaped)\"]","baseRevision":\#(r)}"#)
-            case 2: lines.append(#"{"t":\#(i / 3),"type":"edit","client":"\#(escaped)","position":\#(r),"deleted":0,"inserted":"\#(escaped)"}"#)
-            default: lines.append(#"{"t":\#(i / 3),"type":"error","client":"\#(client)","code":"\#(escaped)","message":"\#(escaped)"}"#)
+            case 1:
+                lines.append(
+                    #"{"t":\#(i / 3),"type":"invoke","client":"\#(client)","opId":"\#(client).x:\#(i)","op":"[\#(r),\"\#(escaped)\"]","baseRevision":\#(r)}"#
+                )
+            case 2:
+                lines.append(
+                    #"{"t":\#(i / 3),"type":"edit","client":"\#(escaped)","position":\#(r),"deleted":0,"inserted":"\#(escaped)"}"#
+                )
+            default:
+                lines.append(
+                    #"{"t":\#(i / 3),"type":"error","client":"\#(client)","code":"\#(escaped)","message":"\#(escaped)"}"#
+                )
             }
         }
         let (back, bytes) = try roundTrip(lines)
@@ -167,7 +178,9 @@ import WhalesimTesting
             #expect(m.hasPrefix(path) && m.contains("truncated"))
         }
         // Cut inside the header: the version is missing.
-        guard case .truncated? = try readError(Array(bytes.prefix(7)), at: path) else { Issue.record("header cut"); return }
+        guard case .truncated? = try readError(Array(bytes.prefix(7)), at: path) else {
+            Issue.record("header cut"); return
+        }
     }
 
     @Test func wrongMagicIsNotARecord() throws {
@@ -212,7 +225,9 @@ import WhalesimTesting
 
     @Test func aMissingFileIsMissing() throws {
         let dir = try ExternalProcess.temporaryDirectory("history-missing")
-        #expect(throws: RecordFileError.missing("\(dir.path)/history.whr: missing (nor is there a history.jsonl)")) { try HistoryFiles.history(in: dir.path) }
+        #expect(throws: RecordFileError.missing("\(dir.path)/history.whr: missing (nor is there a history.jsonl)")) {
+            try HistoryFiles.history(in: dir.path)
+        }
         do {
             _ = try HistoryFileReader(path: dir.appendingPathComponent("nope").path)
             Issue.record("read a file that is not there")

@@ -15,7 +15,10 @@ import Testing
     }
 
     /// A live-shaped summary: metric → (count, p50, p90, p99, max) in ms.
-    func live(_ metrics: [String: (Int, Double, Double, Double, Double)], thresholds: [(String, Bool)] = [], verdict: String = "valid") throws -> RunSummary {
+    func live(
+        _ metrics: [String: (Int, Double, Double, Double, Double)], thresholds: [(String, Bool)] = [],
+        verdict: String = "valid"
+    ) throws -> RunSummary {
         var s = try summary(p99: 0, verdict: verdict)
         s.latency = metrics.mapValues { .init(count: $0.0, p50: $0.1, p90: $0.2, p99: $0.3, max: $0.4, unit: "ms") }
         s.thresholds = thresholds.map { .init(threshold: $0.0, met: $0.1) }
@@ -44,7 +47,8 @@ import Testing
         let line = try #require(past.table().split(separator: "\n").first { $0.hasPrefix("op_ack p99 (ticks)") })
         #expect(line.contains("+12.5 %") && line.hasSuffix("REGRESSED"), "\(line)")
         // Faster is never a regression.
-        #expect(!RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 4)), maxRegression: 0).regressed)
+        #expect(
+            !RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 4)), maxRegression: 0).regressed)
     }
 
     /// A live run measured on a busy machine (its generator saturated, or other processes taking
@@ -90,7 +94,10 @@ import Testing
         b.timerGridMs = 2
         let c = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
         #expect(!c.regressed)
-        #expect(c.unjudged == ["A ran with no timer grid, B with a 2 ms timer grid (live.timer-grid): their users reached the server differently bunched"])
+        #expect(
+            c.unjudged == [
+                "A ran with no timer grid, B with a 2 ms timer grid (live.timer-grid): their users reached the server differently bunched"
+            ])
         #expect(try row(c, "op_ack", "p99").note == "would regress; not judged: the runs' timer grids differ")
         #expect(c.table().contains("inconclusive: latency grew, but A ran with no timer grid"))
         var a2 = a
@@ -103,14 +110,23 @@ import Testing
         b.contendedSeconds = 30
         let both = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
         #expect(both.unjudged.count == 2 && !both.regressed)
-        #expect(try row(both, "op_ack", "p99").note == "would regress; not judged: a run was measured on a busy machine, and the runs' timer grids differ")
+        #expect(
+            try row(both, "op_ack", "p99").note
+                == "would regress; not judged: a run was measured on a busy machine, and the runs' timer grids differ")
     }
 
     @Test func aWorseVerdictOrBreachedThresholdRegresses() throws {
-        let c = RunComparison(a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 40, verdict: "invalid", met: false)), maxRegression: 0.1)
+        let c = RunComparison(
+            a: ("A", try summary(p99: 40)), b: ("B", try summary(p99: 40, verdict: "invalid", met: false)),
+            maxRegression: 0.1)
         #expect(c.regressed)
-        #expect(c.verdicts.filter(\.worse).map(\.name) == ["verdict", "checker convergence", "threshold convergence == valid"])
-        let better = RunComparison(a: ("A", try summary(p99: 40, verdict: "invalid", met: false)), b: ("B", try summary(p99: 40)), maxRegression: 0.1)
+        #expect(
+            c.verdicts.filter(\.worse).map(\.name) == [
+                "verdict", "checker convergence", "threshold convergence == valid",
+            ])
+        let better = RunComparison(
+            a: ("A", try summary(p99: 40, verdict: "invalid", met: false)), b: ("B", try summary(p99: 40)),
+            maxRegression: 0.1)
         #expect(!better.regressed)
         let json = try #require(try JSONSerialization.jsonObject(with: c.json()) as? [String: Any])
         #expect(json["regressed"] as? Bool == true)
@@ -132,12 +148,18 @@ import Testing
     /// op_ack p99 was half of A's.
     @Test func theDemoPairFromTheIssuePasses() throws {
         let threshold = "op_ack.p99 < 250ms"
-        let a = try live(["connect": (300, 3.1, 5.0, 7.0, 7.7), "login": (300, 1.2, 1.9, 2.3, 2.6),
-                          "op_ack": (2_400, 12, 80, 371.45, 410), "op_remote_apply": (40_000, 20, 90, 300, 520)],
-                         thresholds: [("convergence == valid", true), ("\(threshold) (measured 371.45ms)", false)])
-        let b = try live(["connect": (300, 3.0, 5.2, 9.0, 12.2), "login": (300, 1.2, 2.0, 2.7, 3.1),
-                          "op_ack": (2_350, 11, 70, 180.2, 260), "op_remote_apply": (39_000, 19, 85, 280, 900)],
-                         thresholds: [("convergence == valid", true), ("\(threshold) (measured 180.20ms)", true)])
+        let a = try live(
+            [
+                "connect": (300, 3.1, 5.0, 7.0, 7.7), "login": (300, 1.2, 1.9, 2.3, 2.6),
+                "op_ack": (2_400, 12, 80, 371.45, 410), "op_remote_apply": (40_000, 20, 90, 300, 520),
+            ],
+            thresholds: [("convergence == valid", true), ("\(threshold) (measured 371.45ms)", false)])
+        let b = try live(
+            [
+                "connect": (300, 3.0, 5.2, 9.0, 12.2), "login": (300, 1.2, 2.0, 2.7, 3.1),
+                "op_ack": (2_350, 11, 70, 180.2, 260), "op_remote_apply": (39_000, 19, 85, 280, 900),
+            ],
+            thresholds: [("convergence == valid", true), ("\(threshold) (measured 180.20ms)", true)])
         let c = RunComparison(a: side("A", [a]), b: side("B", [b]), rules: ComparisonRules())
         #expect(!c.regressed, "\(c.table())")
         #expect(try row(c, "connect", "max").judged == false)
@@ -178,7 +200,8 @@ import Testing
         func run(_ p50: Double) throws -> RunSummary { try live(["op_ack": (400, p50, p50 * 2, p50 * 4, p50 * 6)]) }
         let a = try [10.0, 12, 11].map(run)
         // One slow run in B is an outlier, not a regression.
-        let oneSlow = RunComparison(a: side("A", a), b: side("B", try [30.0, 11, 12].map(run)), rules: ComparisonRules())
+        let oneSlow = RunComparison(
+            a: side("A", a), b: side("B", try [30.0, 11, 12].map(run)), rules: ComparisonRules())
         #expect(!oneSlow.regressed, "\(oneSlow.table())")
         let p50 = try row(oneSlow, "op_ack", "p50")
         #expect(p50.a == 12 && p50.b == 12 && p50.aRuns == [10, 12, 11] && p50.bRuns == [30, 11, 12])
@@ -188,7 +211,8 @@ import Testing
         #expect(try row(slow, "op_ack", "p50").b == 20)
         #expect(slow.table().contains("A worst of 3") && slow.table().contains("B median of 3"))
         // A side with one run is its own worst and median.
-        let mixed = RunComparison(a: side("A", [try run(12)]), b: side("B", try [12.5, 13.5].map(run)), rules: ComparisonRules())
+        let mixed = RunComparison(
+            a: side("A", [try run(12)]), b: side("B", try [12.5, 13.5].map(run)), rules: ComparisonRules())
         #expect(!mixed.regressed, "\(mixed.table())")
         #expect(try row(mixed, "op_ack", "p50").b == 13)
     }
@@ -196,16 +220,21 @@ import Testing
     @Test func repeatsCountVerdictsByWorstAndThresholdsByMajority() throws {
         let t = "op_ack.p99 < 50ms"
         func run(_ met: Bool, _ verdict: String = "valid") throws -> RunSummary {
-            try live(["op_ack": (400, 1, 2, 3, 4)], thresholds: [("\(t) (measured \(met ? 40 : 60)ms)", met)], verdict: verdict)
+            try live(
+                ["op_ack": (400, 1, 2, 3, 4)], thresholds: [("\(t) (measured \(met ? 40 : 60)ms)", met)],
+                verdict: verdict)
         }
         let a = try [run(true), run(true), run(true)]
-        let once = RunComparison(a: side("A", a), b: side("B", try [run(false), run(true), run(true)]), rules: ComparisonRules())
+        let once = RunComparison(
+            a: side("A", a), b: side("B", try [run(false), run(true), run(true)]), rules: ComparisonRules())
         #expect(!once.regressed, "one breach in three runs is not a regression")
         #expect(once.verdicts.first { $0.name == "threshold \(t)" }?.b == "2/3 met")
-        let mostly = RunComparison(a: side("A", a), b: side("B", try [run(false), run(false), run(true)]), rules: ComparisonRules())
+        let mostly = RunComparison(
+            a: side("A", a), b: side("B", try [run(false), run(false), run(true)]), rules: ComparisonRules())
         #expect(mostly.regressed)
         // A correctness violation in any run counts.
-        let invalid = RunComparison(a: side("A", a), b: side("B", try [run(true), run(true, "invalid"), run(true)]), rules: ComparisonRules())
+        let invalid = RunComparison(
+            a: side("A", a), b: side("B", try [run(true), run(true, "invalid"), run(true)]), rules: ComparisonRules())
         #expect(invalid.regressed)
         #expect(invalid.verdicts.first { $0.name == "verdict" }?.b == "invalid")
     }
@@ -221,7 +250,8 @@ import Testing
     }
 
     @Test func thresholdKeysDropTheMeasuredValue() {
-        #expect(RunComparison.thresholdKey("op_ack.p99 < 250ms (measured 371.45ms)") == ("op_ack.p99 < 250ms", "371.45ms"))
+        #expect(
+            RunComparison.thresholdKey("op_ack.p99 < 250ms (measured 371.45ms)") == ("op_ack.p99 < 250ms", "371.45ms"))
         #expect(RunComparison.thresholdKey("soql.count >= 1 (no samples)") == ("soql.count >= 1", "no samples"))
         #expect(RunComparison.thresholdKey("convergence == valid") == ("convergence == valid", nil))
     }
@@ -231,13 +261,24 @@ import Testing
         #expect(RepeatSummary.worstExitCode([1, 2, 3]) == 2)
         #expect(RepeatSummary.worstExitCode([0, 3, 0]) == 3)
         #expect(RepeatSummary.worstExitCode([0, 0]) == 0)
-        let runs = [RepeatSummary.Run(seed: 4, directory: "../a-seed4", verdict: "valid", exitCode: 0, opAckP99Ms: 12.5, wallSeconds: 9),
-                    RepeatSummary.Run(seed: 5, directory: "../a-seed5", verdict: "valid", exitCode: 1, opAckP99Ms: 80, wallSeconds: 9),
-                    RepeatSummary.Run(seed: 6, directory: nil, verdict: "unknown", exitCode: 3, opAckP99Ms: nil, wallSeconds: 1, error: "could not start",
-                                      reason: "inconclusive (exit 3): the machine was busy with other processes")]
+        let runs = [
+            RepeatSummary.Run(
+                seed: 4, directory: "../a-seed4", verdict: "valid", exitCode: 0, opAckP99Ms: 12.5, wallSeconds: 9),
+            RepeatSummary.Run(
+                seed: 5, directory: "../a-seed5", verdict: "valid", exitCode: 1, opAckP99Ms: 80, wallSeconds: 9),
+            RepeatSummary.Run(
+                seed: 6, directory: nil, verdict: "unknown", exitCode: 3, opAckP99Ms: nil, wallSeconds: 1,
+                error: "could not start",
+                reason: "inconclusive (exit 3): the machine was busy with other processes"),
+        ]
         // A run that passed has no reason, whatever was passed in.
-        #expect(RepeatSummary.Run(seed: 7, directory: nil, verdict: "valid", exitCode: 0, opAckP99Ms: 1, wallSeconds: 1, reason: "x").reason == nil)
-        #expect(RepeatSummary.line(runs[2], index: 2, of: 3).hasSuffix(": inconclusive (exit 3): the machine was busy with other processes"))
+        #expect(
+            RepeatSummary.Run(
+                seed: 7, directory: nil, verdict: "valid", exitCode: 0, opAckP99Ms: 1, wallSeconds: 1, reason: "x"
+            ).reason == nil)
+        #expect(
+            RepeatSummary.line(runs[2], index: 2, of: 3).hasSuffix(
+                ": inconclusive (exit 3): the machine was busy with other processes"))
         let s = RepeatSummary(scenario: "tiny", firstSeed: 4, runs: runs)
         #expect(s.exitCode == 1)
         #expect(s.failures == ["threshold": [5], "inconclusive": [6]])
@@ -250,10 +291,16 @@ import Testing
         try s.write(to: dir.path)
         #expect(try RepeatSummary.load(dir.path) == s)
         #expect(s.runDirectories(in: dir.path) == [dir.path + "/../a-seed4", dir.path + "/../a-seed5"])
-        #expect(try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains("href=\"../a-seed4/report.html\""))
-        #expect(try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains("the machine was busy with other processes"))
+        #expect(
+            try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains(
+                "href=\"../a-seed4/report.html\""))
+        #expect(
+            try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8).contains(
+                "the machine was busy with other processes"))
         // A run directory's summary.json is not a repeat summary.
-        let run = try Support.copyOfRun(try FileManager.default.contentsOfDirectory(atPath: Support.fixtures.appendingPathComponent("runs").path).sorted()[0])
+        let run = try Support.copyOfRun(
+            try FileManager.default.contentsOfDirectory(atPath: Support.fixtures.appendingPathComponent("runs").path)
+                .sorted()[0])
         #expect(try RepeatSummary.load(run.path) == nil)
     }
 }

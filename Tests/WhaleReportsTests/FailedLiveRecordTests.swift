@@ -24,8 +24,12 @@ import WhaleRecord
         lines += [
             line(t + 1, "invoke", ["client": .string("c00"), "opId": .string("c00:1"), "baseRevision": .int(0)]),
             line(t + 1, "invoke", ["client": .string("c01"), "opId": .string("c01:1"), "baseRevision": .int(0)]),
-            line(t + 2, "serverApply", ["client": .string("c00"), "document": .string("d"), "opId": .string("c00:1"), "revision": .int(1)]),
-            line(t + 2, "serverApply", ["client": .string("c01"), "document": .string("d"), "opId": .string("c01:1"), "revision": .int(2)]),
+            line(
+                t + 2, "serverApply",
+                ["client": .string("c00"), "document": .string("d"), "opId": .string("c00:1"), "revision": .int(1)]),
+            line(
+                t + 2, "serverApply",
+                ["client": .string("c01"), "document": .string("d"), "opId": .string("c01:1"), "revision": .int(2)]),
             line(t + 3, "ack", ["client": .string("c00"), "opId": .string("c00:1"), "revision": .int(1)]),
             line(t + 3, "clientRevision", ["client": .string("c00"), "revision": .int(1)]),
             line(t + 3, "clientRevision", ["client": .string("c01"), "revision": .int(1)]),
@@ -35,9 +39,21 @@ import WhaleRecord
         for i in 0..<1_000 { lines.append(line(t + 5 + i, "connect", ["client": .string("c0\(i % 8 + 2)")])) }
         lines += [
             line(t + 1_005, "quiescence", ["reached": .bool(true), "ticksAfterHeal": .int(3)]),
-            line(t + 1_005, "serverFinal", ["document": .string("d"), "text": .string("ab"), "revision": .int(2), "historyCount": .int(2)]),
-            line(t + 1_005, "clientFinal", ["client": .string("c00"), "text": .string("ab"), "revision": .int(2), "pendingOps": .int(0), "connected": .bool(true)]),
-            line(t + 1_005, "clientFinal", ["client": .string("c01"), "text": .string("ba"), "revision": .int(2), "pendingOps": .int(0), "connected": .bool(true)]),
+            line(
+                t + 1_005, "serverFinal",
+                ["document": .string("d"), "text": .string("ab"), "revision": .int(2), "historyCount": .int(2)]),
+            line(
+                t + 1_005, "clientFinal",
+                [
+                    "client": .string("c00"), "text": .string("ab"), "revision": .int(2), "pendingOps": .int(0),
+                    "connected": .bool(true),
+                ]),
+            line(
+                t + 1_005, "clientFinal",
+                [
+                    "client": .string("c01"), "text": .string("ba"), "revision": .int(2), "pendingOps": .int(0),
+                    "connected": .bool(true),
+                ]),
         ]
         return lines
     }
@@ -66,14 +82,18 @@ import WhaleRecord
                 case .null: object[key] = NSNull()
                 }
             }
-            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            return String(
+                decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
         }
         try HistoryFiles.write(json, to: dir.appendingPathComponent("history.whr").path)
         return dir
     }
 
     @Test(arguments: [
-        (["c01 diverged from the server on d"], 4_007, "c01, whose text diverged, applies a remote op while its own is in flight"),
+        (
+            ["c01 diverged from the server on d"], 4_007,
+            "c01, whose text diverged, applies a remote op while its own is in flight"
+        ),
         (["t=2003 c00's ack came late"], 4_005, "the earliest event the evidence names"),
         (["c01:1 applied twice on d"], 4_002, "the earliest event the evidence names"),
     ]) func theTimelineFromTheFileIsTheOneFromMemory(evidence: [String], row: Int, why: String) throws {

@@ -21,18 +21,24 @@ import WhalesimTesting
         let run = try Support.run(name)
         let html = ReportHTML(run: run, series: ReportFiles.series(for: run)).render()
         let golden = Support.fixtures.appendingPathComponent("golden/\(name).report.html")
-        if let problem = GoldenFile.compare(GoldenFile.normalize(html, Self.strip), with: golden) { Issue.record(Comment(rawValue: problem)) }
+        if let problem = GoldenFile.compare(GoldenFile.normalize(html, Self.strip), with: golden) {
+            Issue.record(Comment(rawValue: problem))
+        }
     }
 
     @Test(arguments: runs) func junitMatchesItsGoldenFile(name: String) throws {
         let run = try Support.run(name)
         let golden = Support.fixtures.appendingPathComponent("golden/\(name).junit.xml")
-        if let problem = GoldenFile.compare(GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip), with: golden) { Issue.record(Comment(rawValue: problem)) }
+        if let problem = GoldenFile.compare(GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip), with: golden)
+        {
+            Issue.record(Comment(rawValue: problem))
+        }
     }
 
     @Test(arguments: runs) func summaryMatchesItsGoldenFile(name: String) throws {
         let run = try Support.run(name)
-        let json = String(decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
+        let json = String(
+            decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
         let golden = Support.fixtures.appendingPathComponent("golden/\(name).summary.json")
         if let problem = GoldenFile.compare(json, with: golden) { Issue.record(Comment(rawValue: problem)) }
     }
@@ -45,12 +51,18 @@ import WhalesimTesting
         for (old, new) in [("history.jsonl", "history.whr"), ("shrunk-history.jsonl", "shrunk-history.whr")] {
             let file = dir.appendingPathComponent(old)
             guard FileManager.default.fileExists(atPath: file.path) else { continue }
-            let lines = try HistoryFiles.lines(file.path).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+            let lines = try HistoryFiles.lines(file.path).filter { !$0.isEmpty }.map {
+                String(decoding: $0, as: UTF8.self)
+            }
             try HistoryFiles.write(lines, to: dir.appendingPathComponent(new).path)
             try FileManager.default.removeItem(at: file)
         }
         let record = dir.appendingPathComponent("run.json")
-        try Data(try String(contentsOf: record, encoding: .utf8).replacingOccurrences(of: "shrunk-history.jsonl", with: "shrunk-history.whr").utf8).write(to: record)
+        try Data(
+            try String(contentsOf: record, encoding: .utf8).replacingOccurrences(
+                of: "shrunk-history.jsonl", with: "shrunk-history.whr"
+            ).utf8
+        ).write(to: record)
 
         let run = try RunDirectory.load(dir.path)
         let original = try Support.run(name)
@@ -58,10 +70,22 @@ import WhalesimTesting
         #expect(run.shrunkHistory == original.shrunkHistory)
         let golden = Support.fixtures.appendingPathComponent("golden")
         let html = ReportHTML(run: run, series: ReportFiles.series(for: run)).render()
-        if let problem = GoldenFile.compare(GoldenFile.normalize(html, Self.strip), with: golden.appendingPathComponent("\(name).report.html")) { Issue.record(Comment(rawValue: problem)) }
-        if let problem = GoldenFile.compare(GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip), with: golden.appendingPathComponent("\(name).junit.xml")) { Issue.record(Comment(rawValue: problem)) }
-        let json = String(decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
-        if let problem = GoldenFile.compare(json, with: golden.appendingPathComponent("\(name).summary.json")) { Issue.record(Comment(rawValue: problem)) }
+        if let problem = GoldenFile.compare(
+            GoldenFile.normalize(html, Self.strip), with: golden.appendingPathComponent("\(name).report.html"))
+        {
+            Issue.record(Comment(rawValue: problem))
+        }
+        if let problem = GoldenFile.compare(
+            GoldenFile.normalize(JUnitXML(run: run).render(), Self.strip),
+            with: golden.appendingPathComponent("\(name).junit.xml"))
+        {
+            Issue.record(Comment(rawValue: problem))
+        }
+        let json = String(
+            decoding: try RunSummary(run: run, series: ReportFiles.series(for: run)).json(), as: UTF8.self)
+        if let problem = GoldenFile.compare(json, with: golden.appendingPathComponent("\(name).summary.json")) {
+            Issue.record(Comment(rawValue: problem))
+        }
     }
 
     @Test func renderingIsDeterministic() throws {
@@ -88,7 +112,9 @@ import WhalesimTesting
         let run = try Support.run("failed-shrunk")
         let data = try RunSummary(run: run, series: ReportFiles.series(for: run)).json()
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        for key in ["schemaVersion", "scenario", "seed", "verdict", "checkers", "thresholds", "counts", "latency", "replay"] {
+        for key in [
+            "schemaVersion", "scenario", "seed", "verdict", "checkers", "thresholds", "counts", "latency", "replay",
+        ] {
             #expect(object[key] != nil, "summary.json lacks \(key)")
         }
         #expect(object["verdict"] as? String == "invalid")
@@ -98,5 +124,7 @@ import WhalesimTesting
         #expect((object["checkers"] as? [String: String])?["convergence"] == "invalid")
     }
 
-    func html_(_ s: String) -> String { s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;") }
+    func html_(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+    }
 }

@@ -12,11 +12,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("junit.xml")
         try Data(xml.utf8).write(to: file)
-        return try Support.execute(Self.xmllint!, ["--noout", "--schema", Support.fixtures.appendingPathComponent("junit.xsd").path, file.path], timeout: 30)
+        return try Support.execute(
+            Self.xmllint!,
+            ["--noout", "--schema", Support.fixtures.appendingPathComponent("junit.xsd").path, file.path], timeout: 30)
     }
 
-    @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"),
-          arguments: GoldenReportTests.runs)
+    @Test(
+        .enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"),
+        arguments: GoldenReportTests.runs)
     func recordedRunsValidate(name: String) throws {
         let out = try validate(JUnitXML(run: try Support.run(name)).render())
         #expect(out.status == 0, "\(out.stderr)")
@@ -26,7 +29,8 @@ import Testing
     @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"))
     func unknownVerdictsAndOddTextValidate() throws {
         var record = ReportBoundsTests.record(verdict: "unknown", evidence: ["<&>\"' \u{01} ✓"])
-        record.verdicts.append(.init(checker: "liveness", verdict: "invalid", evidence: ["no quiescence within 10 ticks"]))
+        record.verdicts.append(
+            .init(checker: "liveness", verdict: "invalid", evidence: ["no quiescence within 10 ticks"]))
         record.startedAt = "2026-11-22T18:00:00Z"
         record.wallSeconds = 1.5
         let xml = JUnitXML(run: RunDirectory(path: "/x", record: record, history: [])).render()
@@ -39,7 +43,8 @@ import Testing
     @Test(.enabled(if: xmllint != nil, "xmllint is not installed (scripts/setup --tests installs libxml2-utils)"))
     func theSchemaRejectsWhatCISystemsWouldNot() throws {
         // Proves the schema has teeth: a test case without a name and an unknown element fail.
-        let bad = "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\" tests=\"1\"><testcase classname=\"a\"><oops/></testcase></testsuite></testsuites>\n"
+        let bad =
+            "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\" tests=\"1\"><testcase classname=\"a\"><oops/></testcase></testsuite></testsuites>\n"
         let out = try validate(bad)
         #expect(out.status != 0)
     }

@@ -9,13 +9,20 @@ import Yams
 
     func documents(_ path: String) throws -> [[String: Any]] {
         let text = try String(contentsOf: Self.docs.appendingPathComponent(path), encoding: .utf8)
-        return try Yams.load_all(yaml: text).map { try #require($0 as? [String: Any], "\(path): a document is not a mapping") }
+        return try Yams.load_all(yaml: text).map {
+            try #require($0 as? [String: Any], "\(path): a document is not a mapping")
+        }
     }
 
     @Test func theShardJobIsAnIndexedJob() throws {
         let docs = try documents("k8s/whalesim-shards.yaml")
-        #expect(docs.allSatisfy { $0["apiVersion"] is String && $0["kind"] is String && ($0["metadata"] as? [String: Any])?["name"] is String })
-        let job = try #require(docs.first { ($0["metadata"] as? [String: Any])?["name"] as? String == "whalesim-shards" })
+        #expect(
+            docs.allSatisfy {
+                $0["apiVersion"] is String && $0["kind"] is String
+                    && ($0["metadata"] as? [String: Any])?["name"] is String
+            })
+        let job = try #require(
+            docs.first { ($0["metadata"] as? [String: Any])?["name"] as? String == "whalesim-shards" })
         #expect(job["apiVersion"] as? String == "batch/v1")
         #expect(job["kind"] as? String == "Job")
         let spec = try #require(job["spec"] as? [String: Any])
@@ -28,14 +35,19 @@ import Yams
         #expect(["Never", "OnFailure"].contains(pod["restartPolicy"] as? String ?? ""))
         let container = try #require((pod["containers"] as? [[String: Any]])?.first)
         #expect(container["image"] is String)
-        let command = ((container["command"] as? [String] ?? []) + (container["args"] as? [String] ?? [])).joined(separator: " ")
+        let command = ((container["command"] as? [String] ?? []) + (container["args"] as? [String] ?? [])).joined(
+            separator: " ")
         #expect(command.contains("whalesim run"))
-        #expect(command.contains("--shard \"${JOB_COMPLETION_INDEX}/\(completions)\""), "the shard count must equal completions: \(command)")
+        #expect(
+            command.contains("--shard \"${JOB_COMPLETION_INDEX}/\(completions)\""),
+            "the shard count must equal completions: \(command)")
         // The records volume is mounted and defined.
         let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
         let volumes = try #require(pod["volumes"] as? [[String: Any]])
         let defined = Set(volumes.compactMap { $0["name"] as? String })
-        #expect(!mounts.isEmpty && mounts.allSatisfy { defined.contains($0["name"] as? String ?? "") && $0["mountPath"] is String })
+        #expect(
+            !mounts.isEmpty
+                && mounts.allSatisfy { defined.contains($0["name"] as? String ?? "") && $0["mountPath"] is String })
         #expect(docs.contains { $0["kind"] as? String == "PersistentVolumeClaim" })
     }
 
@@ -46,11 +58,14 @@ import Yams
         let matrix = try #require((shard["strategy"] as? [String: Any])?["matrix"] as? [String: Any])
         let shards = try #require(matrix["shard"] as? [Int])
         #expect(shards == Array(0..<shards.count))
-        let runs = (shard["steps"] as? [[String: Any]] ?? []).compactMap { $0["run"] as? String }.joined(separator: "\n")
+        let runs = (shard["steps"] as? [[String: Any]] ?? []).compactMap { $0["run"] as? String }.joined(
+            separator: "\n")
         #expect(runs.contains("--shard ${{ matrix.shard }}/\(shards.count)"))
         let merge = try #require(jobs["merge"] as? [String: Any])
         #expect(merge["needs"] as? String == "shard")
-        let published = (merge["steps"] as? [[String: Any]] ?? []).compactMap { ($0["with"] as? [String: Any])?["path"] as? String }.joined()
+        let published = (merge["steps"] as? [[String: Any]] ?? []).compactMap {
+            ($0["with"] as? [String: Any])?["path"] as? String
+        }.joined()
         #expect(published.contains("report.html") && published.contains("junit.xml"))
     }
 

@@ -28,7 +28,8 @@ import Testing
         // Without the file, no section.
         try FileManager.default.removeItem(at: dir.appendingPathComponent("reproducer.json"))
         let plain = try RunDirectory.load(dir.path)
-        #expect(!ReportHTML(run: plain, series: ReportFiles.series(for: plain)).render().contains("Simulator reproducer"))
+        #expect(
+            !ReportHTML(run: plain, series: ReportFiles.series(for: plain)).render().contains("Simulator reproducer"))
     }
 
     @Test func aCorruptReproducerFileIsAnErrorNamingIt() throws {

@@ -26,6 +26,6 @@ import Testing
         #expect(html.contains("<h2>History per client</h2>"))
         #expect(html.contains("<tr class=\"hit\">"))
         #expect(html.contains("time (ticks)"))
-        #expect(html.contains("<span class=\"badge invalid\">1/2</span>"))   // note-01: c03 diverged
+        #expect(html.contains("<span class=\"badge invalid\">1/2</span>"))  // note-01: c03 diverged
     }
 }

@@ -3,7 +3,8 @@ import WhaleReports
 
 /// Paths, temporary directories and subprocesses for the report tests.
 enum Support {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// A recorded run directory under `Fixtures/runs/` (run.json, history.jsonl, ...).
@@ -45,7 +46,8 @@ enum Support {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let outFile = try temporaryDirectory().appendingPathComponent("out"), errFile = outFile.deletingLastPathComponent().appendingPathComponent("err")
+        let outFile = try temporaryDirectory().appendingPathComponent("out"),
+            errFile = outFile.deletingLastPathComponent().appendingPathComponent("err")
         FileManager.default.createFile(atPath: outFile.path, contents: nil)
         FileManager.default.createFile(atPath: errFile.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outFile)

@@ -33,7 +33,7 @@ import Testing
         let compact = dense.compacted()
         let pairs = dense.encoded.count
         #expect(pairs > 1_000)
-        #expect(compact.compactByteCount <= pairs * 5) // was 16 bytes a pair
+        #expect(compact.compactByteCount <= pairs * 5)  // was 16 bytes a pair
         #expect(compact.encoded == dense.encoded)
     }
 

@@ -18,14 +18,17 @@ import WhalesimTesting
         defer { Self.stop(hogs) }
         let server = try await PlantedBugTests.server(database: dir.appendingPathComponent("a.sqlite").path, bug: nil)
         // A bound no server meets, so the threshold is breached whatever the machine does.
-        let file = try PlantedBugTests.scenario(name: "contended-machine", seed: 9, server: server.baseURL, duration: "4s", in: dir, extra: """
-              lag-bound: 5s
-            checkers: [convergence, intention, revisions, liveness]
-            thresholds:
-              - op_ack.p50 < 0.001ms
-            """)
-        var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 9,
-                                     fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
+        let file = try PlantedBugTests.scenario(
+            name: "contended-machine", seed: 9, server: server.baseURL, duration: "4s", in: dir,
+            extra: """
+                  lag-bound: 5s
+                checkers: [convergence, intention, revisions, liveness]
+                thresholds:
+                  - op_ack.p50 < 0.001ms
+                """)
+        var options = LiveRunOptions(
+            scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 9,
+            fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.progress = .none
         let r = try await LiveRun(options: options) { _ in }.run()
         await server.stop()
@@ -48,9 +51,12 @@ import WhalesimTesting
             let pidFile = dir.appendingPathComponent("hog-\(i).pid").path
             // The loop ends by itself after 120 s should this test die before it kills them. Not
             // Foundation's Process: it would wait for the loop, which keeps its exit pipe open.
-            let script = "sh -c 'echo $$ > \(pidFile); end=$(( $(date +%s) + 120 )); while [ $(date +%s) -lt $end ]; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; done' </dev/null >/dev/null 2>&1 & sleep 0.2; exit 0;"
+            let script =
+                "sh -c 'echo $$ > \(pidFile); end=$(( $(date +%s) + 120 )); while [ $(date +%s) -lt $end ]; do i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; done' </dev/null >/dev/null 2>&1 & sleep 0.2; exit 0;"
             #expect(LiveRun.runRestartCommand(script, phase: "") == nil)
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 pids.append(pid)
             }
         }

@@ -15,7 +15,8 @@ import WhaleSim
         // Not quiescent: the end-state checkers cannot be judged; the history's own stand.
         let cut = LiveRun.unfinished(results, interruptedBy: "SIGINT", quiet: false, cursorsProbed: false)
         #expect(cut.map(\.verdict) == [.unknown, .invalid, .unknown, .valid, .unknown])
-        #expect(cut[0].evidence == ["interrupted by SIGINT before the run was quiescent: the end state cannot be judged"])
+        #expect(
+            cut[0].evidence == ["interrupted by SIGINT before the run was quiescent: the end state cannot be judged"])
         #expect(cut[4].evidence.last == "(it would have said invalid: c02 never caught up)")
         #expect(cut[1] == results[1])
         // Quiescent, but the cursor probe was skipped: only cursors is unknown.

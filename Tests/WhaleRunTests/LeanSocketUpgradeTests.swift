@@ -22,7 +22,10 @@ import WhalesimTesting
         var sockets: [LeanSocket] = []
         let count = 150
         for i in 0..<count {
-            let socket = LeanSocket(url: server.socketURL + "?protocol=2&clientId=up\(i)", headers: [("ObjectId", "acc-acme-1"), ("Authorization", token)]) { text in
+            let socket = LeanSocket(
+                url: server.socketURL + "?protocol=2&clientId=up\(i)",
+                headers: [("ObjectId", "acc-acme-1"), ("Authorization", token)]
+            ) { text in
                 if text.contains("resourceConnectionConf") { answered.withLockedValue { $0 += 1 } }
             }
             sockets.append(socket)
@@ -32,13 +35,16 @@ import WhalesimTesting
             for (i, socket) in sockets.enumerated() {
                 group.addTask {
                     guard await socket.connected(timeout: .seconds(10)) else { return }
-                    let join = ClientEnvelope(messageId: "j\(i)", message: .resourceConnection(resourceId: "acc-acme-1", revision: nil))
+                    let join = ClientEnvelope(
+                        messageId: "j\(i)", message: .resourceConnection(resourceId: "acc-acme-1", revision: nil))
                     socket.send(WireCodec.encode(join))
                 }
             }
         }
         let deadline = Date().addingTimeInterval(20)
-        while answered.withLockedValue({ $0 }) < count, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while answered.withLockedValue({ $0 }) < count, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let ended = sockets.filter { $0.ending != nil }.map { "\($0.ending!)" }
         #expect(answered.withLockedValue { $0 } == count, "\(ended.count) sockets ended: \(ended.prefix(3))")
         for socket in sockets { await socket.close() }

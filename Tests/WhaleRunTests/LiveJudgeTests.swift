@@ -22,8 +22,10 @@ import WhaleSim
         }
         var f = LiveJudge.Figures(totals: totals, buckets: buckets, errors: 0, attempts: 100, lagBoundMs: 50)
         f.steady = 2_000..<10_000
-        f.excluded = LiveJudge.excludedWindows([FaultWindow(kind: "server-restart", label: "restart", start: 4_000, end: 4_500),
-                                                FaultWindow(kind: "disconnect", label: "c01", start: 7_000, end: 7_500)])
+        f.excluded = LiveJudge.excludedWindows([
+            FaultWindow(kind: "server-restart", label: "restart", start: 4_000, end: 4_500),
+            FaultWindow(kind: "disconnect", label: "c01", start: 7_000, end: 7_500),
+        ])
         return f
     }
 
@@ -34,7 +36,9 @@ import WhaleSim
     }
 
     @Test func aScopedThresholdLeavesTheRestartAndItsRecoveryOut() throws {
-        let out = LiveJudge.metricThresholds(try scenario(["op_ack.p99{steady} < 50ms", "op_ack.p99 < 50ms", "op_ack.p99{outside-faults} < 50ms"]), figures(lag: 1))
+        let out = LiveJudge.metricThresholds(
+            try scenario(["op_ack.p99{steady} < 50ms", "op_ack.p99 < 50ms", "op_ack.p99{outside-faults} < 50ms"]),
+            figures(lag: 1))
         #expect(out.map(\.met) == [true, false, true])
         #expect(out.allSatisfy { $0.unknown == nil })
         // The restart (4.0–4.5 s) and its 3 s recovery leave seconds 4–7 out; one client's disconnect leaves nothing out.
@@ -49,7 +53,12 @@ import WhaleSim
         #expect(out[0].unknown?.contains("the load generator was saturated") == true)
         #expect(out[1].unknown?.contains("over the steady window") == true)
         #expect(out[2].unknown == nil && out[2].met)
-        #expect(LiveJudge.saturatedWindows(figures(lag: 80)) == [FaultWindow(kind: "saturated", label: "load generator saturated (runner_lag p99 > 50 ms)", start: 0, end: 10_000)])
+        #expect(
+            LiveJudge.saturatedWindows(figures(lag: 80)) == [
+                FaultWindow(
+                    kind: "saturated", label: "load generator saturated (runner_lag p99 > 50 ms)", start: 0, end: 10_000
+                )
+            ])
         #expect(LiveJudge.saturatedWindows(figures(lag: 1)).isEmpty)
     }
 
@@ -78,7 +87,9 @@ import WhaleSim
             f.steady = 0..<10_000
             return f
         }
-        let s = try scenario(["op_ack.p99 < 100ms", "op_ack.p99{steady} < 100ms", "op_ack.p50 < 100ms", "op_ack.count < 10"])
+        let s = try scenario([
+            "op_ack.p99 < 100ms", "op_ack.p99{steady} < 100ms", "op_ack.p50 < 100ms", "op_ack.count < 10",
+        ])
         let saturatedOnly = LiveJudge.metricThresholds(s, run(slowOutside: false))
         for o in saturatedOnly.prefix(2) {
             #expect(!o.met)
@@ -111,7 +122,10 @@ import WhaleSim
             }
             var f = LiveJudge.Figures(totals: totals, buckets: buckets, errors: 0, attempts: 100, lagBoundMs: 50)
             f.steady = 0..<10_000
-            f.contended = contended.map { FaultWindow(kind: "contended", label: "machine busy", start: $0.lowerBound * 1000, end: $0.upperBound * 1000) }
+            f.contended = contended.map {
+                FaultWindow(
+                    kind: "contended", label: "machine busy", start: $0.lowerBound * 1000, end: $0.upperBound * 1000)
+            }
             return f
         }
         let s = try scenario(["op_ack.p99 < 100ms", "op_ack.p99{steady} < 100ms", "op_ack.p50 < 100ms"])
@@ -127,7 +141,9 @@ import WhaleSim
         for o in outside.prefix(2) { #expect(!o.met && o.unknown == nil, "\(o)") }
         // Contended from start to end: nothing is left to judge.
         let whole = LiveJudge.metricThresholds(s, run(slowSeconds: Set(0..<10), contended: [0..<10]))
-        for o in whole.prefix(2) { #expect(o.unknown?.contains("nothing was measured outside those seconds") == true, "\(o)") }
+        for o in whole.prefix(2) {
+            #expect(o.unknown?.contains("nothing was measured outside those seconds") == true, "\(o)")
+        }
         // No contention: the same slow seconds are a breach.
         let quiet = LiveJudge.metricThresholds(s, run(slowSeconds: [3, 4], contended: []))
         for o in quiet.prefix(2) { #expect(!o.met && o.unknown == nil, "\(o)") }

@@ -7,10 +7,12 @@ import WhaleSim
 /// a `--restart-command` with spaces and quotes among them (it was once quoted twice).
 struct LiveReplayCommandTests {
     @Test func aRestartCommandIsQuotedOnce() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let restart = "ssh staging 'sudo systemctl restart whaler'"
-        var options = LiveRunOptions(scenario: try BuiltinScenarios.load("live-demo"), scenarioRef: "live-demo", seed: 3,
-                                     fixtures: root.appendingPathComponent("Fixtures"), reportsRoot: "Reports")
+        var options = LiveRunOptions(
+            scenario: try BuiltinScenarios.load("live-demo"), scenarioRef: "live-demo", seed: 3,
+            fixtures: root.appendingPathComponent("Fixtures"), reportsRoot: "Reports")
         options.overrides = ["--server", "http://staging:8080", "--restart-command", restart]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -21,6 +23,10 @@ struct LiveReplayCommandTests {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let words = String(decoding: data, as: UTF8.self).split(separator: "\0").map(String.init)
-        #expect(words == ["whalesim", "run", "live-demo", "--seed", "3", "--server", "http://staging:8080", "--restart-command", restart])
+        #expect(
+            words == [
+                "whalesim", "run", "live-demo", "--seed", "3", "--server", "http://staging:8080", "--restart-command",
+                restart,
+            ])
     }
 }

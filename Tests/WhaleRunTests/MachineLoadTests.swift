@@ -16,7 +16,8 @@ import WhaleReports
         #expect(ProcSample.parseCPU("intr 1\n") == nil)
         #expect(ProcSample.parseCPU("cpu 1 2\n") == nil, "too few fields")
 
-        let psi = "some avg10=10.25 avg60=4.01 avg300=1.10 total=3918699\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+        let psi =
+            "some avg10=10.25 avg60=4.01 avg300=1.10 total=3918699\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
         #expect(ProcSample.parsePressure(psi) == 3_918_699)
         #expect(ProcSample.parsePressure("full total=5\n") == nil)
 
@@ -33,8 +34,9 @@ import WhaleReports
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         // One second on 2 cores: 2 s of CPU in all, 1.8 s busy, 0.6 s of it ours → 1.2 cores foreign.
         let a = ProcSample(busy: 1000, total: 5000, ours: 100, pressureUs: 1_000_000, atUs: 10_000_000)
-        let b = ProcSample(busy: 1000 + UInt64(1.8 * ticks), total: 5000 + UInt64(2 * ticks), ours: 100 + UInt64(0.6 * ticks),
-                           pressureUs: 1_400_000, atUs: 11_000_000)
+        let b = ProcSample(
+            busy: 1000 + UInt64(1.8 * ticks), total: 5000 + UInt64(2 * ticks), ours: 100 + UInt64(0.6 * ticks),
+            pressureUs: 1_400_000, atUs: 11_000_000)
         let s = try #require(ProcSample.figures(from: a, to: b, cores: 2))
         #expect(abs(s.busy - 0.9) < 0.01)
         #expect(abs(s.foreign - 1.2) < 0.02)
@@ -51,7 +53,9 @@ import WhaleReports
 
         // A scenario may turn the rule off (a dedicated machine): nothing is contended then.
         #expect(!MachineLoad(cores: 2, foreignBound: nil).isContended(s))
-        #expect(MachineLoad(cores: 2, foreignBound: 1.5).isContended(s) == false, "1.2 cores of others, under a bound of 1.5")
+        #expect(
+            MachineLoad(cores: 2, foreignBound: 1.5).isContended(s) == false,
+            "1.2 cores of others, under a bound of 1.5")
         let load = MachineLoad(cores: 2)
         for (b, busy) in [(0, 0.5), (1, 0.95), (2, 0.99), (3, 0.4), (4, 0.9)] {
             load.record(bucket: b, .init(busy: busy, foreign: busy > 0.8 ? 1.0 : 0.0, pressure: nil))
@@ -65,7 +69,8 @@ import WhaleReports
 
     /// CPU burned by a child of this process is ours; CPU burned by a process that left the family
     /// (started by a shell that exited, so adopted by init) is another program's.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/stat"))) func ourChildrenAreOursAndADetachedProcessIsNot() throws {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/stat")))
+    func ourChildrenAreOursAndADetachedProcessIsNot() throws {
         func burn(_ script: String) throws -> (ours: Double, foreign: Double) {
             let before = try #require(ProcSample.take())
             let p = Process()
@@ -75,7 +80,8 @@ import WhaleReports
             p.waitUntilExit()
             let after = try #require(ProcSample.take())
             let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-            let figures = try #require(ProcSample.figures(from: before, to: after, cores: ProcessInfo.processInfo.activeProcessorCount))
+            let figures = try #require(
+                ProcSample.figures(from: before, to: after, cores: ProcessInfo.processInfo.activeProcessorCount))
             return (Double(after.ours - before.ours) / ticks, figures.foreign)
         }
         // About a second of CPU in a child of ours (a fixed amount of work, however busy the machine).
@@ -86,16 +92,22 @@ import WhaleReports
         // loop, which keeps its exit pipe open.)
         let pidFile = NSTemporaryDirectory() + "whalesim-detached-\(getpid()).pid"
         defer {
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) { kill(pid, SIGKILL) }
+            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGKILL)
+            }
             try? FileManager.default.removeItem(atPath: pidFile)
         }
-        let script = "sh -c 'echo $$ > \(pidFile); end=$(( $(date +%s%N) + 1500000000 )); while [ $(date +%s%N) -lt $end ]; do :; done' </dev/null >/dev/null 2>&1 & sleep 0.1; exit 0;"
+        let script =
+            "sh -c 'echo $$ > \(pidFile); end=$(( $(date +%s%N) + 1500000000 )); while [ $(date +%s%N) -lt $end ]; do :; done' </dev/null >/dev/null 2>&1 & sleep 0.1; exit 0;"
         #expect(LiveRun.runRestartCommand(script, phase: "") == nil)
         let start = try #require(ProcSample.take())
         Thread.sleep(forTimeInterval: 1.0)
         let end = try #require(ProcSample.take())
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        let figures = try #require(ProcSample.figures(from: start, to: end, cores: ProcessInfo.processInfo.activeProcessorCount))
+        let figures = try #require(
+            ProcSample.figures(from: start, to: end, cores: ProcessInfo.processInfo.activeProcessorCount))
         #expect(Double(end.ours - start.ours) / ticks < 0.3, "the detached loop is not ours")
         #expect(figures.foreign >= 0.3, "the detached loop is another program's: \(figures)")
     }

@@ -10,13 +10,13 @@ import Testing
         r.invoked(opId: "a:1", client: 3, atUs: 0)
         r.sent(messageId: "m1", opId: "a:1")
         #expect(r.op("a:1")?.client == 3)
-        r.invoked(opId: "a:2", client: 4, atUs: 10_000_000) // a new generation starts: a:1 is older, still found
+        r.invoked(opId: "a:2", client: 4, atUs: 10_000_000)  // a new generation starts: a:1 is older, still found
         #expect(r.op("a:1")?.invokedUs == 0)
         #expect(r.opId(messageId: "m1", opId: nil) == "a:1")
         r.crossedDrop(["a:1", "a:2"])
         #expect(r.op("a:1")?.crossedDrop == true)
         #expect(r.op("a:2")?.crossedDrop == true)
-        r.invoked(opId: "a:3", client: 4, atUs: 20_000_000) // two generations on: a:1 is gone
+        r.invoked(opId: "a:3", client: 4, atUs: 20_000_000)  // two generations on: a:1 is gone
         #expect(r.op("a:1") == nil)
         #expect(r.opId(messageId: "m1", opId: nil) == nil)
         #expect(r.op("a:2")?.client == 4)
@@ -27,7 +27,7 @@ import Testing
         let r = OpRegistry(keepSeconds: 10)
         r.invoked(opId: "a:1", client: 0, atUs: 5)
         r.invoked(opId: "a:2", client: 0, atUs: 12_000_000)
-        r.invoked(opId: "a:1", client: 0, atUs: 13_000_000) // found in the older generation
+        r.invoked(opId: "a:1", client: 0, atUs: 13_000_000)  // found in the older generation
         #expect(r.op("a:1")?.invokedUs == 5)
     }
 
@@ -41,7 +41,7 @@ import Testing
             invoked += 1
         }
         #expect(invoked > 70_000)
-        #expect(most <= 2 * (2_000 / 97 + 1)) // two one-second generations, whatever the length
+        #expect(most <= 2 * (2_000 / 97 + 1))  // two one-second generations, whatever the length
     }
 }
 
@@ -50,8 +50,10 @@ import Testing
 @Suite struct OpRegistryIdFormTests {
     @Test func idsOfEveryFormAreFoundByExactlyTheirOwnId() {
         let r = OpRegistry(keepSeconds: 10)
-        let ids = ["3f2a-uuid:0", "3f2a-uuid:7", "3f2a-uuid:07", "3f2a-uuid:", "no-colon", "x:y:12", "x:y",
-                   "c:1099511627775", "c:1099511627776", "c:99999999999999999999", "c:-1", "c:1a", "é:5", ""]
+        let ids = [
+            "3f2a-uuid:0", "3f2a-uuid:7", "3f2a-uuid:07", "3f2a-uuid:", "no-colon", "x:y:12", "x:y",
+            "c:1099511627775", "c:1099511627776", "c:99999999999999999999", "c:-1", "c:1a", "é:5", "",
+        ]
         for (i, id) in ids.enumerated() { r.invoked(opId: id, client: i, atUs: Int64(i)) }
         for (i, id) in ids.enumerated() { #expect(r.op(id)?.client == i, "\(id)") }
         #expect(r.count == ids.count)
@@ -66,7 +68,7 @@ import Testing
         let r = OpRegistry(keepSeconds: 10)
         r.invoked(opId: "p:1", client: 1, atUs: 0)
         r.invoked(opId: "odd", client: 2, atUs: 0)
-        r.invoked(opId: "q:1", client: 3, atUs: 10_000_000) // p:1 and odd are now the older generation
+        r.invoked(opId: "q:1", client: 3, atUs: 10_000_000)  // p:1 and odd are now the older generation
         r.crossedDrop(["p:1", "odd", "q:1", "never:1"])
         #expect(r.op("p:1")?.crossedDrop == true)
         #expect(r.op("odd")?.crossedDrop == true)

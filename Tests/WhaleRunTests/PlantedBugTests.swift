@@ -18,9 +18,11 @@ import WhalesimTesting
         let database = dir.appendingPathComponent("a.sqlite").path
         var server = try await Self.server(database: database, bug: bug)
         let port = server.port
-        let file = try Self.scenario(name: "planted-\(bug?.rawValue ?? "none")", seed: seed, server: server.baseURL, duration: "5s", in: dir)
-        var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: UInt64(seed),
-                                     fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
+        let file = try Self.scenario(
+            name: "planted-\(bug?.rawValue ?? "none")", seed: seed, server: server.baseURL, duration: "5s", in: dir)
+        var options = LiveRunOptions(
+            scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: UInt64(seed),
+            fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.progress = .none
         let live = Task { try await LiveRun(options: options) { _ in }.run() }
         if let restartAtMs {
@@ -32,14 +34,18 @@ import WhalesimTesting
         }
         let result = try await live.value
         await server.stop()
-        print("planted \(bug?.rawValue ?? "none"): exit \(result.exitCode), errors \(result.errors)\n\(Self.describe(result))\n\(result.notes.joined(separator: "\n"))")
+        print(
+            "planted \(bug?.rawValue ?? "none"): exit \(result.exitCode), errors \(result.errors)\n\(Self.describe(result))\n\(result.notes.joined(separator: "\n"))"
+        )
         return result
     }
 
     /// The short live scenario these tests run (6 clients typing in 2 notes), written to `dir`;
     /// `extra` replaces the checkers line (and may add to `live:` before it).
-    static func scenario(name: String, seed: Int, server: String, duration: String, in dir: URL,
-                         extra: String = "checkers: [convergence, intention, revisions, liveness]") throws -> URL {
+    static func scenario(
+        name: String, seed: Int, server: String, duration: String, in dir: URL,
+        extra: String = "checkers: [convergence, intention, revisions, liveness]"
+    ) throws -> URL {
         let yaml = """
             name: \(name)
             mode: live
@@ -106,14 +112,20 @@ import WhalesimTesting
         // The member that missed an op finds its copy no longer fits the server's next op (or
         // the server refuses its own): caught while it happens, though it resyncs afterwards.
         #expect(Self.verdict(r, "convergence") == .invalid, "\(Self.describe(r))")
-        #expect(Self.evidence(r, "convergence").contains { $0.contains("diverged from the server") && $0.contains("during the run") }, "\(Self.describe(r))")
+        #expect(
+            Self.evidence(r, "convergence").contains {
+                $0.contains("diverged from the server") && $0.contains("during the run")
+            }, "\(Self.describe(r))")
     }
 
     @Test func aServerThatMisordersBroadcastsIsCaught() async throws {
         let r = try await run(.misorderBroadcast)
         #expect(r.exitCode == 2, "\(Self.describe(r))")
         #expect(Self.verdict(r, "convergence") == .invalid, "\(Self.describe(r))")
-        #expect(Self.evidence(r, "convergence").contains { $0.contains("diverged from the server") && $0.contains("during the run") }, "\(Self.describe(r))")
+        #expect(
+            Self.evidence(r, "convergence").contains {
+                $0.contains("diverged from the server") && $0.contains("during the run")
+            }, "\(Self.describe(r))")
     }
 }
 
@@ -127,15 +139,18 @@ import WhalesimTesting
         let dir = try ExternalProcess.temporaryDirectory("starved-runner")
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try await PlantedBugTests.server(database: dir.appendingPathComponent("a.sqlite").path, bug: nil)
-        let file = try PlantedBugTests.scenario(name: "starved-runner", seed: 5, server: server.baseURL, duration: "4s", in: dir, extra: """
-              lag-bound: 50ms
-            checkers: [convergence, intention, revisions, liveness]
-            thresholds:
-              - op_ack.p99 < 2s
-              - op_ack.p99{steady} < 2s
-            """)
-        var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 5,
-                                     fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
+        let file = try PlantedBugTests.scenario(
+            name: "starved-runner", seed: 5, server: server.baseURL, duration: "4s", in: dir,
+            extra: """
+                  lag-bound: 50ms
+                checkers: [convergence, intention, revisions, liveness]
+                thresholds:
+                  - op_ack.p99 < 2s
+                  - op_ack.p99{steady} < 2s
+                """)
+        var options = LiveRunOptions(
+            scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 5,
+            fixtures: RecorderTests.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.progress = .none
         options.starveRunnerMs = 120
         let r = try await LiveRun(options: options) { _ in }.run()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import NIOConcurrencyHelpers
 import Testing
@@ -19,7 +19,9 @@ import WhalesimTesting
     static let seed = root.appendingPathComponent("Fixtures/whaler/seed.json")
 
     /// A reference server in this process on `port` (0: any) over `database`.
-    static func server(port: Int = 0, database: String, compatibility: Bool = false, ackDelay: Duration = .zero) async throws -> ReferenceServer {
+    static func server(port: Int = 0, database: String, compatibility: Bool = false, ackDelay: Duration = .zero)
+        async throws -> ReferenceServer
+    {
         var c = ServerConfiguration()
         c.port = port
         c.database = database
@@ -40,13 +42,17 @@ import WhalesimTesting
         request.httpBody = Data(#"{"email":"ann@acme.test","password":"whale-ann-1"}"#.utf8)
         let (data, _) = try await URLSession.shared.data(for: request)
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        guard let token = ((json?["data"] as? [String: Any])?["tokens"] as? [String: Any])?["accessToken"] as? String else {
+        guard let token = ((json?["data"] as? [String: Any])?["tokens"] as? [String: Any])?["accessToken"] as? String
+        else {
             throw LiveRunError("no access token in \(String(decoding: data, as: UTF8.self))")
         }
         return token
     }
 
-    static func waitFor(_ what: String, seconds: Double = 20, watching recorder: DocumentRecorder? = nil, clock: RunClock = RunClock(), _ condition: () -> Bool) async throws {
+    static func waitFor(
+        _ what: String, seconds: Double = 20, watching recorder: DocumentRecorder? = nil, clock: RunClock = RunClock(),
+        _ condition: () -> Bool
+    ) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard Date() < deadline else { throw LiveRunError("timed out waiting for \(what)") }
@@ -71,22 +77,28 @@ import WhalesimTesting
         let token = try await Self.token(server.baseURL)
         let clock = RunClock()
         let log = LiveRecorder(clock: clock, documentNames: ["acc-acme-1"], initialTexts: [""], protocolVersion: 2)
-        let recorder = DocumentRecorder(document: 0, resourceId: "acc-acme-1", socketURL: "ws://127.0.0.1:\(proxy.port)/socket", token: token,
-                                        recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
+        let recorder = DocumentRecorder(
+            document: 0, resourceId: "acc-acme-1", socketURL: "ws://127.0.0.1:\(proxy.port)/socket", token: token,
+            recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
         #expect(await recorder.connect())
         try await Self.waitFor("the recorder's join") { recorder.isJoined }
-        let writer = LiveNoteClient(url: server.socketURL, token: token, clientId: ClientID("w1"), userId: "u-ann", resourceId: "acc-acme-1")
+        let writer = LiveNoteClient(
+            url: server.socketURL, token: token, clientId: ClientID("w1"), userId: "u-ann", resourceId: "acc-acme-1")
         try await writer.join()
-        for i in 0..<3 { writer.edit(position: i, deleting: 0, inserting: "a") ; try await writer.waitSynchronized() }
+        for i in 0..<3 { writer.edit(position: i, deleting: 0, inserting: "a"); try await writer.waitSynchronized() }
         try await Self.waitFor("revision 3 recorded") { recorder.revision == 3 }
 
         proxy.halfOpen(clients: ["recorder-0"])
         for i in 3..<6 { writer.edit(position: i, deleting: 0, inserting: "b"); try await writer.waitSynchronized() }
         // Nothing arrives; after its dead time the watchdog drops the socket (and the redials, as dead).
-        try await Self.waitFor("the watchdog to drop the silent socket", watching: recorder, clock: clock) { recorder.staleDrops >= 1 }
+        try await Self.waitFor("the watchdog to drop the silent socket", watching: recorder, clock: clock) {
+            recorder.staleDrops >= 1
+        }
         #expect(recorder.revision == 3)
         proxy.endHalfOpen()
-        try await Self.waitFor("the recorder to resync to revision 6", watching: recorder, clock: clock) { recorder.revision == 6 && recorder.isJoined }
+        try await Self.waitFor("the recorder to resync to revision 6", watching: recorder, clock: clock) {
+            recorder.revision == 6 && recorder.isJoined
+        }
         #expect(recorder.text == "aaabbb")
         #expect(Self.applied(log.history()) == [1, 2, 3, 4, 5, 6])
         #expect(recorder.gaps.isEmpty)
@@ -105,8 +117,9 @@ import WhalesimTesting
         let token = try await Self.token(server.baseURL)
         let clock = RunClock()
         let log = LiveRecorder(clock: clock, documentNames: ["acc-acme-1"], initialTexts: [""], protocolVersion: 2)
-        let recorder = DocumentRecorder(document: 0, resourceId: "acc-acme-1", socketURL: server.socketURL, token: token,
-                                        recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
+        let recorder = DocumentRecorder(
+            document: 0, resourceId: "acc-acme-1", socketURL: server.socketURL, token: token,
+            recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
         #expect(await recorder.connect())
         try await Self.waitFor("the recorder's join") { recorder.isJoined }
         // A watchdog called late (the run busy elsewhere) finds only what went unanswered.
@@ -135,13 +148,16 @@ import WhalesimTesting
         let token = try await Self.token(server.baseURL)
         let clock = RunClock()
         let log = LiveRecorder(clock: clock, documentNames: ["acc-acme-1"], initialTexts: [""], protocolVersion: 2)
-        let recorder = DocumentRecorder(document: 0, resourceId: "acc-acme-1", socketURL: server.socketURL, token: token,
-                                        recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
+        let recorder = DocumentRecorder(
+            document: 0, resourceId: "acc-acme-1", socketURL: server.socketURL, token: token,
+            recorder: log, ops: OpRegistry(), clients: NIOLockedValueBox([:]))
         #expect(await recorder.connect())
         try await Self.waitFor("the recorder's join") { recorder.isJoined }
         var typed = 0
         for round in 0..<10 {
-            let writer = LiveNoteClient(url: server.socketURL, token: token, clientId: ClientID("w\(round)"), userId: "u-ann", resourceId: "acc-acme-1")
+            let writer = LiveNoteClient(
+                url: server.socketURL, token: token, clientId: ClientID("w\(round)"), userId: "u-ann",
+                resourceId: "acc-acme-1")
             try await writer.join()
             for _ in 0..<3 {
                 writer.edit(position: typed, deleting: 0, inserting: "x")
@@ -156,7 +172,9 @@ import WhalesimTesting
             try await Task.sleep(for: .milliseconds(20 + 40 * (round % 3)))
             server = try await Self.server(port: port, database: database)
         }
-        try await Self.waitFor("the recorder to catch up with \(typed) revisions", seconds: 30, watching: recorder, clock: clock) { recorder.revision == typed && recorder.isJoined }
+        try await Self.waitFor(
+            "the recorder to catch up with \(typed) revisions", seconds: 30, watching: recorder, clock: clock
+        ) { recorder.revision == typed && recorder.isJoined }
         #expect(Self.applied(log.history()) == Array(1...typed))
         #expect(recorder.text == String(repeating: "x", count: typed))
         #expect(recorder.gaps.isEmpty)
@@ -167,11 +185,15 @@ import WhalesimTesting
     /// A short live run on an in-process server (`compatibility`: the original protocol only,
     /// which offers no resync and so no account of a note's history), with note 0's recorder
     /// stalled one second into the load.
-    func stalledRun(compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}", duration: String = "4s",
-                    thinkTime: String = "{distribution: uniform, min: 50, max: 150}", ackDelay: Duration = .zero,
-                    extraLive: String = "") async throws -> LiveRunResult {
+    func stalledRun(
+        compatibility: Bool, stallAtMs: Int? = 1_000, mix: String = "{typing-burst: 10, delete: 2}",
+        duration: String = "4s",
+        thinkTime: String = "{distribution: uniform, min: 50, max: 150}", ackDelay: Duration = .zero,
+        extraLive: String = ""
+    ) async throws -> LiveRunResult {
         let dir = try ExternalProcess.temporaryDirectory("recorder-stalled")
-        let server = try await Self.server(database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility, ackDelay: ackDelay)
+        let server = try await Self.server(
+            database: dir.appendingPathComponent("a.sqlite").path, compatibility: compatibility, ackDelay: ackDelay)
         let yaml = """
             name: stalled-recorder
             mode: live
@@ -192,7 +214,9 @@ import WhalesimTesting
             """
         let file = dir.appendingPathComponent("stalled.yml")
         try yaml.write(to: file, atomically: true, encoding: .utf8)
-        var options = LiveRunOptions(scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 7, fixtures: Self.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
+        var options = LiveRunOptions(
+            scenario: try BuiltinScenarios.load(file.path), scenarioRef: file.path, seed: 7,
+            fixtures: Self.root.appendingPathComponent("Fixtures"), reportsRoot: dir.path)
         options.stallRecorderAtMs = stallAtMs
         options.progress = .none
         let result = try await LiveRun(options: options) { _ in }.run()
@@ -204,10 +228,15 @@ import WhalesimTesting
     /// the resynced socket for half-open. (Before, only a first join counted, and every resynced
     /// socket was dropped 9 s later as unanswered, again and again: 598 drops in a quiet demo.)
     @Test func aResyncedClientIsNotTakenForHalfOpen() async throws {
-        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, reconnect: 4}", duration: "12s")
-        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        let r = try await stalledRun(
+            compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, reconnect: 4}", duration: "12s")
+        let causes = r.history.entries.compactMap {
+            if case .disconnect(_, let cause) = $0.event { cause } else { nil }
+        }
         #expect(causes.contains("client reconnect"))
-        #expect(!causes.contains { $0.contains("half-open") }, "\(causes.filter { $0.contains("half-open") }.count) half-open drops")
+        #expect(
+            !causes.contains { $0.contains("half-open") },
+            "\(causes.filter { $0.contains("half-open") }.count) half-open drops")
         for c in r.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
     }
 
@@ -216,9 +245,12 @@ import WhalesimTesting
     /// and every verdict holds. (Before, each late ack cost its client a reconnect and a resync,
     /// and on a busy CI machine a single slow ack failed the test above.)
     @Test func aSlowServerThatAnswersPingsKeepsItsClients() async throws {
-        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "6s",
-                                     thinkTime: "{distribution: uniform, min: 300, max: 600}", ackDelay: .seconds(5))
-        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        let r = try await stalledRun(
+            compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "6s",
+            thinkTime: "{distribution: uniform, min: 300, max: 600}", ackDelay: .seconds(5))
+        let causes = r.history.entries.compactMap {
+            if case .disconnect(_, let cause) = $0.event { cause } else { nil }
+        }
         #expect(!causes.contains { $0.contains("half-open") }, "dropped: \(causes)")
         let sent = r.history.entries.filter { if case .send = $0.event { true } else { false } }.count
         let acked = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
@@ -242,13 +274,20 @@ import WhalesimTesting
             }
             return (Double(best) / Double(max(1, times.count)), times.count)
         }
-        let gridded = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s", extraLive: "  timer-grid: 10ms")
+        let gridded = try await stalledRun(
+            compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s",
+            extraLive: "  timer-grid: 10ms")
         let g = band(gridded)
-        #expect(g.edits > 50 && g.share >= 0.8, "\(Int(g.share * 100))% of \(g.edits) edits in the densest 3 ms of each 10 ms step")
+        #expect(
+            g.edits > 50 && g.share >= 0.8,
+            "\(Int(g.share * 100))% of \(g.edits) edits in the densest 3 ms of each 10 ms step")
         #expect(gridded.notes.contains { $0.contains("10 ms grid (live.timer-grid)") }, "\(gridded.notes)")
         for c in gridded.results { #expect(c.verdict == .valid, "\(c.checker): \(c.evidence)") }
-        let free = band(try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s"))
-        #expect(free.edits > 50 && free.share < 0.6, "without a grid: \(Int(free.share * 100))% of \(free.edits) edits in the densest 3 ms")
+        let free = band(
+            try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10}", duration: "3s"))
+        #expect(
+            free.edits > 50 && free.share < 0.6,
+            "without a grid: \(Int(free.share * 100))% of \(free.edits) edits in the densest 3 ms")
     }
 
     /// `live.runner-loop`: the users' tasks, pauses and note sockets on whalesim's own epoll
@@ -256,12 +295,16 @@ import WhalesimTesting
     /// (`reconnect`), resyncs, every verdict valid, no socket taken for half-open; a run on NIO's
     /// loops says so in its notes.
     @Test(arguments: ["epoll", "nio"]) func eitherRunnerLoopRunsWithTheSameVerdicts(loop: String) async throws {
-        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, delete: 2, select: 2, reconnect: 3}", duration: "6s",
-                                     extraLive: "  runner-loop: \(loop)")
+        let r = try await stalledRun(
+            compatibility: false, stallAtMs: nil, mix: "{typing-burst: 10, delete: 2, select: 2, reconnect: 3}",
+            duration: "6s",
+            extraLive: "  runner-loop: \(loop)")
         #expect(r.notes.contains { $0.contains("(live.runner-loop: nio)") } == (loop == "nio"), "\(r.notes)")
         let edits = r.history.entries.filter { if case .edit = $0.event { true } else { false } }.count
         let acks = r.history.entries.filter { if case .ack = $0.event { true } else { false } }.count
-        let causes = r.history.entries.compactMap { if case .disconnect(_, let cause) = $0.event { cause } else { nil } }
+        let causes = r.history.entries.compactMap {
+            if case .disconnect(_, let cause) = $0.event { cause } else { nil }
+        }
         #expect(edits > 50 && acks > 20, "\(edits) edits, \(acks) acks")
         #expect(causes.contains("client reconnect"), "\(causes)")
         #expect(!causes.contains { $0.contains("half-open") }, "\(causes)")
@@ -274,14 +317,16 @@ import WhalesimTesting
     /// the user's loop, a reconnect just before a server restart kept its client away for up
     /// to 8 s after the server was back, and the soak took that for the restart's slow recovery.)
     @Test func aReconnectingUserIsBackBeforeTheirNextAction() async throws {
-        let r = try await stalledRun(compatibility: false, stallAtMs: nil, mix: "{typing-burst: 1, reconnect: 20}", duration: "8s",
-                                     thinkTime: "{distribution: uniform, min: 3000, max: 4000}")
+        let r = try await stalledRun(
+            compatibility: false, stallAtMs: nil, mix: "{typing-burst: 1, reconnect: 20}", duration: "8s",
+            thinkTime: "{distribution: uniform, min: 3000, max: 4000}")
         var droppedAt: [Int: Int] = [:]
         var gaps: [Int] = []
         for entry in r.history.entries {
             switch entry.event {
             case .disconnect(let client, "client reconnect"): droppedAt[client] = entry.time
-            case .connect(let client): if let at = droppedAt.removeValue(forKey: client) { gaps.append(entry.time - at) }
+            case .connect(let client):
+                if let at = droppedAt.removeValue(forKey: client) { gaps.append(entry.time - at) }
             default: break
             }
         }

@@ -13,8 +13,12 @@ import Testing
         for second in 0..<seconds {
             for i in 0..<(50 + second * 7 % 40) {
                 metrics.record("op_ack", us: Int64(800 + (i * 37 + second * 101) % 9_000), second: second)
-                if i % 3 == 0 { metrics.record("op_remote_apply", us: Int64(1_500 + (i * 53 + second) % 20_000), second: second) }
-                if second % 10 == 0, i == 0 { metrics.record("converge", us: Int64(2_000_000 + second), second: second) }
+                if i % 3 == 0 {
+                    metrics.record("op_remote_apply", us: Int64(1_500 + (i * 53 + second) % 20_000), second: second)
+                }
+                if second % 10 == 0, i == 0 {
+                    metrics.record("converge", us: Int64(2_000_000 + second), second: second)
+                }
             }
         }
     }
@@ -50,7 +54,9 @@ import Testing
         #expect(byMetricA.keys.sorted() == byMetricB.keys.sorted())
         for (name, seconds) in byMetricB {
             #expect(byMetricA[name]?.keys.sorted() == seconds.keys.sorted(), "\(name)")
-            for (second, h) in seconds { #expect(byMetricA[name]?[second]?.encoded == h.encoded, "\(name) at \(second)") }
+            for (second, h) in seconds {
+                #expect(byMetricA[name]?[second]?.encoded == h.encoded, "\(name) at \(second)")
+            }
         }
     }
 

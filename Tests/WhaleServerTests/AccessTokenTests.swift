@@ -31,14 +31,18 @@ import Testing
         let token = tokens.issue(userId: "user-1", now: now)
         let parts = token.split(separator: ".").map(String.init)
         let payload = AccessTokens.base64URL(Data(#"{"userID":"admin","exp":9999999999}"#.utf8))
-        #expect(throws: AccessTokens.Failure.badSignature) { try tokens.verify([parts[0], payload, parts[2]].joined(separator: "."), now: now) }
+        #expect(throws: AccessTokens.Failure.badSignature) {
+            try tokens.verify([parts[0], payload, parts[2]].joined(separator: "."), now: now)
+        }
     }
 
     @Test func algorithmNoneAndSwapsAreRefused() {
         let payload = AccessTokens.base64URL(Data(#"{"userID":"user-1","exp":9999999999}"#.utf8))
         for alg in ["none", "HS512", "RS256", "hs256"] {
             let header = AccessTokens.base64URL(Data(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8))
-            #expect(throws: AccessTokens.Failure.wrongAlgorithm(alg)) { try tokens.verify("\(header).\(payload).", now: now) }
+            #expect(throws: AccessTokens.Failure.wrongAlgorithm(alg)) {
+                try tokens.verify("\(header).\(payload).", now: now)
+            }
         }
     }
 

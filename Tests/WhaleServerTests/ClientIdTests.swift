@@ -28,7 +28,12 @@ import WhaleProtocol
         #expect(await join(third, "c"))
         var seen: [String] = []
         for (i, s) in [first, second, third].enumerated() {
-            s.send(ClientEnvelope(messageId: "cur\(i)", message: .cursorUpdate(resourceId: account, rev: harness.server.note(account)?.revision ?? 0, selection: Selection(cursor: 0))))
+            s.send(
+                ClientEnvelope(
+                    messageId: "cur\(i)",
+                    message: .cursorUpdate(
+                        resourceId: account, rev: harness.server.note(account)?.revision ?? 0,
+                        selection: Selection(cursor: 0))))
             let cursor = await watcher.next {
                 if case .cursorUpdate(let c) = $0.message { return !seen.contains(c.clientId.rawValue) }
                 return false

@@ -71,7 +71,8 @@ import WhaleProtocol
                 members.append(socket)
             }
             var loops: [any EventLoop] = []
-            for connection in server.registry.all where !loops.contains(where: { $0 === connection.channel.eventLoop }) {
+            for connection in server.registry.all where !loops.contains(where: { $0 === connection.channel.eventLoop })
+            {
                 loops.append(connection.channel.eventLoop)
             }
             let shard = server.router.shard(for: note)
@@ -79,7 +80,10 @@ import WhaleProtocol
             for sender in 0..<senders {
                 let ghost = ClientID("sender\(attempt)-\(sender)")
                 shard.handle(.connected(ghost, userId: "sender", protocolVersion: .original))
-                shard.handle(.received(ghost, ClientEnvelope(messageId: "j", message: .resourceConnection(resourceId: note, revision: nil))))
+                shard.handle(
+                    .received(
+                        ghost,
+                        ClientEnvelope(messageId: "j", message: .resourceConnection(resourceId: note, revision: nil))))
             }
             // Every op is its own job, all queued at once, on an event loop or (every third sender) on
             // Dispatch's pool: what another thread (the committer's, the pool's) hands to a loop waits
@@ -90,15 +94,24 @@ import WhaleProtocol
                     let ghost = ClientID("sender\(attempt)-\(sender)")
                     done.enter()
                     let job: @Sendable () -> Void = {
-                        shard.handleLocked({ state in
-                            let document = state.documents[note]
-                            let change = DocChange(resourceId: note, rev: document?.revision ?? 0,
-                                                   op: .replace(in: document?.document.count ?? 0, at: 0, inserting: "x"))
-                            return state.handle(.received(ghost, ClientEnvelope(messageId: "\(sender)-\(op)", message: .docChange(change))))
-                        }, ticket: { _ in })
+                        shard.handleLocked(
+                            { state in
+                                let document = state.documents[note]
+                                let change = DocChange(
+                                    resourceId: note, rev: document?.revision ?? 0,
+                                    op: .replace(in: document?.document.count ?? 0, at: 0, inserting: "x"))
+                                return state.handle(
+                                    .received(
+                                        ghost, ClientEnvelope(messageId: "\(sender)-\(op)", message: .docChange(change))
+                                    ))
+                            }, ticket: { _ in })
                         done.leave()
                     }
-                    if sender % 3 == 2 { DispatchQueue.global().async(execute: job) } else { loops[(op + sender) % loops.count].execute(job) }
+                    if sender % 3 == 2 {
+                        DispatchQueue.global().async(execute: job)
+                    } else {
+                        loops[(op + sender) % loops.count].execute(job)
+                    }
                 }
             }
             await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
@@ -107,7 +120,9 @@ import WhaleProtocol
                 var text = "", received = 0
                 var failure: String?
                 while received < expected, let next = await member.next(timeout: .seconds(10)) {
-                    guard case .message(let envelope) = next, case .docChangeReturnOps(_, let op, _, _) = envelope.message else { continue }
+                    guard case .message(let envelope) = next,
+                        case .docChangeReturnOps(_, let op, _, _) = envelope.message
+                    else { continue }
                     received += 1
                     do { text = try op.apply(to: text) } catch {
                         failure = failure ?? "op \(received) of \(expected) did not fit: \(error)"

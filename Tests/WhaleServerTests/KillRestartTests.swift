@@ -4,7 +4,7 @@ import WhaleLoad
 import WhaleProtocol
 import WhalesimTesting
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` in the middle of live editing, then a restart on the same SQLite file: every op
@@ -19,9 +19,11 @@ import Glibc
         var base = ""
         init(database: String, port: Int) throws {
             process.executableURL = KillRestartTests.binary
-            process.arguments = ["serve", "--port", String(port), "--database", database, "--fixtures", ServerHarness.seed.path,
-                                 "--bcrypt-cost", "4", "--jwt-secret", ServerHarness.secret, "--log-level", "error",
-                                 "--max-messages-per-second", "0"]
+            process.arguments = [
+                "serve", "--port", String(port), "--database", database, "--fixtures", ServerHarness.seed.path,
+                "--bcrypt-cost", "4", "--jwt-secret", ServerHarness.secret, "--log-level", "error",
+                "--max-messages-per-second", "0",
+            ]
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
@@ -58,14 +60,17 @@ import Glibc
         let acked = AckedInserts()
         var clients: [LiveNoteClient] = []
         for index in 0..<3 {
-            let client = LiveNoteClient(url: socketURL, token: ada.token, clientId: ClientID("k\(index)"), userId: ada.userId, resourceId: account) { observation in
+            let client = LiveNoteClient(
+                url: socketURL, token: ada.token, clientId: ClientID("k\(index)"), userId: ada.userId,
+                resourceId: account
+            ) { observation in
                 if case .acknowledged(let opId, _) = observation { acked.add(opId) }
             }
             try await client.join()
             clients.append(client)
         }
         // Type, each edit a unique marker, until well past the point where some are acknowledged.
-        var typed: [String: String] = [:]   // opId-prefix → marker
+        var typed: [String: String] = [:]  // opId-prefix → marker
         for round in 0..<60 {
             for (index, client) in clients.enumerated() {
                 let marker = "<\(index).\(round)>"
@@ -86,9 +91,12 @@ import Glibc
         for client in clients { try await client.join(timeout: .seconds(20)) }
         for client in clients { try await client.waitSynchronized(timeout: .seconds(20)) }
         // Every op is acknowledged now, so the server's note is final; each client catches up to it.
-        let final = try await harness.graphQL("query N($id: ID!) { note(accountID: $id) { content } }", variables: ["id": account], token: ada.token)
+        let final = try await harness.graphQL(
+            "query N($id: ID!) { note(accountID: $id) { content } }", variables: ["id": account], token: ada.token)
         let content = try #require((final.data?["note"] as? [String: Any])?["content"] as? String)
-        for client in clients { try await client.wait(timeout: .seconds(20), for: "the final text") { $0.text == content } }
+        for client in clients {
+            try await client.wait(timeout: .seconds(20), for: "the final text") { $0.text == content }
+        }
         let texts = clients.map(\.state.text)
         #expect(Set(texts).count == 1, "clients converged after the restart")
         // Every marker typed is there: acknowledged ones survived the kill, the rest were resent.
@@ -96,7 +104,8 @@ import Glibc
             #expect(texts[0].contains(marker), "lost \(marker)")
         }
         #expect(textsBefore.count == 3)
-        let note = try await harness.graphQL("query N($id: ID!) { note(accountID: $id) { content } }", variables: ["id": account], token: ada.token)
+        let note = try await harness.graphQL(
+            "query N($id: ID!) { note(accountID: $id) { content } }", variables: ["id": account], token: ada.token)
         #expect((note.data?["note"] as? [String: Any])?["content"] as? String == texts[0])
         for client in clients { await client.disconnect() }
     }
@@ -107,7 +116,8 @@ extension KillRestartTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build first: swift build")
         let database = try ExternalProcess.temporaryDirectory("sigterm").appendingPathComponent("s.sqlite").path
         let child = try Child(database: database, port: 0)
-        let socket = TestSocket(url: child.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
+        let socket = TestSocket(
+            url: child.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
         socket.send(#"{"messageId":"j","type":"resourceConnection","data":{"resourceId":"n"}}"#)
         #expect(await socket.next { $0.messageId == "j" } != nil)
         socket.send(#"{"messageId":"c","type":"docChange","data":{"resourceId":"n","rev":0,"n":[0],"s":["kept"]}}"#)
@@ -119,9 +129,11 @@ extension KillRestartTests {
         // The acknowledged op is on disk.
         let again = try Child(database: database, port: 0)
         defer { again.terminate() }
-        let reader = TestSocket(url: again.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
+        let reader = TestSocket(
+            url: again.base.replacingOccurrences(of: "http://", with: "ws://") + "/socket", headers: ["ObjectId": "x"])
         reader.send(#"{"messageId":"j","type":"resourceConnection","data":{"resourceId":"n"}}"#)
-        guard case .resourceConnectionConf(let conf)? = await reader.next(where: { $0.messageId == "j" })?.message else {
+        guard case .resourceConnectionConf(let conf)? = await reader.next(where: { $0.messageId == "j" })?.message
+        else {
             Issue.record("no join after restart"); return
         }
         #expect(conf.initialState == "kept" && conf.revision == 1)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import WhaleProtocol
 import WhaleServer
@@ -19,10 +19,13 @@ struct ServerHarness: WhalerHTTPClient {
     let server: ReferenceServer
     let database: String
 
-    static func start(database: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
+    static func start(database: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws
+        -> ServerHarness
+    {
         var configuration = ServerConfiguration()
         configuration.port = 0
-        let path = try database ?? ExternalProcess.temporaryDirectory("serve").appendingPathComponent("test.sqlite").path
+        let path =
+            try database ?? ExternalProcess.temporaryDirectory("serve").appendingPathComponent("test.sqlite").path
         configuration.database = path
         configuration.fixtures = seed
         configuration.jwtSecret = Data(secret.utf8)
@@ -56,7 +59,9 @@ protocol WhalerHTTPClient {
 
 extension WhalerHTTPClient {
     /// POSTs JSON; returns the HTTP status and the decoded body.
-    func post(_ path: String, _ body: Any, token: String? = nil, rawBody: Data? = nil) async throws -> (status: Int, json: [String: Any]) {
+    func post(_ path: String, _ body: Any, token: String? = nil, rawBody: Data? = nil) async throws -> (
+        status: Int, json: [String: Any]
+    ) {
         var request = URLRequest(url: URL(string: base + path)!)
         request.httpMethod = "POST"
         request.httpBody = try rawBody ?? JSONSerialization.data(withJSONObject: body)
@@ -73,7 +78,10 @@ extension WhalerHTTPClient {
 
     private func send(_ request: URLRequest) async throws -> (status: Int, json: [String: Any]) {
         let (data, status) = try await fetch(request)
-        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? ["_raw": String(decoding: data, as: UTF8.self)]
+        let json =
+            (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [
+                "_raw": String(decoding: data, as: UTF8.self)
+            ]
         return (status, json)
     }
 
@@ -87,17 +95,21 @@ extension WhalerHTTPClient {
     }
 
     /// Signs in; the access token and the user's id.
-    func login(_ user: (email: String, password: String)) async throws -> (token: String, userId: String, organizationId: String) {
+    func login(_ user: (email: String, password: String)) async throws -> (
+        token: String, userId: String, organizationId: String
+    ) {
         let (_, json) = try await post("/api/user/login", ["email": user.email, "password": user.password])
         guard let data = json["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
-              let token = tokens["accessToken"] as? String, let response = data["response"] as? [String: Any],
-              let id = response["id"] as? String, let organization = response["organizationId"] as? String
+            let token = tokens["accessToken"] as? String, let response = data["response"] as? [String: Any],
+            let id = response["id"] as? String, let organization = response["organizationId"] as? String
         else { throw HarnessError("login \(user.email) failed: \(json)") }
         return (token, id, organization)
     }
 
     /// Runs a GraphQL operation; returns `data` and the error messages.
-    func graphQL(_ query: String, variables: [String: Any] = [:], token: String?) async throws -> (status: Int, data: [String: Any]?, errors: [String]) {
+    func graphQL(_ query: String, variables: [String: Any] = [:], token: String?) async throws -> (
+        status: Int, data: [String: Any]?, errors: [String]
+    ) {
         let (status, json) = try await post("/query", ["query": query, "variables": variables], token: token)
         let errors = (json["errors"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
         return (status, json["data"] as? [String: Any], errors)

@@ -13,9 +13,13 @@ import WhaleProtocol
         let bob = try await harness.login(ServerHarness.bob)
         let account = try #require(try await harness.accountIds(token: ada.token).first)
         let clients = [
-            LiveNoteClient(url: harness.socketURL, token: ada.token, clientId: "ada", userId: ada.userId, resourceId: account, binaryFrames: true),
-            LiveNoteClient(url: harness.socketURL, token: bob.token, clientId: "bob", userId: bob.userId, resourceId: account),
-            LiveNoteClient(url: harness.socketURL, token: bob.token, clientId: "bob2", userId: bob.userId, resourceId: account),
+            LiveNoteClient(
+                url: harness.socketURL, token: ada.token, clientId: "ada", userId: ada.userId, resourceId: account,
+                binaryFrames: true),
+            LiveNoteClient(
+                url: harness.socketURL, token: bob.token, clientId: "bob", userId: bob.userId, resourceId: account),
+            LiveNoteClient(
+                url: harness.socketURL, token: bob.token, clientId: "bob2", userId: bob.userId, resourceId: account),
         ]
         for client in clients { try await client.join() }
         var generator = SystemRandomNumberGenerator()
@@ -43,13 +47,18 @@ import WhaleProtocol
         let socket = TestSocket(url: harness.socketURL, headers: ["ObjectId": "anything"])
         socket.send(#"{"messageId":"j","type":"resourceConnection","data":{"resourceId":"free-note"}}"#, binary: true)
         let conf = await socket.next { $0.messageId == "j" }
-        guard case .resourceConnectionConf(let joined)? = conf?.message else { Issue.record("no conf: \(String(describing: conf))"); return }
+        guard case .resourceConnectionConf(let joined)? = conf?.message else {
+            Issue.record("no conf: \(String(describing: conf))"); return
+        }
         #expect(joined.revision == 0 && joined.initialState == "")
-        for bad in ["{", #"{"messageId":"x","type":"nope","data":{}}"#,
-                    #"{"messageId":"x","type":"docChange","data":{"resourceId":"free-note","rev":0,"n":[5],"s":[""]}}"#] {
+        for bad in [
+            "{", #"{"messageId":"x","type":"nope","data":{}}"#,
+            #"{"messageId":"x","type":"docChange","data":{"resourceId":"free-note","rev":0,"n":[5],"s":[""]}}"#,
+        ] {
             socket.send(bad)
         }
-        socket.send(#"{"messageId":"ok","type":"docChange","data":{"resourceId":"free-note","rev":0,"n":[0],"s":["hi"]}}"#)
+        socket.send(
+            #"{"messageId":"ok","type":"docChange","data":{"resourceId":"free-note","rev":0,"n":[0],"s":["hi"]}}"#)
         let ack = await socket.next { $0.messageId == "ok" }
         #expect(ack != nil, "the socket still works after bad input")
         // The original protocol has no error message: nothing but the ack arrived.

@@ -16,12 +16,15 @@ import WhalesimTesting
         do {
             let storage = try SQLiteStorage(path: path)
             #expect(try storage.schemaVersion() == 1)
-            try storage.write(StorageBatch(
-                noteEntries: [PersistEntry(resourceId: "n1", revision: 1, op: op(0, insert: "héllo"), opId: "c:1"),
-                              PersistEntry(resourceId: "n2", revision: 1, op: op(4, insert: "!"), opId: nil),
-                              PersistEntry(resourceId: "n1", revision: 2, op: op(5, insert: " 🐋"), opId: "c:2")],
-                records: [StoredRecord(kind: "model", id: "account:a1", body: #"{"x":1}"#)],
-                refreshTokens: [StoredRefreshToken(tokenHash: "h", userId: "u", expiresAt: 100)]))
+            try storage.write(
+                StorageBatch(
+                    noteEntries: [
+                        PersistEntry(resourceId: "n1", revision: 1, op: op(0, insert: "héllo"), opId: "c:1"),
+                        PersistEntry(resourceId: "n2", revision: 1, op: op(4, insert: "!"), opId: nil),
+                        PersistEntry(resourceId: "n1", revision: 2, op: op(5, insert: " 🐋"), opId: "c:2"),
+                    ],
+                    records: [StoredRecord(kind: "model", id: "account:a1", body: #"{"x":1}"#)],
+                    refreshTokens: [StoredRefreshToken(tokenHash: "h", userId: "u", expiresAt: 100)]))
             try storage.write(StorageBatch(records: [StoredRecord(kind: "model", id: "account:a1", body: #"{"x":2}"#)]))
         }
         let reopened = try SQLiteStorage(path: path)
@@ -41,10 +44,12 @@ import WhalesimTesting
     @Test func theWriterRunsAtTheSynchronousLevelAskedFor() throws {
         let directory = try ExternalProcess.temporaryDirectory("storage-sync")
         for level in SQLiteSynchronous.allCases {
-            let storage = try SQLiteStorage(path: directory.appendingPathComponent("\(level).sqlite").path, synchronous: level)
+            let storage = try SQLiteStorage(
+                path: directory.appendingPathComponent("\(level).sqlite").path, synchronous: level)
             #expect(try storage.synchronousLevel() == level.pragmaValue, "\(level)")
         }
-        #expect(try SQLiteStorage(path: directory.appendingPathComponent("default.sqlite").path).synchronousLevel() == 2)
+        #expect(
+            try SQLiteStorage(path: directory.appendingPathComponent("default.sqlite").path).synchronousLevel() == 2)
     }
 
     @Test func groupCommitSharesTransactions() async throws {
@@ -53,7 +58,11 @@ import WhalesimTesting
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<500 {
                 group.addTask {
-                    try await committer.commit(StorageBatch(noteEntries: [PersistEntry(resourceId: "n\(index % 7)", revision: 1, op: self.op(0, insert: "x"), opId: nil)]))
+                    try await committer.commit(
+                        StorageBatch(noteEntries: [
+                            PersistEntry(
+                                resourceId: "n\(index % 7)", revision: 1, op: self.op(0, insert: "x"), opId: nil)
+                        ]))
                 }
             }
             try await group.waitForAll()
@@ -76,10 +85,12 @@ import WhalesimTesting
     @Test func aFailedWriteIsNeverDurable() async throws {
         let committer = GroupCommitter(storage: FailingStorage())
         await #expect(throws: FailingStorage.DiskFull.self) {
-            try await committer.commit(StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: "h", userId: "u", expiresAt: 1)]))
+            try await committer.commit(
+                StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: "h", userId: "u", expiresAt: 1)]))
         }
         await #expect(throws: FailingStorage.DiskFull.self) {
-            try await committer.commit(StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: "h2", userId: "u", expiresAt: 1)]))
+            try await committer.commit(
+                StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: "h2", userId: "u", expiresAt: 1)]))
         }
     }
 
@@ -92,7 +103,8 @@ import WhalesimTesting
         committer.onCommit { outcome in
             if case .success = outcome { heard.withLockedValue { $0.append(committer.durableTicket) } }
         }
-        let ticket = committer.enqueue(StorageBatch(noteEntries: [PersistEntry(resourceId: "n", revision: 1, op: op(0, insert: "x"), opId: nil)]))
+        let ticket = committer.enqueue(
+            StorageBatch(noteEntries: [PersistEntry(resourceId: "n", revision: 1, op: op(0, insert: "x"), opId: nil)]))
         try await committer.waitDurable(ticket)
         #expect(heard.withLockedValue { $0.last } == ticket, "the listener ran before the waiter was resumed")
         #expect(try storage.loadNotes(initialTexts: [:]).first?.history.count == 1)
@@ -103,7 +115,8 @@ import WhalesimTesting
         failing.onCommit { outcome in if case .failure = outcome { failures.withLockedValue { $0 += 1 } } }
         for name in ["a", "b", "c"] {
             await #expect(throws: FailingStorage.DiskFull.self) {
-                try await failing.commit(StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: name, userId: "u", expiresAt: 1)]))
+                try await failing.commit(
+                    StorageBatch(refreshTokens: [StoredRefreshToken(tokenHash: name, userId: "u", expiresAt: 1)]))
             }
         }
         #expect(failures.withLockedValue { $0 } == 1)
@@ -115,12 +128,18 @@ import WhalesimTesting
     @Test func theLogIsCheckpointedBesideTheWriter() async throws {
         let path = try ExternalProcess.temporaryDirectory("checkpoint").appendingPathComponent("s.sqlite").path
         let storage = try SQLiteStorage(path: path)
-        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        func size(_ file: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0
+        }
         let before = size(path)
         for batch in 0..<200 {
-            try storage.write(StorageBatch(noteEntries: (0..<20).map { i in
-                PersistEntry(resourceId: "n\(batch % 5)", revision: i + 1, op: op(i, insert: String(repeating: "w", count: 40)), opId: "c:\(batch).\(i)")
-            }))
+            try storage.write(
+                StorageBatch(
+                    noteEntries: (0..<20).map { i in
+                        PersistEntry(
+                            resourceId: "n\(batch % 5)", revision: i + 1,
+                            op: op(i, insert: String(repeating: "w", count: 40)), opId: "c:\(batch).\(i)")
+                    }))
         }
         var grown = false
         for _ in 0..<40 where !grown {

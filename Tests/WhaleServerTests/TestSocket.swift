@@ -33,10 +33,15 @@ final class TestSocket: Sendable {
         }()
         task.withLockedValue {
             $0 = Task {
-                let frame = try? await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let frame = try? await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
                     let writer = Task {
                         for await (text, binary) in outgoingStream {
-                            if binary { try? await outbound.write(.binary(ByteBuffer(string: text))) } else { try? await outbound.write(.text(text)) }
+                            if binary {
+                                try? await outbound.write(.binary(ByteBuffer(string: text)))
+                            } else {
+                                try? await outbound.write(.text(text))
+                            }
                         }
                         try? await outbound.close(.normalClosure, reason: nil)
                     }
@@ -52,7 +57,9 @@ final class TestSocket: Sendable {
                     } catch {}
                     writer.cancel()
                 }
-                closed.withLockedValue { $0 = (frame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, frame?.reason, true) }
+                closed.withLockedValue {
+                    $0 = (frame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, frame?.reason, true)
+                }
                 buffer.withLockedValue { $0.ended = true }
             }
         }

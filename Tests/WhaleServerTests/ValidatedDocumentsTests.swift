@@ -10,8 +10,12 @@ import Testing
     @Test func aValidQueryIsParsedOnceAndKept() throws {
         let documents = ValidatedDocuments(schema: api.schema.schema)
         let query = "query { organization { id name } }"
-        guard case .valid(let first) = try documents.document(for: query) else { Issue.record("a valid query was refused"); return }
-        guard case .valid(let second) = try documents.document(for: query) else { Issue.record("a valid query was refused"); return }
+        guard case .valid(let first) = try documents.document(for: query) else {
+            Issue.record("a valid query was refused"); return
+        }
+        guard case .valid(let second) = try documents.document(for: query) else {
+            Issue.record("a valid query was refused"); return
+        }
         #expect(first.definitions.count == second.definitions.count)
         #expect(documents.count == 1)
     }
@@ -31,7 +35,9 @@ import Testing
     @Test func distinctQueriesNeverGrowItPastItsCapacity() throws {
         let documents = ValidatedDocuments(schema: api.schema.schema, capacity: 8)
         for i in 0..<50 {
-            guard case .valid = try documents.document(for: "query Q\(i) { organization { id } }") else { Issue.record("Q\(i) refused"); return }
+            guard case .valid = try documents.document(for: "query Q\(i) { organization { id } }") else {
+                Issue.record("Q\(i) refused"); return
+            }
             #expect(documents.count <= 8)
         }
     }

@@ -17,9 +17,12 @@ import WhaleOT
 
         init(documents: Int, clientsPerDocument: Int = 2, initial: String = "abcdefgh") {
             let clients = documents * clientsPerDocument
-            history = History(clientNames: (0..<clients).map { "c\($0)" }, clientDocuments: (0..<clients).map { $0 / clientsPerDocument },
-                              documentNames: (0..<documents).map { "note-\($0)" }, initialTexts: Array(repeating: initial, count: documents),
-                              protocolVersion: 2)
+            history = History(
+                clientNames: (0..<clients).map { "c\($0)" },
+                clientDocuments: (0..<clients).map { $0 / clientsPerDocument },
+                documentNames: (0..<documents).map { "note-\($0)" },
+                initialTexts: Array(repeating: initial, count: documents),
+                protocolVersion: 2)
             texts = history.initialTexts
             revisions = Array(repeating: 0, count: documents)
             counters = Array(repeating: 0, count: clients)
@@ -43,11 +46,17 @@ import WhaleOT
 
         /// One op through its whole life; `userDeleted` is what the edit says its user deleted.
         @discardableResult
-        mutating func op(_ c: Int, delete: Bool = false, deleting n: Int = 1, userDeleted: Int? = nil, apply: Bool = true, ack: Bool = true) -> String {
+        mutating func op(
+            _ c: Int, delete: Bool = false, deleting n: Int = 1, userDeleted: Int? = nil, apply: Bool = true,
+            ack: Bool = true
+        ) -> String {
             let d = history.clientDocuments[c]
             let (id, op) = nextOp(c, delete: delete, deleting: n)
             time += 1
-            history.append(.edit(client: c, position: length(d), deleted: userDeleted ?? op.deletedCount, inserted: op.insertedText), at: time)
+            history.append(
+                .edit(
+                    client: c, position: length(d), deleted: userDeleted ?? op.deletedCount, inserted: op.insertedText),
+                at: time)
             history.append(.invoke(client: c, opId: id, op: op, baseRevision: revisions[d]), at: time)
             history.append(.send(client: c, opId: id, op: op, revision: revisions[d]), at: time)
             if apply { serverApply(c, id, op) }
@@ -64,7 +73,9 @@ import WhaleOT
         }
 
         mutating func seen(_ d: Int) {
-            for c in history.clients(of: d) { history.append(.clientRevision(client: c, revision: revisions[d]), at: time) }
+            for c in history.clients(of: d) {
+                history.append(.clientRevision(client: c, revision: revisions[d]), at: time)
+            }
         }
 
         /// Ops by turns of every client, `n` in all; every third a delete.
@@ -79,19 +90,25 @@ import WhaleOT
             history.append(.quiescence(reached: true, ticksAfterHeal: 1), at: time)
             history.append(.traffic(messages: 10, edits: 10, clients: history.clientNames.count), at: time)
             for d in texts.indices {
-                history.append(.serverFinal(document: d, text: texts[d], revision: revisions[d], historyCount: revisions[d]), at: time)
+                history.append(
+                    .serverFinal(document: d, text: texts[d], revision: revisions[d], historyCount: revisions[d]),
+                    at: time)
             }
             for c in history.clientNames.indices {
                 let d = history.clientDocuments[c]
-                history.append(.clientFinal(client: c, text: texts[d], revision: revisions[d], pendingOps: 0, connected: true), at: time)
+                history.append(
+                    .clientFinal(client: c, text: texts[d], revision: revisions[d], pendingOps: 0, connected: true),
+                    at: time)
             }
             return history
         }
     }
 
     func judged(_ h: History) -> [CheckerName: (result: CheckResult, footprint: CheckFootprint)] {
-        [.convergence: ConvergenceChecker.judge(h), .intention: IntentionChecker.judge(h),
-         .cursors: CursorChecker.judge(h), .revisions: RevisionChecker.judge(h)]
+        [
+            .convergence: ConvergenceChecker.judge(h), .intention: IntentionChecker.judge(h),
+            .cursors: CursorChecker.judge(h), .revisions: RevisionChecker.judge(h),
+        ]
     }
 
     /// 200,000 ops over four notes: every checker is valid, holds at most the window of each note
@@ -101,7 +118,10 @@ import WhaleOT
             var s = Script(documents: 4)
             s.history.append(.selectionSet(client: 0, revision: 0, selection: Selection(cursor: 4)), at: 0)
             s.ops(n)
-            s.history.append(.ownCursor(client: 0, revision: s.revisions[0], selection: Selection(cursor: 4), textLength: s.length(0)), at: s.time)
+            s.history.append(
+                .ownCursor(
+                    client: 0, revision: s.revisions[0], selection: Selection(cursor: 4), textLength: s.length(0)),
+                at: s.time)
             return s.end()
         }
         let long = judged(run(200_000)), short = judged(run(30_000))
@@ -145,25 +165,35 @@ import WhaleOT
         let h = s.end()
         let narrow = IntentionChecker.judge(h, windowSize: 4).result
         #expect(narrow.verdict == .unknown, "\(narrow.evidence)")
-        #expect(narrow.evidence.contains { $0.contains("went back from 20 to 5 (server restart), past the 4 ops the checkers keep") }, "\(narrow.evidence)")
+        #expect(
+            narrow.evidence.contains {
+                $0.contains("went back from 20 to 5 (server restart), past the 4 ops the checkers keep")
+            }, "\(narrow.evidence)")
         let convergence = ConvergenceChecker.judge(h, windowSize: 4).result
         #expect(convergence.verdict == .unknown, "\(convergence.evidence)")
         let wide = IntentionChecker.judge(h, windowSize: 64).result
         #expect(wide.verdict == .invalid, "\(wide.evidence)")
-        #expect(wide.evidence.contains { $0.contains("c0:6 was acknowledged") && $0.contains("an acknowledged edit was lost") }, "\(wide.evidence)")
+        #expect(
+            wide.evidence.contains {
+                $0.contains("c0:6 was acknowledged") && $0.contains("an acknowledged edit was lost")
+            }, "\(wide.evidence)")
     }
 
     /// Each violation early in a run long enough that its op was folded out of an 8-op window.
     @Test func whatWasCaughtOverTheWholeLogIsCaughtAfterAFold() {
-        func judged(_ build: (inout Script) -> Void) -> (intention: CheckResult, convergence: CheckResult, cursors: CheckResult) {
+        func judged(_ build: (inout Script) -> Void) -> (
+            intention: CheckResult, convergence: CheckResult, cursors: CheckResult
+        ) {
             var s = Script(documents: 1)
             s.history.append(.selectionSet(client: 1, revision: 0, selection: Selection(cursor: 4)), at: 0)
             s.ops(5)
             build(&s)
             s.ops(200)
             let h = s.end()
-            return (IntentionChecker.judge(h, windowSize: 8).result, ConvergenceChecker.judge(h, windowSize: 8).result,
-                    CursorChecker.judge(h, windowSize: 8).result)
+            return (
+                IntentionChecker.judge(h, windowSize: 8).result, ConvergenceChecker.judge(h, windowSize: 8).result,
+                CursorChecker.judge(h, windowSize: 8).result
+            )
         }
         let clean = judged { _ in }
         #expect(clean.intention.verdict == .valid, "\(clean.intention.evidence)")
@@ -175,7 +205,9 @@ import WhaleOT
             s.serverApply(0, id, Operation.replace(in: s.length(0), at: s.length(0), inserting: "x"))
             s.seen(0)
         }
-        #expect(twice.intention.evidence.contains { $0.contains("c0:4 applied twice on note-0 (revisions 6 and 7)") }, "\(twice.intention.evidence)")
+        #expect(
+            twice.intention.evidence.contains { $0.contains("c0:4 applied twice on note-0 (revisions 6 and 7)") },
+            "\(twice.intention.evidence)")
 
         // Applied again long after: the op was let go, and the apply is one no client sent.
         let late = judged { s in
@@ -185,26 +217,39 @@ import WhaleOT
             s.seen(0)
         }
         #expect(late.intention.verdict == .invalid)
-        #expect(late.intention.evidence.contains { $0.contains("applies c0:4, which no client sent") }, "\(late.intention.evidence)")
+        #expect(
+            late.intention.evidence.contains { $0.contains("applies c0:4, which no client sent") },
+            "\(late.intention.evidence)")
 
         // Acknowledged, never applied.
         let unapplied = judged { s in s.op(0, apply: false) }
-        #expect(unapplied.intention.evidence.contains { $0.contains("c0:4 was acknowledged at t=6 but is not in the server's history") }, "\(unapplied.intention.evidence)")
+        #expect(
+            unapplied.intention.evidence.contains {
+                $0.contains("c0:4 was acknowledged at t=6 but is not in the server's history")
+            }, "\(unapplied.intention.evidence)")
 
         // Acknowledged, then dropped by a revision that went back inside the window.
         let dropped = judged { s in
             s.op(0)
             s.time += 1
-            s.history.append(.serverRevision(document: 0, from: s.revisions[0], to: s.revisions[0] - 1, cause: "server restart"), at: s.time)
+            s.history.append(
+                .serverRevision(document: 0, from: s.revisions[0], to: s.revisions[0] - 1, cause: "server restart"),
+                at: s.time)
             s.revisions[0] -= 1
             s.texts[0] = String(s.texts[0].dropLast())
             s.seen(0)
         }
-        #expect(dropped.intention.evidence.contains { $0.contains("c0:4 was acknowledged at t=6 but dropped from note-0 at t=7 (server restart)") }, "\(dropped.intention.evidence)")
+        #expect(
+            dropped.intention.evidence.contains {
+                $0.contains("c0:4 was acknowledged at t=6 but dropped from note-0 at t=7 (server restart)")
+            }, "\(dropped.intention.evidence)")
 
         // A delete of three scalars where its user deleted one.
         let wide = judged { s in s.op(0, delete: true, deleting: 3, userDeleted: 1) }
-        #expect(wide.intention.evidence.contains { $0.contains("c0:4 (c0, revision 6 of note-0) deleted 3 scalars") && $0.contains("a too-wide delete") }, "\(wide.intention.evidence)")
+        #expect(
+            wide.intention.evidence.contains {
+                $0.contains("c0:4 (c0, revision 6 of note-0) deleted 3 scalars") && $0.contains("a too-wide delete")
+            }, "\(wide.intention.evidence)")
 
         // A delete of a scalar c1 inserted after the revision c0 sent against.
         let unseen = judged { s in
@@ -220,14 +265,19 @@ import WhaleOT
             s.history.append(.ack(client: 0, opId: id, revision: s.revisions[0]), at: s.time)
             s.seen(0)
         }
-        #expect(unseen.intention.evidence.contains { $0.contains("deleted \"x\", inserted by c1:3 after revision 5, which its author had not seen") }, "\(unseen.intention.evidence)")
+        #expect(
+            unseen.intention.evidence.contains {
+                $0.contains("deleted \"x\", inserted by c1:3 after revision 5, which its author had not seen")
+            }, "\(unseen.intention.evidence)")
 
         // A server text that is not the replay of its ops.
         var s = Script(documents: 1)
         s.ops(100)
         s.texts[0] += "?"
         let replay = ConvergenceChecker.judge(s.end(), windowSize: 8).result
-        #expect(replay.evidence.contains { $0.contains("note-0: the server's text is not the replay of its history") }, "\(replay.evidence)")
+        #expect(
+            replay.evidence.contains { $0.contains("note-0: the server's text is not the replay of its history") },
+            "\(replay.evidence)")
     }
 
     /// A selection set before 200 ops, probed after them: the oracle moved it as each op left the
@@ -239,12 +289,16 @@ import WhaleOT
             // the caret before them) and deleting what it inserted.
             s.history.append(.selectionSet(client: 1, revision: 0, selection: Selection(cursor: 8)), at: 0)
             for k in 0..<200 { s.op(0, delete: k % 2 == 1) }
-            s.history.append(.ownCursor(client: 1, revision: s.revisions[0], selection: Selection(cursor: at), textLength: s.length(0)), at: s.time)
+            s.history.append(
+                .ownCursor(
+                    client: 1, revision: s.revisions[0], selection: Selection(cursor: at), textLength: s.length(0)),
+                at: s.time)
             return CursorChecker.judge(s.end(), windowSize: 8).result
         }
         #expect(probe(8).verdict == .valid, "\(probe(8).evidence)")
         let wrong = probe(5)
         #expect(wrong.verdict == .invalid)
-        #expect(wrong.evidence.first?.contains("the oracle says 8 (set to 8 at revision 0)") == true, "\(wrong.evidence)")
+        #expect(
+            wrong.evidence.first?.contains("the oracle says 8 (set to 8 at revision 0)") == true, "\(wrong.evidence)")
     }
 }

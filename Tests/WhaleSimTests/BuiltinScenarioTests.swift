@@ -23,16 +23,21 @@ import Testing
         scenario.protocolVersion = 1
         for seed in Self.seeds {
             let result = Simulation.run(scenario, seed: seed)
-            #expect(result.verdict == .valid, "\(name) protocol 1 seed \(seed): \(result.results.filter { $0.verdict != .valid })")
+            #expect(
+                result.verdict == .valid,
+                "\(name) protocol 1 seed \(seed): \(result.results.filter { $0.verdict != .valid })")
         }
     }
 
     @Test func nemesesReallyHappen() throws {
         let flaky = Simulation.run(try BuiltinScenarios.load("flaky-network"), seed: 1)
         #expect(flaky.counts.disconnects > 0 && flaky.counts.dropped > 0)
-        let partitions = (1...5).map { Simulation.run(try! BuiltinScenarios.load("flaky-network"), seed: UInt64($0)) }.filter { run in
-            run.history.entries.contains { if case .note(let t) = $0.event { t.hasPrefix("partition cuts off") } else { false } }
-        }
+        let partitions = (1...5).map { Simulation.run(try! BuiltinScenarios.load("flaky-network"), seed: UInt64($0)) }
+            .filter { run in
+                run.history.entries.contains {
+                    if case .note(let t) = $0.event { t.hasPrefix("partition cuts off") } else { false }
+                }
+            }
         #expect(!partitions.isEmpty)
         let restart = Simulation.run(try BuiltinScenarios.load("server-restart"), seed: 1)
         #expect(restart.counts.serverRestarts > 0)
@@ -43,9 +48,9 @@ import Testing
         let inserted = result.history.entries.compactMap { e -> String? in
             if case .edit(_, _, _, let text) = e.event { return text } else { return nil }
         }.joined()
-        #expect(inserted.unicodeScalars.contains { $0.value > 0xFFFF })          // astral emoji
-        #expect(inserted.unicodeScalars.contains { $0 == "\u{301}" })            // combining mark
-        #expect(inserted.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) }) // CJK
+        #expect(inserted.unicodeScalars.contains { $0.value > 0xFFFF })  // astral emoji
+        #expect(inserted.unicodeScalars.contains { $0 == "\u{301}" })  // combining mark
+        #expect(inserted.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) })  // CJK
     }
 
     /// large-notes really works a large note: tens of thousands of scalars, pastes of thousands,

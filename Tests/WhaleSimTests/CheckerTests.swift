@@ -5,7 +5,9 @@ import WhaleOT
 /// Checkers judged on hand-made histories: they can say invalid without any fault switched on.
 @Suite struct CheckerTests {
     func base() -> History {
-        History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: ["ab"], protocolVersion: 2)
+        History(
+            clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: ["ab"],
+            protocolVersion: 2)
     }
 
     /// A clean little run: c0 inserts "x" at 0, acknowledged, everyone at "xab".
@@ -25,7 +27,8 @@ import WhaleOT
         h.append(.selectionSet(client: 0, revision: 1, selection: Selection(cursor: 1)), at: 8)
         h.append(.cursorDelivered(client: 0, revision: 1, selection: Selection(cursor: 1)), at: 9)
         h.append(.ownCursor(client: 0, revision: 1, selection: Selection(cursor: 1), textLength: 3), at: 10)
-        h.append(.remoteCursor(observer: 1, subject: 0, revision: 1, selection: Selection(cursor: 1), textLength: 3), at: 10)
+        h.append(
+            .remoteCursor(observer: 1, subject: 0, revision: 1, selection: Selection(cursor: 1), textLength: 3), at: 10)
         h.append(.quiescence(reached: true, ticksAfterHeal: 3), at: 10)
         h.append(.traffic(messages: 6, edits: 2, clients: 2), at: 10)
         h.append(.serverFinal(document: 0, text: "xab", revision: 1, historyCount: 1), at: 10)
@@ -65,15 +68,22 @@ import WhaleOT
         for e in shifted { absolute.append(e.event, at: e.time) }
         #expect(Checkers.merged(Checkers.run(CheckerName.allCases, on: absolute)) == .invalid)
         var rebased = base()
-        for e in absolute.entries { rebased.append(e.event.rebased(document: { _ in 0 }, base: { _ in 40 }), at: e.time) }
-        for r in Checkers.run(CheckerName.allCases, on: rebased) { #expect(r.verdict == .valid, "\(r.checker): \(r.evidence)") }
-        #expect(HistoryEvent.clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: false).rebased(document: { _ in 0 }, base: { _ in 40 })
+        for e in absolute.entries {
+            rebased.append(e.event.rebased(document: { _ in 0 }, base: { _ in 40 }), at: e.time)
+        }
+        for r in Checkers.run(CheckerName.allCases, on: rebased) {
+            #expect(r.verdict == .valid, "\(r.checker): \(r.evidence)")
+        }
+        #expect(
+            HistoryEvent.clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: false).rebased(
+                document: { _ in 0 }, base: { _ in 40 })
                 == .clientFinal(client: 1, text: "", revision: 0, pendingOps: 0, connected: false))
     }
 
     @Test func convergenceFindsADivergedClient() {
-        let h = tampered(index(clean()) { if case .clientFinal(1, _, _, _, _) = $0 { true } else { false } },
-                         .clientFinal(client: 1, text: "axb", revision: 1, pendingOps: 0, connected: true))
+        let h = tampered(
+            index(clean()) { if case .clientFinal(1, _, _, _, _) = $0 { true } else { false } },
+            .clientFinal(client: 1, text: "axb", revision: 1, pendingOps: 0, connected: true))
         let r = ConvergenceChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.first?.hasPrefix("c1 diverged from the server on note-0") == true)
@@ -85,50 +95,67 @@ import WhaleOT
         let noApply = tampered(index(clean()) { if case .serverApply = $0 { true } else { false } }, nil)
         var h = base()
         for e in noApply.entries {
-            if case .serverFinal = e.event { h.append(.serverFinal(document: 0, text: "ab", revision: 0, historyCount: 0), at: e.time) } else { h.append(e.event, at: e.time) }
+            if case .serverFinal = e.event {
+                h.append(.serverFinal(document: 0, text: "ab", revision: 0, historyCount: 0), at: e.time)
+            } else {
+                h.append(e.event, at: e.time)
+            }
         }
         let r = IntentionChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.contains { $0.contains("c0:1 was acknowledged at t=5 but is not in the server's history") })
         let hole = IntentionChecker.check(noApply)
         #expect(hole.verdict == .unknown)
-        #expect(hole.evidence.contains { $0.contains("c0:1 was acknowledged at t=5 and is not among the observed revisions of note-0") })
+        #expect(
+            hole.evidence.contains {
+                $0.contains("c0:1 was acknowledged at t=5 and is not among the observed revisions of note-0")
+            })
     }
 
     @Test func intentionFindsADoubledOp() {
         var h = clean()
         let op = Operation.replace(in: 3, at: 0, inserting: "x")
-        h = tampered(index(h) { if case .ack = $0 { true } else { false } }, .serverApply(document: 0, client: 0, opId: "c0:1", op: op, revision: 2))
+        h = tampered(
+            index(h) { if case .ack = $0 { true } else { false } },
+            .serverApply(document: 0, client: 0, opId: "c0:1", op: op, revision: 2))
         let r = IntentionChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.contains { $0.contains("c0:1 applied twice") })
     }
 
     @Test func cursorsFindARemoteCursorInTheWrongPlace() {
-        let h = tampered(index(clean()) { if case .remoteCursor = $0 { true } else { false } },
-                         .remoteCursor(observer: 1, subject: 0, revision: 1, selection: Selection(cursor: 2), textLength: 3))
+        let h = tampered(
+            index(clean()) { if case .remoteCursor = $0 { true } else { false } },
+            .remoteCursor(observer: 1, subject: 0, revision: 1, selection: Selection(cursor: 2), textLength: 3))
         let r = CursorChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.first?.contains("the oracle says 1") == true)
     }
 
     @Test func cursorsFindASelectionOutOfBounds() {
-        let h = tampered(index(clean()) { if case .ownCursor = $0 { true } else { false } },
-                         .ownCursor(client: 0, revision: 1, selection: Selection(anchor: 0, head: 9), textLength: 3))
+        let h = tampered(
+            index(clean()) { if case .ownCursor = $0 { true } else { false } },
+            .ownCursor(client: 0, revision: 1, selection: Selection(anchor: 0, head: 9), textLength: 3))
         #expect(CursorChecker.check(h).verdict == .invalid)
     }
 
     @Test func revisionsFindAClientGoingBack() {
-        let h = tampered(index(clean()) { if case .clientRevision(1, _) = $0 { true } else { false } }, .clientRevision(client: 0, revision: 0))
+        let h = tampered(
+            index(clean()) { if case .clientRevision(1, _) = $0 { true } else { false } },
+            .clientRevision(client: 0, revision: 0))
         let r = RevisionChecker.check(h)
         #expect(r.verdict == .invalid)
         #expect(r.evidence.first == "t=6 c0's revision went back from 1 to 0")
     }
 
     @Test func livenessFindsNoQuiescenceAndMessageLoops() {
-        let stuck = tampered(index(clean()) { if case .quiescence = $0 { true } else { false } }, .quiescence(reached: false, ticksAfterHeal: 100))
+        let stuck = tampered(
+            index(clean()) { if case .quiescence = $0 { true } else { false } },
+            .quiescence(reached: false, ticksAfterHeal: 100))
         #expect(LivenessChecker.check(stuck).verdict == .invalid)
-        let loop = tampered(index(clean()) { if case .traffic = $0 { true } else { false } }, .traffic(messages: 1_000_000, edits: 2, clients: 2))
+        let loop = tampered(
+            index(clean()) { if case .traffic = $0 { true } else { false } },
+            .traffic(messages: 1_000_000, edits: 2, clients: 2))
         #expect(LivenessChecker.check(loop).verdict == .invalid)
     }
 

@@ -7,8 +7,10 @@ import WhalesimTesting
 /// Simulator histories through the compact history file (`history.whr`) come back as exactly
 /// the lines `jsonLines()` writes, byte for byte, and decode to the same events.
 @Suite struct CompactHistoryTests {
-    @Test(arguments: [("convergence-smoke", 1), ("convergence-smoke", 7), ("unicode", 2), ("flaky-network", 3),
-                      ("server-restart", 4), ("same-position-storm", 5), ("sales-team", 6), ("large-notes", 1)])
+    @Test(arguments: [
+        ("convergence-smoke", 1), ("convergence-smoke", 7), ("unicode", 2), ("flaky-network", 3),
+        ("server-restart", 4), ("same-position-storm", 5), ("sales-team", 6), ("large-notes", 1),
+    ])
     func compactHistoryGivesBackTheJSONLines(_ name: String, _ seed: UInt64) throws {
         let result = Simulation.run(try BuiltinScenarios.load(name), seed: seed)
         let dir = try ExternalProcess.temporaryDirectory("compact-\(name)")

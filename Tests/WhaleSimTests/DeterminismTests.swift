@@ -26,9 +26,15 @@ import WhaleProtocol
         let scenario = try BuiltinScenarios.load("convergence-smoke")
         let long = Simulation.run(scenario, seed: 5)
         let short = Simulation.run(ScenarioOverrides(ops: 40).apply(to: scenario), seed: 5)
-        let edits = { (h: History) in h.entries.compactMap { e -> String? in
-            if case .edit(let c, let p, let d, let i) = e.event { return "\(e.time) \(c) \(p) \(d) \(i)" } else { return nil }
-        } }
+        let edits = { (h: History) in
+            h.entries.compactMap { e -> String? in
+                if case .edit(let c, let p, let d, let i) = e.event {
+                    return "\(e.time) \(c) \(p) \(d) \(i)"
+                } else {
+                    return nil
+                }
+            }
+        }
         #expect(Array(edits(long.history).prefix(40)) == Array(edits(short.history).prefix(40)))
     }
 }

@@ -16,30 +16,51 @@ import WhaleProtocol
     }
 
     static let cases: [Case] = [
-        Case(fault: .clientTiePriority, scenario: "same-position-storm", caughtBy: [.convergence], maxClients: 3, maxOps: 10),
+        Case(
+            fault: .clientTiePriority, scenario: "same-position-storm", caughtBy: [.convergence], maxClients: 3,
+            maxOps: 10),
         // The server refuses the miscounted op as not fitting its copy: a divergence caught while it
         // happens (convergence), and the edit is lost (intention).
-        Case(fault: .utf8LengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .composeSignError, scenario: "convergence-smoke", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .reconnectDropsUnacked, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
+        Case(
+            fault: .utf8LengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3,
+            maxOps: 10),
+        Case(
+            fault: .graphemeLengthUnits, scenario: "unicode", caughtBy: [.intention, .convergence], maxClients: 3,
+            maxOps: 10),
+        Case(
+            fault: .composeSignError, scenario: "convergence-smoke", caughtBy: [.intention, .convergence],
+            maxClients: 3, maxOps: 10),
+        Case(
+            fault: .reconnectDropsUnacked, scenario: "flaky-network", caughtBy: [.intention], maxClients: 3, maxOps: 10),
         // Needs a full link queue: it shrinks once the shrinker lowers the bound (--queue-bound 2).
         // Caught as a mid-run divergence (the client that missed an op finds the next one does not
         // fit), it shrinks to 2 clients and 20 ops: a dropped message needs a queue that fills.
-        Case(fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence], maxClients: 3, maxOps: 20),
-        Case(fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention, .convergence], maxClients: 3, maxOps: 10),
-        Case(fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3, maxOps: 10),
-        Case(fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions], maxClients: 3, maxOps: 10),
+        Case(
+            fault: .serverDropsSlowClient, scenario: "flaky-network", caughtBy: [.intention, .liveness, .convergence],
+            maxClients: 3, maxOps: 20),
+        Case(
+            fault: .serverAppliesResendTwice, scenario: "flaky-network", caughtBy: [.intention, .convergence],
+            maxClients: 3, maxOps: 10),
+        Case(
+            fault: .remoteCursorWrongRule, scenario: "convergence-smoke", caughtBy: [.cursors], maxClients: 3,
+            maxOps: 10),
+        Case(
+            fault: .revisionResetOnEmpty, scenario: "flaky-network", caughtBy: [.convergence, .intention, .revisions],
+            maxClients: 3, maxOps: 10),
         // The model faults: a refetch race shows as a board that differs from the server's; the
         // echo storm never goes quiet (liveness), its clients still waiting (model: unknown).
         Case(fault: .staleRefetchOverwrites, scenario: "sales-team", caughtBy: [.model], maxClients: 3, maxOps: 10),
         Case(fault: .echoStorm, scenario: "sales-team", caughtBy: [.liveness, .model], maxClients: 3, maxOps: 10),
         // The server refuses an op transformed over a concurrent non-ASCII insert; its author
         // resynchronizes and the edit is gone.
-        Case(fault: .utf8LengthTransform, scenario: "unicode", caughtBy: [.intention, .convergence, .liveness], maxClients: 3, maxOps: 10),
+        Case(
+            fault: .utf8LengthTransform, scenario: "unicode", caughtBy: [.intention, .convergence, .liveness],
+            maxClients: 3, maxOps: 10),
         // Acknowledged but not durable: a power loss takes it, the restarted server is behind
         // its clients' acknowledged revisions.
-        Case(fault: .ackBeforeDurable, scenario: "power-loss", caughtBy: [.intention, .revisions, .convergence], maxClients: 3, maxOps: 10),
+        Case(
+            fault: .ackBeforeDurable, scenario: "power-loss", caughtBy: [.intention, .revisions, .convergence],
+            maxClients: 3, maxOps: 10),
     ]
 
     @Test func everyCatalogFaultHasACase() {
@@ -57,23 +78,40 @@ import WhaleProtocol
     /// What `simulate --fault` says (and exits 3 on) when the scenario cannot exercise the fault.
     @Test func scenariosThatCannotExerciseAFaultSayWhy() throws {
         let smoke = try BuiltinScenarios.load("convergence-smoke")
-        #expect(smoke.cannotExercise(.reconnectDropsUnacked) == "convergence-smoke has no reconnects (no disconnect or server-restart nemesis, no reconnect action)")
+        #expect(
+            smoke.cannotExercise(.reconnectDropsUnacked)
+                == "convergence-smoke has no reconnects (no disconnect or server-restart nemesis, no reconnect action)")
         #expect(smoke.cannotExercise(.serverAppliesResendTwice) != nil)
-        #expect(smoke.cannotExercise(.revisionResetOnEmpty) == "convergence-smoke never has every client leave a document (no disconnect nemesis, no reconnect action)")
-        #expect(smoke.cannotExercise(.utf8LengthUnits) == "convergence-smoke types only ASCII, where UTF-8 bytes and scalars count the same")
+        #expect(
+            smoke.cannotExercise(.revisionResetOnEmpty)
+                == "convergence-smoke never has every client leave a document (no disconnect nemesis, no reconnect action)"
+        )
+        #expect(
+            smoke.cannotExercise(.utf8LengthUnits)
+                == "convergence-smoke types only ASCII, where UTF-8 bytes and scalars count the same")
         #expect(smoke.cannotExercise(.serverDropsSlowClient) != nil)
         #expect(smoke.cannotExercise(.clientTiePriority) == nil)
-        #expect(smoke.cannotExercise(.ackBeforeDurable) == "convergence-smoke has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)")
+        #expect(
+            smoke.cannotExercise(.ackBeforeDurable)
+                == "convergence-smoke has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)"
+        )
         #expect(try BuiltinScenarios.load("server-restart").cannotExercise(.ackBeforeDurable) != nil)
         #expect(FaultCatalog.scenarios(exercising: .ackBeforeDurable) == ["power-loss"])
         var single = smoke
         single.clients = 1
-        #expect(single.cannotExercise(.clientTiePriority) == "convergence-smoke has no document shared by two clients, so no concurrent inserts")
+        #expect(
+            single.cannotExercise(.clientTiePriority)
+                == "convergence-smoke has no document shared by two clients, so no concurrent inserts")
         var original = try BuiltinScenarios.load("flaky-network")
         original.protocolVersion = 1
-        #expect(original.cannotExercise(.remoteCursorWrongRule) == "flaky-network speaks the original protocol, which has no remote cursors")
-        #expect(FaultCatalog.listing.first?.hasSuffix("(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, power-loss, sales-team, same-position-storm, scripted-resend, server-restart, soak, unicode)") == true,
-                "\(FaultCatalog.listing.first ?? "")")
+        #expect(
+            original.cannotExercise(.remoteCursorWrongRule)
+                == "flaky-network speaks the original protocol, which has no remote cursors")
+        #expect(
+            FaultCatalog.listing.first?.hasSuffix(
+                "(exercised by: convergence-smoke, flaky-network, large-notes, live-demo, power-loss, sales-team, same-position-storm, scripted-resend, server-restart, soak, unicode)"
+            ) == true,
+            "\(FaultCatalog.listing.first ?? "")")
     }
 
     @Test(arguments: cases)

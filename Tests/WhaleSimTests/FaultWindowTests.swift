@@ -32,32 +32,39 @@ import WhaleProtocol
     // MARK: decoding
 
     @Test func bothFormsAndPlainNamesDecode() throws {
-        let s = try Scenario.decode(yaml: """
-            name: t
-            faults:
-              - client-tie-priority
-              - {name: server-applies-resend-twice, at: [2000, 9000], duration: 3000}
-              - {name: remote-cursor-wrong-rule, every: 4000, duration: 1000}
-              - {name: server-applies-resend-twice, every: 500, duration: 20}
-            """, source: "t")
-        #expect(s.faultWindows == [
-            FaultWindowSpec(name: "client-tie-priority"),
-            FaultWindowSpec(name: "server-applies-resend-twice", at: [2000, 9000], duration: 3000),
-            FaultWindowSpec(name: "remote-cursor-wrong-rule", every: 4000, duration: 1000),
-            FaultWindowSpec(name: "server-applies-resend-twice", every: 500, duration: 20),
-        ])
+        let s = try Scenario.decode(
+            yaml: """
+                name: t
+                faults:
+                  - client-tie-priority
+                  - {name: server-applies-resend-twice, at: [2000, 9000], duration: 3000}
+                  - {name: remote-cursor-wrong-rule, every: 4000, duration: 1000}
+                  - {name: server-applies-resend-twice, every: 500, duration: 20}
+                """, source: "t")
+        #expect(
+            s.faultWindows == [
+                FaultWindowSpec(name: "client-tie-priority"),
+                FaultWindowSpec(name: "server-applies-resend-twice", at: [2000, 9000], duration: 3000),
+                FaultWindowSpec(name: "remote-cursor-wrong-rule", every: 4000, duration: 1000),
+                FaultWindowSpec(name: "server-applies-resend-twice", every: 500, duration: 20),
+            ])
         #expect(s.faults == ["client-tie-priority", "server-applies-resend-twice", "remote-cursor-wrong-rule"])
-        #expect(s.faultWindows.map(\.description) == [
-            "client-tie-priority", "server-applies-resend-twice at [2000, 9000] for 3000",
-            "remote-cursor-wrong-rule every 4000 for 1000", "server-applies-resend-twice every 500 for 20",
-        ])
+        #expect(
+            s.faultWindows.map(\.description) == [
+                "client-tie-priority", "server-applies-resend-twice at [2000, 9000] for 3000",
+                "remote-cursor-wrong-rule every 4000 for 1000", "server-applies-resend-twice every 500 for 20",
+            ])
         #expect(s.faultWindows[0].isWholeRun && !s.faultWindows[1].isWholeRun)
         // The flow form of plain names still decodes as before.
-        #expect(try Scenario.decode(yaml: "name: t\nfaults: [echo-storm]", source: "t").faultWindows == [.wholeRun("echo-storm")])
+        #expect(
+            try Scenario.decode(yaml: "name: t\nfaults: [echo-storm]", source: "t").faultWindows == [
+                .wholeRun("echo-storm")
+            ])
     }
 
     @Test func everyBadWindowIsReportedAtOnce() {
-        let found = problems("""
+        let found = problems(
+            """
             name: t
             faults:
               - no-such-fault
@@ -73,23 +80,24 @@ import WhaleProtocol
               - [client-tie-priority]
               - 42
             """)
-        #expect(found == [
-            #"faults[0]: unknown fault "no-such-fault" (see whalesim simulate --list-faults)"#,
-            "faults[1].extra: unknown key (allowed: name, at, every, duration)",
-            "faults[2].duration: missing (ticks the fault stays on in each window)",
-            "faults[3]: give `at` or `every`, not both",
-            "faults[4]: needs `at` (a list of ticks) or `every` (mean ticks between windows); a plain name is on for the whole run",
-            #"faults[5].name: unknown fault "nope" (see whalesim simulate --list-faults)"#,
-            "faults[6].name: missing (a fault from the catalog)",
-            "faults[7].at: empty (give at least one tick)",
-            "faults[8].at[0]: -1 is out of range 0...1000000000",
-            #"faults[8].at[1]: expected an integer, got "x""#,
-            "faults[8].duration: 0 is out of range 1...1000000000",
-            "faults[9].every: 0 is out of range 1...1000000000",
-            #"faults[9].duration: expected an integer, got "5""#,
-            "faults[10]: expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got a list",
-            "faults[11]: expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got 42",
-        ], "\(found.joined(separator: "\n"))")
+        #expect(
+            found == [
+                #"faults[0]: unknown fault "no-such-fault" (see whalesim simulate --list-faults)"#,
+                "faults[1].extra: unknown key (allowed: name, at, every, duration)",
+                "faults[2].duration: missing (ticks the fault stays on in each window)",
+                "faults[3]: give `at` or `every`, not both",
+                "faults[4]: needs `at` (a list of ticks) or `every` (mean ticks between windows); a plain name is on for the whole run",
+                #"faults[5].name: unknown fault "nope" (see whalesim simulate --list-faults)"#,
+                "faults[6].name: missing (a fault from the catalog)",
+                "faults[7].at: empty (give at least one tick)",
+                "faults[8].at[0]: -1 is out of range 0...1000000000",
+                #"faults[8].at[1]: expected an integer, got "x""#,
+                "faults[8].duration: 0 is out of range 1...1000000000",
+                "faults[9].every: 0 is out of range 1...1000000000",
+                #"faults[9].duration: expected an integer, got "5""#,
+                "faults[10]: expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got a list",
+                "faults[11]: expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got 42",
+            ], "\(found.joined(separator: "\n"))")
     }
 
     @Test func namesStayTheFaultsAndSettingThemKeepsWindows() {
@@ -97,9 +105,16 @@ import WhaleProtocol
         s.faultWindows = [FaultWindowSpec(name: "echo-storm", at: [5], duration: 5), .wholeRun("client-tie-priority")]
         #expect(s.faults == ["echo-storm", "client-tie-priority"])
         s.faults.append("compose-sign-error")
-        #expect(s.faultWindows == [FaultWindowSpec(name: "echo-storm", at: [5], duration: 5), .wholeRun("client-tie-priority"), .wholeRun("compose-sign-error")])
+        #expect(
+            s.faultWindows == [
+                FaultWindowSpec(name: "echo-storm", at: [5], duration: 5), .wholeRun("client-tie-priority"),
+                .wholeRun("compose-sign-error"),
+            ])
         s.faults.removeAll { $0 == "client-tie-priority" }
-        #expect(s.faultWindows == [FaultWindowSpec(name: "echo-storm", at: [5], duration: 5), .wholeRun("compose-sign-error")])
+        #expect(
+            s.faultWindows == [
+                FaultWindowSpec(name: "echo-storm", at: [5], duration: 5), .wholeRun("compose-sign-error"),
+            ])
         // `--fault F` switches F on for the whole run, replacing its windows.
         let overridden = ScenarioOverrides(faults: [.echoStorm]).apply(to: s)
         #expect(overridden.faultWindows == [.wholeRun("compose-sign-error"), .wholeRun("echo-storm")])
@@ -115,18 +130,30 @@ import WhaleProtocol
             FaultWindowSpec(name: "client-tie-priority", at: [15], duration: 5),
             FaultWindowSpec(name: "echo-storm", at: [35], duration: 1),
         ]
-        #expect(FaultWindowSpec.intervals(windows, runLength: 100, random: random) == [
-            FaultInterval(name: "echo-storm", start: 10, end: 17),
-            FaultInterval(name: "client-tie-priority", start: 15, end: 20),
-            FaultInterval(name: "echo-storm", start: 30, end: 36),
-            FaultInterval(name: "echo-storm", start: 95, end: 100),
-        ])
-        #expect(FaultInterval.switches(FaultWindowSpec.intervals(windows, runLength: 100, random: random)).map { "\($0.tick) \($0)" } == [
-            "10 fault echo-storm on", "15 fault client-tie-priority on", "17 fault echo-storm off", "20 fault client-tie-priority off",
-            "30 fault echo-storm on", "36 fault echo-storm off", "95 fault echo-storm on", "100 fault echo-storm off",
-        ])
-        #expect(FaultWindowSpec.intervals([.wholeRun("echo-storm")], runLength: 100, random: random) == [FaultInterval(name: "echo-storm", start: 0, end: 100)])
-        #expect(FaultWindowSpec.intervals([FaultWindowSpec(name: "echo-storm", at: [100], duration: 5)], runLength: 100, random: random).isEmpty)
+        #expect(
+            FaultWindowSpec.intervals(windows, runLength: 100, random: random) == [
+                FaultInterval(name: "echo-storm", start: 10, end: 17),
+                FaultInterval(name: "client-tie-priority", start: 15, end: 20),
+                FaultInterval(name: "echo-storm", start: 30, end: 36),
+                FaultInterval(name: "echo-storm", start: 95, end: 100),
+            ])
+        #expect(
+            FaultInterval.switches(FaultWindowSpec.intervals(windows, runLength: 100, random: random)).map {
+                "\($0.tick) \($0)"
+            } == [
+                "10 fault echo-storm on", "15 fault client-tie-priority on", "17 fault echo-storm off",
+                "20 fault client-tie-priority off",
+                "30 fault echo-storm on", "36 fault echo-storm off", "95 fault echo-storm on",
+                "100 fault echo-storm off",
+            ])
+        #expect(
+            FaultWindowSpec.intervals([.wholeRun("echo-storm")], runLength: 100, random: random) == [
+                FaultInterval(name: "echo-storm", start: 0, end: 100)
+            ])
+        #expect(
+            FaultWindowSpec.intervals(
+                [FaultWindowSpec(name: "echo-storm", at: [100], duration: 5)], runLength: 100, random: random
+            ).isEmpty)
     }
 
     @Test func periodicWindowsAreSeededAndIndependent() {
@@ -139,13 +166,17 @@ import WhaleProtocol
         #expect(a.allSatisfy { $0.start >= 1 && $0.end - $0.start >= 50 && $0.end <= 100_000 })
         #expect(zip(a, a.dropFirst()).allSatisfy { $0.end < $1.start })
         // Another fault's window does not move these.
-        let both = FaultWindowSpec.intervals([FaultWindowSpec(name: "client-tie-priority", every: 300, duration: 10), periodic],
-                                             runLength: 100_000, random: SimRandom(seed: 7))
+        let both = FaultWindowSpec.intervals(
+            [FaultWindowSpec(name: "client-tie-priority", every: 300, duration: 10), periodic],
+            runLength: 100_000, random: SimRandom(seed: 7))
         #expect(both.filter { $0.name == "echo-storm" } == a)
         // The scenario's intervals are the simulator's: the run's seed, the fault-window stream.
         var s = Scenario(name: "t")
         s.faultWindows = [periodic]
-        #expect(s.faultIntervals(seed: 7, runLength: 100_000) == FaultWindowSpec.intervals([periodic], runLength: 100_000, random: SimRandom(seed: 7).derive(Scenario.faultWindowStream)))
+        #expect(
+            s.faultIntervals(seed: 7, runLength: 100_000)
+                == FaultWindowSpec.intervals(
+                    [periodic], runLength: 100_000, random: SimRandom(seed: 7).derive(Scenario.faultWindowStream)))
     }
 
     // MARK: the simulator
@@ -153,7 +184,8 @@ import WhaleProtocol
     /// A window that closes before the first op changes nothing but the two notes.
     @Test func aWindowClosedBeforeAnyOpChangesNothing() throws {
         let plain = try BuiltinScenarios.load("same-position-storm")
-        let early = try scenario("same-position-storm", windows: [FaultWindowSpec(name: "client-tie-priority", at: [0], duration: 1)])
+        let early = try scenario(
+            "same-position-storm", windows: [FaultWindowSpec(name: "client-tie-priority", at: [0], duration: 1)])
         let whole = ScenarioOverrides(faults: [.clientTiePriority]).apply(to: plain)
         var wholeCaught = false
         for seed: UInt64 in 1...8 {
@@ -180,7 +212,8 @@ import WhaleProtocol
     }
 
     @Test func periodicWindowsSwitchOnAndOffAndEndAtHeal() throws {
-        let s = try scenario("flaky-network", windows: [FaultWindowSpec(name: "server-applies-resend-twice", every: 300, duration: 100)])
+        let s = try scenario(
+            "flaky-network", windows: [FaultWindowSpec(name: "server-applies-resend-twice", every: 300, duration: 100)])
         let result = Simulation.run(s, seed: 3)
         let notes = faultNotes(result)
         #expect(notes.count >= 4)
@@ -188,12 +221,20 @@ import WhaleProtocol
         for (i, note) in notes.enumerated() { #expect(note.hasSuffix(i % 2 == 0 ? " on" : " off"), "\(notes)") }
         #expect(notes.count % 2 == 0)
         // Nothing is switched after the heal.
-        let healAt = try #require(result.history.entries.first { if case .heal = $0.event { true } else { false } }?.time)
-        #expect(result.history.entries.allSatisfy { e in
-            if case .note(let text) = e.event, text.hasPrefix("fault "), e.time > healAt { return false } else { return true }
-        })
+        let healAt = try #require(
+            result.history.entries.first { if case .heal = $0.event { true } else { false } }?.time)
+        #expect(
+            result.history.entries.allSatisfy { e in
+                if case .note(let text) = e.event, text.hasPrefix("fault "), e.time > healAt {
+                    return false
+                } else {
+                    return true
+                }
+            })
         // Before the heal, exactly the schedule a live runner gets from the scenario and seed.
-        let planned = FaultInterval.switches(s.faultIntervals(seed: 3, runLength: s.safetyTicks + 1)).filter { $0.tick < healAt }
+        let planned = FaultInterval.switches(s.faultIntervals(seed: 3, runLength: s.safetyTicks + 1)).filter {
+            $0.tick < healAt
+        }
         #expect(notes.filter { Int($0.prefix { $0 != " " })! < healAt } == planned.map { "\($0.tick) \($0)" })
         // The same run again: the same history.
         #expect(Simulation.run(s, seed: 3).history.hash == result.history.hash)
@@ -255,7 +296,8 @@ import WhaleProtocol
     @Test func historyHashesOfExistingScenariosAreUnchanged() throws {
         for (name, fault, hash) in Self.baseline {
             let base = try BuiltinScenarios.load(name)
-            let s = try fault.map { ScenarioOverrides(faults: [try #require(Fault(rawValue: $0))]).apply(to: base) } ?? base
+            let s =
+                try fault.map { ScenarioOverrides(faults: [try #require(Fault(rawValue: $0))]).apply(to: base) } ?? base
             #expect(Simulation.run(s, seed: 3).history.hash == hash, "\(name) \(fault ?? "no fault")")
         }
     }
@@ -265,9 +307,12 @@ import WhaleProtocol
     /// The shrinker keeps the windows (they live in the scenario, not the overrides), and its
     /// replay command names the scenario file, which holds them.
     @Test func theShrinkerKeepsWindowsAndItsCommandReplays() throws {
-        let yaml = try #require(BuiltinScenarios.texts.first { $0.name == "same-position-storm" }?.yaml)
+        let yaml =
+            try #require(BuiltinScenarios.texts.first { $0.name == "same-position-storm" }?.yaml)
             + "\nfaults:\n  - {name: client-tie-priority, at: [0], duration: 1000000}\n"
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fault-window-\(ProcessInfo.processInfo.processIdentifier).yml").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fault-window-\(ProcessInfo.processInfo.processIdentifier).yml"
+        ).path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let base = try BuiltinScenarios.load(path)

@@ -7,7 +7,9 @@ import WhaleOT
 @Suite struct IntentionDeleteTests {
     /// Initial "abcd"; c1 inserts "X" at 4 (revision 1); c0, at revision 0, deletes `deleteOp`.
     func history(userDeleted: Int, deleteOp: Operation, protocolVersion: Int = 2) -> History {
-        var h = History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: ["abcd"], protocolVersion: protocolVersion)
+        var h = History(
+            clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: ["abcd"],
+            protocolVersion: protocolVersion)
         let insert = Operation.replace(in: 4, at: 4, inserting: "X")
         h.append(.edit(client: 1, position: 4, deleted: 0, inserted: "X"), at: 1)
         h.append(.invoke(client: 1, opId: "c1:1", op: insert, baseRevision: 0), at: 1)
@@ -38,7 +40,10 @@ import WhaleOT
         var op = Operation(); op.retain(1); op.delete(3); op.retain(1)
         let result = IntentionChecker.check(history(userDeleted: 1, deleteOp: op))
         #expect(result.verdict == .invalid)
-        #expect(result.evidence.contains("c0:1 (c0, revision 2 of note-0) deleted 3 scalars \"bcd\" but its user's edits deleted 1: a too-wide delete"), "\(result.evidence)")
+        #expect(
+            result.evidence.contains(
+                "c0:1 (c0, revision 2 of note-0) deleted 3 scalars \"bcd\" but its user's edits deleted 1: a too-wide delete"
+            ), "\(result.evidence)")
     }
 
     @Test func aDeleteOfScalarsItsAuthorHadNotSeenIsInvalid() {
@@ -46,14 +51,18 @@ import WhaleOT
         var op = Operation(); op.retain(4); op.delete(1)
         let result = IntentionChecker.check(history(userDeleted: 1, deleteOp: op))
         #expect(result.verdict == .invalid)
-        #expect(result.evidence.contains("c0:1 (c0, revision 2 of note-0) deleted \"X\", inserted by c1:1 after revision 0, which its author had not seen"), "\(result.evidence)")
+        #expect(
+            result.evidence.contains(
+                "c0:1 (c0, revision 2 of note-0) deleted \"X\", inserted by c1:1 after revision 0, which its author had not seen"
+            ), "\(result.evidence)")
     }
 
     /// compose-sign-error's wrong remainder changes the composed op's base length, so peers and
     /// the server refuse it instead of applying a too-wide delete: the intention checker reports
     /// the edits that were lost with it, by op id.
     @Test func composeSignErrorIsReportedByTheIntentionChecker() throws {
-        let scenario = ScenarioOverrides(faults: [.composeSignError]).apply(to: try BuiltinScenarios.load("convergence-smoke"))
+        let scenario = ScenarioOverrides(faults: [.composeSignError]).apply(
+            to: try BuiltinScenarios.load("convergence-smoke"))
         var caught: CheckResult?
         for seed: UInt64 in 1...50 {
             let result = Simulation.run(scenario, seed: seed)
@@ -62,12 +71,16 @@ import WhaleOT
                 break
             }
         }
-        let evidence = try #require(caught, "compose-sign-error was not reported by the intention checker within 50 seeds").evidence
+        let evidence = try #require(
+            caught, "compose-sign-error was not reported by the intention checker within 50 seeds"
+        ).evidence
         #expect(evidence.contains { $0.contains("was abandoned") || $0.contains("a too-wide delete") }, "\(evidence)")
     }
 
     @Test func originalProtocolLossesAreFindingsNotViolations() {
-        var h = History(clientNames: ["c0"], clientDocuments: [0], documentNames: ["note-0"], initialTexts: ["ab"], protocolVersion: 1)
+        var h = History(
+            clientNames: ["c0"], clientDocuments: [0], documentNames: ["note-0"], initialTexts: ["ab"],
+            protocolVersion: 1)
         let op = Operation.replace(in: 2, at: 2, inserting: "lost")
         h.append(.edit(client: 0, position: 2, deleted: 0, inserted: "lost"), at: 1)
         h.append(.invoke(client: 0, opId: "c0:1", op: op, baseRevision: 0), at: 1)
@@ -78,9 +91,14 @@ import WhaleOT
         h.append(.serverFinal(document: 0, text: "ab", revision: 0, historyCount: 0), at: 4)
         let result = IntentionChecker.check(h)
         #expect(result.verdict == .valid)
-        #expect(result.findings == ["c0:1 (c0) was lost (dropped: the server sent its full state): inserted \"lost\", deleted 0 scalars; the original protocol throws unacknowledged edits away on reconnect"])
+        #expect(
+            result.findings == [
+                "c0:1 (c0) was lost (dropped: the server sent its full state): inserted \"lost\", deleted 0 scalars; the original protocol throws unacknowledged edits away on reconnect"
+            ])
         // Under protocol 2 the same loss is a violation.
-        var h2 = History(clientNames: ["c0"], clientDocuments: [0], documentNames: ["note-0"], initialTexts: ["ab"], protocolVersion: 2)
+        var h2 = History(
+            clientNames: ["c0"], clientDocuments: [0], documentNames: ["note-0"], initialTexts: ["ab"],
+            protocolVersion: 2)
         for e in h.entries { h2.append(e.event, at: e.time) }
         #expect(IntentionChecker.check(h2).verdict == .invalid)
     }
@@ -93,6 +111,8 @@ import WhaleOT
         let intention = try #require(result.results.first { $0.checker == .intention })
         #expect(intention.verdict == .valid, "\(intention.evidence)")
         #expect(!intention.findings.isEmpty)
-        #expect(intention.findings.first?.contains("the original protocol throws unacknowledged edits away on reconnect") == true, "\(intention.findings)")
+        #expect(
+            intention.findings.first?.contains("the original protocol throws unacknowledged edits away on reconnect")
+                == true, "\(intention.findings)")
     }
 }

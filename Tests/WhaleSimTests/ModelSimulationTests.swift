@@ -23,12 +23,17 @@ import WhaleProtocol
         var scenario = try BuiltinScenarios.load("sales-team")
         scenario.protocolVersion = version
         scenario.ops = 600
-        scenario.nemeses += [NemesisSpec(kind: .serverRestart, every: 400, duration: 60), NemesisSpec(kind: .partition, every: 900, duration: 80)]
+        scenario.nemeses += [
+            NemesisSpec(kind: .serverRestart, every: 400, duration: 60),
+            NemesisSpec(kind: .partition, every: 900, duration: 80),
+        ]
         var restarts = 0
         for seed: UInt64 in 1...6 {
             let result = Simulation.run(scenario, seed: seed)
             restarts += result.counts.serverRestarts
-            #expect(result.verdict == .valid, "protocol \(version) seed \(seed): \(result.results.filter { $0.verdict != .valid })")
+            #expect(
+                result.verdict == .valid,
+                "protocol \(version) seed \(seed): \(result.results.filter { $0.verdict != .valid })")
         }
         #expect(restarts > 6)
     }
@@ -54,7 +59,9 @@ import WhaleProtocol
         let failing = Simulation.run(overrides.apply(to: base), seed: 20)
         let model = try #require(failing.results.first { $0.checker == .model })
         #expect(model.verdict == .invalid)
-        #expect(!model.evidence.isEmpty && model.evidence.allSatisfy { $0.contains("'s account page") }, "\(model.evidence)")
+        #expect(
+            !model.evidence.isEmpty && model.evidence.allSatisfy { $0.contains("'s account page") }, "\(model.evidence)"
+        )
         let shrunk = Shrinker.shrink(scenario: base, overrides: overrides, seed: 20, checker: .model)
         let small = shrunk.result.scenario
         let command = shrunk.replayCommand(scenarioRef: "sales-team")
@@ -78,7 +85,10 @@ import WhaleProtocol
             default: break
             }
         }
-        for name in ["saveAccounts", "saveContacts", "saveTask", "applyAccountTrackingChanges", "createAccountAssignmentEntry", "createTaskAssignmentEntry"] {
+        for name in [
+            "saveAccounts", "saveContacts", "saveTask", "applyAccountTrackingChanges", "createAccountAssignmentEntry",
+            "createTaskAssignmentEntry",
+        ] {
             #expect(mutations.contains(name), "no \(name) in sales-team seed 1")
         }
         #expect(acks > 20 && applies >= acks)
@@ -94,7 +104,9 @@ import WhaleProtocol
     }
 
     func history(_ events: [HistoryEvent]) -> History {
-        var h = History(clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: [""], protocolVersion: 1)
+        var h = History(
+            clientNames: ["c0", "c1"], clientDocuments: [0, 0], documentNames: ["note-0"], initialTexts: [""],
+            protocolVersion: 1)
         for (t, e) in events.enumerated() { h.append(e, at: t) }
         return h
     }
@@ -120,7 +132,9 @@ import WhaleProtocol
         stale[7] = .modelClientFinal(client: 1, page: "board", records: [ready], pending: 0)
         let diverged = ModelChecker.check(history(stale))
         #expect(diverged.verdict == .invalid)
-        #expect(diverged.evidence.first?.hasPrefix("c1's board differs from the server's: account:a1: the client shows") == true)
+        #expect(
+            diverged.evidence.first?.hasPrefix("c1's board differs from the server's: account:a1: the client shows")
+                == true)
 
         var lost = ok
         lost[9] = .modelServerState(records: [ready])
@@ -144,14 +158,17 @@ import WhaleProtocol
         indeterminate.insert(.modelFailed(client: 1, requestId: "c1:m1", code: "unavailable"), at: 4)
         let explained = ModelChecker.check(history(indeterminate))
         #expect(explained.verdict == .valid, "\(explained.evidence)")
-        #expect(explained.findings.first?.contains("with c1:m1 (saveAccounts a1→Ready) applied after it") == true, "\(explained.findings)")
+        #expect(
+            explained.findings.first?.contains("with c1:m1 (saveAccounts a1→Ready) applied after it") == true,
+            "\(explained.findings)")
         // One whose setting does not make the server's record may still have written it in a way
         // the summary does not show: unknown, not lost.
         var maybeWrote = indeterminate
         maybeWrote[3] = .modelInvoke(client: 1, requestId: "c1:m1", mutation: "saveAccounts a1→Lead")
         let maybe = ModelChecker.check(history(maybeWrote))
         #expect(maybe.verdict == .unknown, "\(maybe.evidence)")
-        #expect(maybe.evidence.first?.contains("c1:m1 (saveAccounts a1→Lead) got no answer") == true, "\(maybe.evidence)")
+        #expect(
+            maybe.evidence.first?.contains("c1:m1 (saveAccounts a1→Lead) got no answer") == true, "\(maybe.evidence)")
         // One the server refused (a definite answer), or one about another record, does not excuse it.
         var refused = indeterminate
         refused[4] = .modelFailed(client: 1, requestId: "c1:m1", code: "badInput")
@@ -171,9 +188,12 @@ import WhaleProtocol
     /// `done` flipped: the unanswered completion explains it. Had anything else changed too (the
     /// description), the summary could not explain it: unknown.
     @Test func anUnansweredCompletionExplainsTheTaskItChanged() {
-        let created = #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
-        let completed = #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
-        let rewritten = #"task:t1 {"associatedTo":"acc-1","description":"other","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let created =
+            #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let completed =
+            #"task:t1 {"associatedTo":"acc-1","description":" ukc","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let rewritten =
+            #"task:t1 {"associatedTo":"acc-1","description":"other","done":true,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
         func events(server: String, completion: String = "saveTask t1 done=true assignedTo=null") -> [HistoryEvent] {
             [
                 .modelInvoke(client: 0, requestId: "c0:m3", mutation: "saveTask t1 done=false assignedTo=null"),
@@ -194,12 +214,18 @@ import WhaleProtocol
         #expect(explained.findings.count == 1)
         #expect(ModelChecker.check(history(events(server: rewritten))).verdict == .unknown)
         // A deletion, or a completion the other way, does not make this record.
-        #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=true assignedTo=null deleted"))).verdict == .unknown)
-        #expect(ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=false assignedTo=u2"))).verdict == .unknown)
+        #expect(
+            ModelChecker.check(
+                history(events(server: completed, completion: "saveTask t1 done=true assignedTo=null deleted"))
+            ).verdict == .unknown)
+        #expect(
+            ModelChecker.check(history(events(server: completed, completion: "saveTask t1 done=false assignedTo=u2")))
+                .verdict == .unknown)
 
         // The case a soak met: the unanswered call deletes the task, and the server's record is
         // the creation with the time the server stamped as `deletedAt`: it took effect. Valid.
-        let deleted = #"task:t1 {"associatedTo":"acc-1","deletedAt":"2026-11-27T15:58:17Z","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
+        let deleted =
+            #"task:t1 {"associatedTo":"acc-1","deletedAt":"2026-11-27T15:58:17Z","description":" ukc","done":false,"dueDate":"2026-12-24","id":"t1","type":"call"}"#
         let deletion = "saveTask t1 done=false assignedTo=null deleted"
         let gone = ModelChecker.check(history(events(server: deleted, completion: deletion)))
         #expect(gone.verdict == .valid, "\(gone.evidence)")
@@ -208,14 +234,21 @@ import WhaleProtocol
         // deleted with its text changed, or deleted with no time: unknown.
         let deletedDone = deleted.replacingOccurrences(of: "\"done\":false", with: "\"done\":true")
         #expect(ModelChecker.check(history(events(server: deletedDone, completion: deletion))).verdict == .unknown)
-        #expect(ModelChecker.check(history(events(server: deleted, completion: "saveTask t1 done=false assignedTo=null"))).verdict == .unknown)
-        #expect(ModelChecker.check(history(events(server: deleted.replacingOccurrences(of: "ukc", with: "ukc2"), completion: deletion))).verdict == .unknown)
+        #expect(
+            ModelChecker.check(history(events(server: deleted, completion: "saveTask t1 done=false assignedTo=null")))
+                .verdict == .unknown)
+        #expect(
+            ModelChecker.check(
+                history(events(server: deleted.replacingOccurrences(of: "ukc", with: "ukc2"), completion: deletion))
+            ).verdict == .unknown)
         let nullDeletedAt = deleted.replacingOccurrences(of: "\"2026-11-27T15:58:17Z\"", with: "null")
         #expect(ModelChecker.check(history(events(server: nullDeletedAt, completion: deletion))).verdict == .unknown)
         // A deleting call does not explain a record that is not deleted.
         #expect(!ModelChecker.explains(deletion, written: created, server: completed))
-        #expect(ModelChecker.explains("saveTask t1 done=true assignedTo=null deleted", written: created,
-                                      server: deleted.replacingOccurrences(of: "\"done\":false", with: "\"done\":true")))
+        #expect(
+            ModelChecker.explains(
+                "saveTask t1 done=true assignedTo=null deleted", written: created,
+                server: deleted.replacingOccurrences(of: "\"done\":false", with: "\"done\":true")))
 
     }
 }

@@ -18,15 +18,17 @@ import WhaleOT
         let expected = Self.entries(2_000)
         for e in expected { packed.append(e) }
         #expect(packed.bytesSpilled > 0)
-        #expect(packed.bytesInMemory < 256 + 200) // a chunk plus at most one entry's worth
+        #expect(packed.bytesInMemory < 256 + 200)  // a chunk plus at most one entry's worth
         #expect(packed.count == expected.count)
         #expect(Array(packed) == expected)
-        #expect(Array(packed) == expected) // reading does not consume
+        #expect(Array(packed) == expected)  // reading does not consume
     }
 
     @Test func aLongHistoryHoldsAboutAChunkInMemory() {
         var packed = PackedEvents(chunkBytes: 4_096)
-        for i in 0..<200_000 { packed.append(HistoryEntry(time: i, event: .clientRevision(client: i % 1000, revision: i))) }
+        for i in 0..<200_000 {
+            packed.append(HistoryEntry(time: i, event: .clientRevision(client: i % 1000, revision: i)))
+        }
         #expect(packed.bytesInMemory < 4_096 + 64)
         #expect(packed.bytesSpilled > 500_000)
         var n = 0
@@ -75,9 +77,9 @@ import WhaleOT
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = try #require(SpillFile(directory: dir.path))
         #expect(file.append([1, 2, 3], at: 0))
-        #expect(!file.append([4], at: 0)) // not the end: another writer's offset
+        #expect(!file.append([4], at: 0))  // not the end: another writer's offset
         #expect(file.append([4], at: 3))
         #expect(file.read(at: 1, count: 3) == [2, 3, 4])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty) // unlinked at once
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)  // unlinked at once
     }
 }

@@ -78,7 +78,9 @@ import WhaleOT
 
     @Test func aPackedEventTakesAFewBytes() {
         var packed = PackedEvents()
-        for i in 0..<10_000 { packed.append(HistoryEntry(time: i * 3, event: .clientRevision(client: i % 300, revision: i / 10))) }
+        for i in 0..<10_000 {
+            packed.append(HistoryEntry(time: i * 3, event: .clientRevision(client: i % 300, revision: i / 10)))
+        }
         #expect(packed.byteCount < 10_000 * 8)
     }
 
@@ -87,8 +89,9 @@ import WhaleOT
         let scenario = try BuiltinScenarios.load(name)
         let result = Simulation.run(scenario, seed: 3)
         let h = result.history
-        var copy = History(clientNames: h.clientNames, clientDocuments: h.clientDocuments, documentNames: h.documentNames,
-                           initialTexts: h.initialTexts, protocolVersion: h.protocolVersion, packed: true)
+        var copy = History(
+            clientNames: h.clientNames, clientDocuments: h.clientDocuments, documentNames: h.documentNames,
+            initialTexts: h.initialTexts, protocolVersion: h.protocolVersion, packed: true)
         for e in h.events { copy.append(e.event, at: e.time) }
         #expect(copy.isPacked)
         #expect(copy.count == h.count)

@@ -7,7 +7,9 @@ import WhaleProtocol
 /// ops to a power loss but never to a plain server restart (kill -9 keeps what was written).
 @Suite struct PowerLossTests {
     static func powerLossNotes(_ result: SimulationResult) -> [String] {
-        result.history.entries.compactMap { if case .note(let t) = $0.event, t.hasPrefix("power loss:") { t } else { nil } }
+        result.history.entries.compactMap {
+            if case .note(let t) = $0.event, t.hasPrefix("power loss:") { t } else { nil }
+        }
     }
 
     @Test func theReferenceServerLosesNothingAcknowledgedInAPowerLoss() throws {
@@ -29,14 +31,18 @@ import WhaleProtocol
         let caught = runs.filter { $0.verdict == .invalid }
         #expect(caught.count >= 3, "caught in \(caught.count) of 5 seeds")
         for run in caught {
-            #expect(Self.powerLossNotes(run).contains { !$0.hasPrefix("power loss: 0 ") }, "invalid with nothing lost: \(Self.powerLossNotes(run))")
+            #expect(
+                Self.powerLossNotes(run).contains { !$0.hasPrefix("power loss: 0 ") },
+                "invalid with nothing lost: \(Self.powerLossNotes(run))")
         }
     }
 
     @Test func aServerRestartNeverCatchesAckBeforeDurable() throws {
         // The same scenario with kill -9 instead of a power loss: what was written survives.
         var scenario = try BuiltinScenarios.load("power-loss")
-        scenario.nemeses = scenario.nemeses.map { n in var n = n; n.kind = .serverRestart; return n }
+        scenario.nemeses = scenario.nemeses.map { n in
+            var n = n; n.kind = .serverRestart; return n
+        }
         let faulty = ScenarioOverrides(faults: [.ackBeforeDurable]).apply(to: scenario)
         #expect(faulty.cannotExercise(.ackBeforeDurable) != nil)
         for seed: UInt64 in 1...5 {
@@ -59,7 +65,9 @@ import WhaleProtocol
 @Suite struct StorageSyncTests {
     static func scenario(_ level: StorageSync, nemesis: NemesisSpec.Kind = .powerLoss) throws -> Scenario {
         var s = ScenarioOverrides(storageSync: level).apply(to: try BuiltinScenarios.load("power-loss"))
-        s.nemeses = s.nemeses.map { n in var n = n; n.kind = nemesis; return n }
+        s.nemeses = s.nemeses.map { n in
+            var n = n; n.kind = nemesis; return n
+        }
         return s
     }
 
@@ -71,7 +79,9 @@ import WhaleProtocol
             #expect(result.verdict == .invalid, "seed \(seed)")
             let intention = result.results.first { $0.checker == .intention }
             #expect(intention?.verdict == .invalid, "seed \(seed): the lost acknowledged ops are named")
-            #expect(intention?.evidence.contains { $0.contains("an acknowledged edit was lost") } == true, "\(intention?.evidence.prefix(3) ?? [])")
+            #expect(
+                intention?.evidence.contains { $0.contains("an acknowledged edit was lost") } == true,
+                "\(intention?.evidence.prefix(3) ?? [])")
             #expect(PowerLossTests.powerLossNotes(result).contains { !$0.hasPrefix("power loss: 0 ") })
         }
     }
@@ -110,18 +120,22 @@ import WhaleProtocol
         let yaml = "name: s\nstorage: {synchronous: off}\n"
         #expect(try Scenario.decode(yaml: yaml, source: "s.yml").storageSync == .off)
         #expect(try Scenario.decode(yaml: "name: s\n", source: "s.yml").storageSync == .full)
-        #expect(throws: ScenarioError.self) { try Scenario.decode(yaml: "name: s\nstorage: {synchronous: sometimes}\n", source: "s.yml") }
+        #expect(throws: ScenarioError.self) {
+            try Scenario.decode(yaml: "name: s\nstorage: {synchronous: sometimes}\n", source: "s.yml")
+        }
         do {
             _ = try Scenario.decode(yaml: "name: s\nstorage: {synchronous: sometimes, sync: off}\n", source: "s.yml")
         } catch {
             let text = error.problems.joined(separator: "\n")
-            #expect(text.contains("storage.synchronous: expected one of full, normal, off, got \"sometimes\""), "\(text)")
+            #expect(
+                text.contains("storage.synchronous: expected one of full, normal, off, got \"sometimes\""), "\(text)")
             #expect(text.contains("sync"), "the unknown key is named: \(text)")
         }
         #expect(ScenarioOverrides(storageSync: .off).arguments == ["--sqlite-synchronous", "off"])
         #expect(ScenarioOverrides().arguments.isEmpty)
         // A reproducer cut from such a run keeps the level.
-        var scripted = try Scenario.decode(yaml: "name: s\nclients: {count: 1}\nscript:\n  steps: []\n", source: "s.yml")
+        var scripted = try Scenario.decode(
+            yaml: "name: s\nclients: {count: 1}\nscript:\n  steps: []\n", source: "s.yml")
         scripted.storageSync = .normal
         #expect(try Scenario.decode(yaml: scripted.scriptedYAML(), source: "r.yml").storageSync == .normal)
     }

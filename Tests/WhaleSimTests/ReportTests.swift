@@ -7,7 +7,8 @@ import WhaleProtocol
     @Test func runRecordHasItsVersionedSchema() throws {
         let scenario = try BuiltinScenarios.load("convergence-smoke")
         let result = Simulation.run(scenario, seed: 3)
-        let record = RunRecord(result: result, scenarioRef: "convergence-smoke", overrides: ScenarioOverrides(ops: 50), shrunk: nil)
+        let record = RunRecord(
+            result: result, scenarioRef: "convergence-smoke", overrides: ScenarioOverrides(ops: 50), shrunk: nil)
         let object = try #require(try JSONSerialization.jsonObject(with: record.json()) as? [String: Any])
         #expect(object["schemaVersion"] as? Int == 3)
         #expect(object["timeUnit"] as? String == "ticks")

@@ -9,8 +9,14 @@ import WhaleProtocol
 @Suite struct ReproducerTests {
     /// The record a failing simulated run writes, read back as `reproduce` reads it.
     func record(_ result: SimulationResult) throws -> (LiveRecordSummary, [NamedHistoryLine]) {
-        let json = String(decoding: try RunRecord(result: result, scenarioRef: result.scenario.name, overrides: ScenarioOverrides(), shrunk: nil).json(), as: UTF8.self)
-        return (try LiveRecordSummary.read(json, source: "run.json"), try History.decodeJSONLines(result.history.jsonLines(), source: "history.jsonl"))
+        let json = String(
+            decoding: try RunRecord(
+                result: result, scenarioRef: result.scenario.name, overrides: ScenarioOverrides(), shrunk: nil
+            ).json(), as: UTF8.self)
+        return (
+            try LiveRecordSummary.read(json, source: "run.json"),
+            try History.decodeJSONLines(result.history.jsonLines(), source: "history.jsonl")
+        )
     }
 
     /// For each server-side catalog fault: of the first three failing seeds of flaky-network, the
@@ -22,8 +28,9 @@ import WhaleProtocol
     func eachServerFaultsFailureBecomesAShrunkScriptedReproducer(_ fault: Fault) throws {
         var s = try BuiltinScenarios.load("flaky-network")
         s.faults = [fault.rawValue]
-        if fault == .serverDropsSlowClient { s.queueBound = 2 } // a link queue that fills (as the shrinker does)
-        let failing = Array((1...50).lazy.map { Simulation.run(s, seed: UInt64($0)) }.filter { $0.verdict == .invalid }.prefix(3))
+        if fault == .serverDropsSlowClient { s.queueBound = 2 }  // a link queue that fills (as the shrinker does)
+        let failing = Array(
+            (1...50).lazy.map { Simulation.run(s, seed: UInt64($0)) }.filter { $0.verdict == .invalid }.prefix(3))
         #expect(!failing.isEmpty, "\(fault) not caught in 50 seeds")
         var reproduced = 0
         for result in failing {
@@ -58,15 +65,20 @@ import WhaleProtocol
         #expect(picked.note.name == "note-10" && picked.checker == .intention)
         #expect(try summary.failingNote(requested: "note-1").note.name == "note-1")
         #expect(throws: ReproduceError.self) { try summary.failingNote(requested: "note-2") }
-        do { _ = try summary.failingNote(requested: "note-2") } catch { #expect(error.message == "--note note-2: no such note (notes: note-1, note-10)") }
-        let valid = try LiveRecordSummary.read(json.replacingOccurrences(of: "\"invalid\"", with: "\"valid\""), source: "run.json")
+        do { _ = try summary.failingNote(requested: "note-2") } catch {
+            #expect(error.message == "--note note-2: no such note (notes: note-1, note-10)")
+        }
+        let valid = try LiveRecordSummary.read(
+            json.replacingOccurrences(of: "\"invalid\"", with: "\"valid\""), source: "run.json")
         do { _ = try valid.failingNote(requested: nil); Issue.record("a valid run has nothing to reproduce") } catch {
             #expect(error.message == "the run has no violation (verdict valid): nothing to reproduce")
         }
         do { _ = try LiveRecordSummary.read("[1]", source: "run.json"); Issue.record("not an object") } catch {
             #expect(error.message == "run.json: not a JSON object")
         }
-        do { _ = try LiveRecordSummary.read("{\"scenario\": \"x\"}", source: "run.json"); Issue.record("no options") } catch {
+        do {
+            _ = try LiveRecordSummary.read("{\"scenario\": \"x\"}", source: "run.json"); Issue.record("no options")
+        } catch {
             #expect(error.message == "run.json: missing or malformed `options`")
         }
     }
@@ -97,7 +109,9 @@ import WhaleProtocol
         let lines = try History.decodeJSONLines(history + "\n", source: "history.jsonl")
         var notes: [String] = []
         let scenario = ReproducerBuilder.build(lines: lines, summary: summary, note: summary.notes[0], notes: &notes)
-        let steps = try #require(scenario.script?.steps).filter { [.arrive, .slow(true), .slow(false)].contains($0.action) }
+        let steps = try #require(scenario.script?.steps).filter {
+            [.arrive, .slow(true), .slow(false)].contains($0.action)
+        }
         #expect(steps.map(\.action) == [.arrive, .slow(true), .arrive, .slow(false)], "\(steps)")
         #expect(steps.map(\.client) == [0, 1, 0, 1])
     }

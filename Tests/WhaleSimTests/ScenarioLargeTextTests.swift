@@ -14,11 +14,12 @@ import Testing
     }
 
     @Test func initialSizePadsTheTextAndPasteSizeIsARange() throws {
-        let s = try Scenario.decode(yaml: """
-            name: t
-            text: {initial: "Notes\\n", initial-size: 1000, paste-min: 100, paste-max: 200}
-            mix: {jump: 1, paste: 1}
-            """, source: "t")
+        let s = try Scenario.decode(
+            yaml: """
+                name: t
+                text: {initial: "Notes\\n", initial-size: 1000, paste-min: 100, paste-max: 200}
+                mix: {jump: 1, paste: 1}
+                """, source: "t")
         #expect(s.initialText.unicodeScalars.count == 1000 && s.initialText.hasPrefix("Notes\nLine 00001: "))
         #expect(s.pasteSize == 100...200 && s.mix[.jump] == 1)
         // Shorter than the given text: cut to the size; deterministic either way.
@@ -27,7 +28,8 @@ import Testing
     }
 
     @Test func badValuesAreReportedTogether() {
-        let found = problems("""
+        let found = problems(
+            """
             name: t
             text: {initial-size: -1, paste-min: 50, paste-max: 10}
             mix: {jump: x}

@@ -23,9 +23,13 @@ import WhalesimTesting
     /// xoshiro256** seeded with SplitMix64's first four draws, and a child stream from `derive`.
     @Test func simRandomGivesTheSameFirstOutputs() {
         var one = SimRandom(seed: 1)
-        #expect((0..<3).map { _ in one.next() } == [0xB3F2_AF6D_0FC7_10C5, 0x853B_5596_4736_4CEA, 0x92F8_9756_082A_4514])
+        #expect(
+            (0..<3).map { _ in one.next() } == [0xB3F2_AF6D_0FC7_10C5, 0x853B_5596_4736_4CEA, 0x92F8_9756_082A_4514])
         var fortyTwo = SimRandom(seed: 42)
-        #expect((0..<3).map { _ in fortyTwo.next() } == [0x1578_0B2E_0C2E_C716, 0x6104_D986_6D11_3A7E, 0xAE17_5332_39E4_99A1])
+        #expect(
+            (0..<3).map { _ in fortyTwo.next() } == [
+                0x1578_0B2E_0C2E_C716, 0x6104_D986_6D11_3A7E, 0xAE17_5332_39E4_99A1,
+            ])
         var child = SimRandom(seed: 42).derive(3)
         #expect(child.seed == 0x4E2C_2220_D2AE_DF96)
         #expect((0..<2).map { _ in child.next() } == [0x01DA_BEC1_6257_F814, 0x16A3_9960_AF27_77D4])

@@ -6,7 +6,11 @@ import WhaleSim
 /// read (a space, a quote, `$`, `*`, an empty word) must come back as the one word it was.
 struct ShellCommandTests {
     @Test func plainWordsStayAsTheyAre() {
-        #expect(ShellCommand.line(["whalesim", "run", "Scenarios/live-demo.yml", "--seed", "1", "--server", "http://127.0.0.1:8080", "--shard", "2/4"])
+        #expect(
+            ShellCommand.line([
+                "whalesim", "run", "Scenarios/live-demo.yml", "--seed", "1", "--server", "http://127.0.0.1:8080",
+                "--shard", "2/4",
+            ])
                 == "whalesim run Scenarios/live-demo.yml --seed 1 --server http://127.0.0.1:8080 --shard 2/4")
     }
 
@@ -21,7 +25,10 @@ struct ShellCommandTests {
 
     /// What `sh` makes of the printed line is the words it was made from, whatever they hold.
     @Test func theShellReadsBackTheSameWords() throws {
-        let words = ["whalesim", "simulate", "/tmp/sp ace/it's/my scen.yml", "--seed", "7", "", "a\"b", "back\\slash", "$(touch x)", "`id`", "tab\there", "new\nline", "*", "~user", "#not-a-comment", "é ü"]
+        let words = [
+            "whalesim", "simulate", "/tmp/sp ace/it's/my scen.yml", "--seed", "7", "", "a\"b", "back\\slash",
+            "$(touch x)", "`id`", "tab\there", "new\nline", "*", "~user", "#not-a-comment", "é ü",
+        ]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "for w in " + ShellCommand.line(words) + "; do printf '%s\\0' \"$w\"; done"]

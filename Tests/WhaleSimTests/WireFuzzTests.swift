@@ -11,11 +11,16 @@ import WhaleSim
     @Test func framesAndEventSequencesNeverCorruptState() {
         let report = WireFuzz.run(seed: Self.seed, range: 0..<Self.count)
         for finding in report.findings.prefix(20) {
-            Issue.record("\(finding)\n  replay: whalesim fuzz wire --seed \(Self.seed) --from \(finding.index) --count 1")
+            Issue.record(
+                "\(finding)\n  replay: whalesim fuzz wire --seed \(Self.seed) --from \(finding.index) --count 1")
         }
         #expect(report.cases == Self.count)
-        #expect(report.framesDecoded > 1000 && report.framesRefused > 1000, "\(report.framesDecoded) decoded, \(report.framesRefused) refused")
+        #expect(
+            report.framesDecoded > 1000 && report.framesRefused > 1000,
+            "\(report.framesDecoded) decoded, \(report.framesRefused) refused")
         #expect(report.refusals > 1000, "refused inputs seen: \(report.refusals)")
-        print("wire fuzz: \(report.cases) cases, \(report.framesDecoded) frames decoded, \(report.framesRefused) refused, \(report.serverEvents) server and \(report.clientEvents) client events, \(report.refusals) refusals")
+        print(
+            "wire fuzz: \(report.cases) cases, \(report.framesDecoded) frames decoded, \(report.framesRefused) refused, \(report.serverEvents) server and \(report.clientEvents) client events, \(report.refusals) refusals"
+        )
     }
 }

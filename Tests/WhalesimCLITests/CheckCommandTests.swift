@@ -12,21 +12,21 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("tiny.yml")
         try """
-            name: live-check
-            mode: live
-            seed: 3
-            text: {alphabet: ascii, initial: "Notes:\\n"}
-            clients: {count: 3, documents: 1, protocol: 2}
-            mix: {typing-burst: 40, delete: 10}
-            live:
-              duration: 2s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 200, max: 800}
-              import: {pages: 0}
-              quiescence: 5s
-              foreign-cpu-bound: off
-            checkers: [convergence, intention, revisions, cursors]
-            """.write(to: file, atomically: true, encoding: .utf8)
+        name: live-check
+        mode: live
+        seed: 3
+        text: {alphabet: ascii, initial: "Notes:\\n"}
+        clients: {count: 3, documents: 1, protocol: 2}
+        mix: {typing-burst: 40, delete: 10}
+        live:
+          duration: 2s
+          load: {profile: constant}
+          think-time: {distribution: exponential, mean: 200, max: 800}
+          import: {pages: 0}
+          quiescence: 5s
+          foreign-cpu-bound: off
+        checkers: [convergence, intention, revisions, cursors]
+        """.write(to: file, atomically: true, encoding: .utf8)
         let reports = dir.appendingPathComponent("Reports")
         let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
         #expect(run.status == 0, "\(run.all)")
@@ -39,7 +39,9 @@ import Testing
         #expect(out.stdout.hasPrefix("live-check seed 3: "), "\(out.stdout)")
         #expect(out.stdout.hasSuffix("verdict: valid\n"), "\(out.stdout)")
         let one = try cli.whalesim(["check", runDir.path, "--checker", "intention"])
-        #expect(one.status == 0 && one.stdout.contains("intention: valid") && !one.stdout.contains("convergence"), "\(one.all)")
+        #expect(
+            one.status == 0 && one.stdout.contains("intention: valid") && !one.stdout.contains("convergence"),
+            "\(one.all)")
         let unknown = try cli.whalesim(["check", runDir.path, "--checker", "nope"])
         #expect(unknown.status == 64 && unknown.stderr.contains("no checker nope"), "\(unknown.all)")
 
@@ -56,7 +58,9 @@ import Testing
     @Test func refusesWhatIsNotALiveRecord() throws {
         let missing = try cli.whalesim(["check", "/nonexistent/run"])
         #expect(missing.status == 66, "\(missing.all)")
-        let simulated = try cli.whalesim(["check", HistoryCommandTests.fixtures.appendingPathComponent("valid-faults").path])
+        let simulated = try cli.whalesim([
+            "check", HistoryCommandTests.fixtures.appendingPathComponent("valid-faults").path,
+        ])
         #expect(simulated.status == 64 && simulated.stderr.contains("not a live run record"), "\(simulated.all)")
     }
 }

@@ -51,8 +51,9 @@ import Testing
         let sections = HelpExample.sections(ofPage: try page())
         #expect(sections.count >= 20, "\(sections.map(\.command))")
         for section in sections {
-            #expect(!HelpExample.examples(inHelp: section.help, section: section.command).isEmpty,
-                    "\(section.command): its help has no Examples: block")
+            #expect(
+                !HelpExample.examples(inHelp: section.help, section: section.command).isEmpty,
+                "\(section.command): its help has no Examples: block")
         }
     }
 
@@ -105,8 +106,9 @@ import Testing
         let root = RunCommandTests.root
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path)
         where !name.hasPrefix(".") && name != "Reports" {
-            try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent(name),
-                                                       withDestinationURL: root.appendingPathComponent(name))
+            try FileManager.default.createSymbolicLink(
+                at: dir.appendingPathComponent(name),
+                withDestinationURL: root.appendingPathComponent(name))
         }
         var ran = 0
         for example in try examples() {
@@ -126,8 +128,11 @@ import Testing
 
     @Test func theSplitterSplitsAsAShellDoes() throws {
         let words = try ShellWords.split(#"echo '{"a": [1]}' | whalesim ot  "x \"y\"" a\ b"#)
-        #expect(words == [.word("echo"), .word(#"{"a": [1]}"#), .pipe, .word("whalesim"), .word("ot"),
-                          .word(#"x "y""#), .word("a b")])
+        #expect(
+            words == [
+                .word("echo"), .word(#"{"a": [1]}"#), .pipe, .word("whalesim"), .word("ot"),
+                .word(#"x "y""#), .word("a b"),
+            ])
         #expect(throws: ShellWords.Unsupported.self) { try ShellWords.split("whalesim history $HOME") }
         #expect(throws: ShellWords.Unsupported.self) { try ShellWords.split("whalesim history > out") }
         let help = """
@@ -163,7 +168,8 @@ import Testing
         try stdin.fileHandleForWriting.close()
         let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                     stderr: String(decoding: e, as: UTF8.self))
+        return .init(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 }

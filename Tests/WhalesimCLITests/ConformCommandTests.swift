@@ -8,14 +8,17 @@ import Testing
     let runner = RunCommandTests()
 
     func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-conform-test-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whalesim-conform-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
 
     @Test func passingCasesAndASIGKILLedServerExitZeroWithJUnitAndReport() throws {
         let dir = try scratch()
-        let run = try runner.whalesim(["conform", "--only", "ot.concurrent-insert-same-position,durability", "--out", dir.path])
+        let run = try runner.whalesim([
+            "conform", "--only", "ot.concurrent-insert-same-position,durability", "--out", dir.path,
+        ])
         #expect(run.status == 0, "\(run.all)")
         #expect(run.stdout.contains("pass  ot.concurrent-insert-same-position"))
         #expect(run.stdout.contains("pass  durability.kill-between-ack-and-broadcast"))
@@ -28,7 +31,10 @@ import Testing
 
     @Test func aFaultFailsTheRunUnlessTheCaseIsExpectedToFail() throws {
         let dir = try scratch()
-        let failing = try runner.whalesim(["conform", "--fault", "utf8-length-transform", "--only", "ot.non-ascii-astral,ot.concurrent-insert-same-position", "--out", dir.path])
+        let failing = try runner.whalesim([
+            "conform", "--fault", "utf8-length-transform", "--only",
+            "ot.non-ascii-astral,ot.concurrent-insert-same-position", "--out", dir.path,
+        ])
         #expect(failing.status == 2, "\(failing.all)")
         #expect(failing.stdout.contains("FAIL  ot.non-ascii-astral"))
         #expect(failing.stdout.contains("likely cause: catalog fault utf8-length-transform"))
@@ -37,9 +43,14 @@ import Testing
         #expect(junit.contains("<failure message="))
 
         let list = dir.appendingPathComponent("known.txt")
-        try "# the original backend's transform\not.non-ascii-astral\not.concurrent-insert-same-position  # passes: must be called out\n".write(to: list, atomically: true, encoding: .utf8)
-        let expected = try runner.whalesim(["conform", "--fault", "utf8-length-transform", "--only", "ot.non-ascii-astral,ot.concurrent-insert-same-position",
-                                            "--expect-fail", list.path, "--out", dir.path])
+        try
+            "# the original backend's transform\not.non-ascii-astral\not.concurrent-insert-same-position  # passes: must be called out\n"
+            .write(to: list, atomically: true, encoding: .utf8)
+        let expected = try runner.whalesim([
+            "conform", "--fault", "utf8-length-transform", "--only",
+            "ot.non-ascii-astral,ot.concurrent-insert-same-position",
+            "--expect-fail", list.path, "--out", dir.path,
+        ])
         #expect(expected.status == 0, "\(expected.all)")
         #expect(expected.stdout.contains("fail (expected)  ot.non-ascii-astral"))
         #expect(expected.stdout.contains("PASS  ot.concurrent-insert-same-position"))
@@ -58,12 +69,21 @@ import Testing
         #expect(plain.status == 0, "\(plain.all)")
         #expect(plain.stdout.contains("pass  sessions.join-at-head"))
         #expect(plain.stdout.contains("n/a   security.token-expired: needs the server's JWT key (--jwt-secret)"))
-        #expect(plain.stdout.contains("n/a   durability.acked-ops-survive-restart: needs a way to kill and restart the server"))
-        let keyed = try runner.whalesim(["conform", "--server", server.url, "--only", only, "--jwt-secret", secret, "--protocol", "2", "--out", dir.path])
+        #expect(
+            plain.stdout.contains(
+                "n/a   durability.acked-ops-survive-restart: needs a way to kill and restart the server"))
+        let keyed = try runner.whalesim([
+            "conform", "--server", server.url, "--only", only, "--jwt-secret", secret, "--protocol", "2", "--out",
+            dir.path,
+        ])
         #expect(keyed.status == 0, "\(keyed.all)")
         #expect(keyed.stdout.contains("pass  security.token-expired"))
-        let original = try runner.whalesim(["conform", "--server", server.url, "--only", only, "--protocol", "1", "--out", dir.path])
-        #expect(original.status == 0 && original.stdout.contains("n/a   security.token-expired: protocol 2 only"), "\(original.all)")
+        let original = try runner.whalesim([
+            "conform", "--server", server.url, "--only", only, "--protocol", "1", "--out", dir.path,
+        ])
+        #expect(
+            original.status == 0 && original.stdout.contains("n/a   security.token-expired: protocol 2 only"),
+            "\(original.all)")
     }
 
     /// `--restart-command` kills and restarts the team's server (here a `whalesim serve` on a
@@ -85,7 +105,11 @@ import Testing
         var status: Int32 = 0
         while waitpid(start.processIdentifier, &status, WNOHANG) == 0 { Thread.sleep(forTimeInterval: 0.01) }
         defer {
-            if let pid = try? String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), let n = Int32(pid) { kill(n, SIGTERM) }
+            if let pid = try? String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines), let n = Int32(pid)
+            {
+                kill(n, SIGTERM)
+            }
         }
         var url: String?
         for _ in 0..<600 where url == nil {
@@ -96,7 +120,9 @@ import Testing
         let base = try #require(url, "the server did not start")
         let port = try #require(URL(string: base)?.port)
         let restart = "kill -9 $(cat '\(pidFile)'); sleep 0.2; " + serve(port: "\(port)", log: "second.log")
-        let run = try runner.whalesim(["conform", "--server", base, "--only", "durability", "--restart-command", restart, "--out", dir.path])
+        let run = try runner.whalesim([
+            "conform", "--server", base, "--only", "durability", "--restart-command", restart, "--out", dir.path,
+        ])
         #expect(run.status == 0, "\(run.all)")
         #expect(run.stdout.contains("pass  durability.kill-between-ack-and-broadcast"))
         #expect(run.stdout.contains("pass  durability.acked-ops-survive-restart"))
@@ -107,7 +133,10 @@ import Testing
             (["conform", "--protocol", "3"], "--protocol is 1 or 2"),
             (["conform", "--only", "no-such-case"], "no case id matches"),
             (["conform", "--fault", "client-tie-priority"], "client-side fault"),
-            (["conform", "--server", "http://127.0.0.1:1", "--fault", "utf8-length-transform"], "switch the embedded server"),
+            (
+                ["conform", "--server", "http://127.0.0.1:1", "--fault", "utf8-length-transform"],
+                "switch the embedded server"
+            ),
             (["conform", "--server", "ftp://x"], "expected http://host:port"),
             (["conform", "--user", "a@b:c"], "give it three times"),
             (["conform", "--expect-fail", "/nonexistent/list.txt"], "cannot read it"),
@@ -126,9 +155,13 @@ import Testing
     @Test func listingsComeFromTheSuite() throws {
         let listing = try runner.whalesim(["conform", "--list", "--only", "security.token"])
         #expect(listing.status == 0)
-        #expect(listing.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == ["security.token-missing-or-forged", "security.token-expired", "security.token-other-organization"])
+        #expect(
+            listing.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == [
+                "security.token-missing-or-forged", "security.token-expired", "security.token-other-organization",
+            ])
         let markdown = try runner.whalesim(["conform", "--list-markdown"])
-        let doc = try String(contentsOf: RunCommandTests.root.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        let doc = try String(
+            contentsOf: RunCommandTests.root.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
         #expect(markdown.stdout == doc)
     }
 }

@@ -39,7 +39,8 @@ import Testing
                 let relative = String(file.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
                 if skipped.contains(relative) || relative.contains("/.build") { continue }
                 guard let data = try? Data(contentsOf: file), data.count < 4_000_000,
-                      let text = String(data: data, encoding: .utf8) else { continue }
+                    let text = String(data: data, encoding: .utf8)
+                else { continue }
                 for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
                 where line.contains("decisions") {
                     out.append(Line(place: "\(relative):\(index + 1)", text: String(line)))
@@ -92,13 +93,15 @@ import Testing
                     }
                     if let anchor {
                         let headings = try Self.anchors(of: Self.decisions.appendingPathComponent(name))
-                        #expect(headings.contains(anchor),
-                                "\(line.place) cites \(whole): docs/decisions/\(name) has no heading #\(anchor)")
+                        #expect(
+                            headings.contains(anchor),
+                            "\(line.place) cites \(whole): docs/decisions/\(name) has no heading #\(anchor)")
                     }
                 } else {
                     // A bare number (docs/decisions/0016) or a name cut short: some record must carry it.
-                    #expect(names.contains { $0.hasPrefix(name) && $0.hasPrefix(number + "-") },
-                            "\(line.place) cites \(whole): no record in docs/decisions starts with \(name)")
+                    #expect(
+                        names.contains { $0.hasPrefix(name) && $0.hasPrefix(number + "-") },
+                        "\(line.place) cites \(whole): no record in docs/decisions starts with \(name)")
                 }
             }
         }
@@ -107,7 +110,8 @@ import Testing
 
     @Test func nothingCitesTheOldDiary() {
         for line in Self.lines() where line.text.contains(Self.diary) {
-            Issue.record("""
+            Issue.record(
+                """
                 \(line.place) cites \(Self.diary), which moved whole to docs/journal.md and is no longer \
                 cited: cite the record in docs/decisions/ instead (\(line.text.trimmingCharacters(in: .whitespaces)))
                 """)
@@ -119,8 +123,9 @@ import Testing
         let numbers = names.map { String($0.prefix(4)) }
         #expect(Set(numbers).count == numbers.count, "two records share a number: \(numbers)")
         let index = try String(contentsOf: Self.decisions.appendingPathComponent("README.md"), encoding: .utf8)
-        let row = try NSRegularExpression(pattern: "^\\| ([0-9]{4}) \\| \\[[^]]+\\]\\(([^)]+)\\) \\| ([^|]+) \\|$",
-                                          options: .anchorsMatchLines)
+        let row = try NSRegularExpression(
+            pattern: "^\\| ([0-9]{4}) \\| \\[[^]]+\\]\\(([^)]+)\\) \\| ([^|]+) \\|$",
+            options: .anchorsMatchLines)
         var listed: [String: Int] = [:]
         var rows = 0
         for (lineNumber, line) in index.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -142,8 +147,9 @@ import Testing
             if names.contains(link) {
                 let record = try String(contentsOf: Self.decisions.appendingPathComponent(link), encoding: .utf8)
                 let own = record.split(separator: "\n").first { $0.hasPrefix("Status: ") }.map(String.init)
-                #expect(own?.hasPrefix("Status: " + status) == true,
-                        "\(place) says \(number) is \(status); the record's own line says \(own ?? "nothing")")
+                #expect(
+                    own?.hasPrefix("Status: " + status) == true,
+                    "\(place) says \(number) is \(status); the record's own line says \(own ?? "nothing")")
             }
         }
         #expect(rows > 0, "docs/decisions/README.md lists no record")
@@ -159,8 +165,9 @@ import Testing
             let text = try String(contentsOf: Self.decisions.appendingPathComponent(name), encoding: .utf8)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let place = "docs/decisions/\(name)"
-            #expect(lines.first?.hasPrefix("# \(name.prefix(4)). ") == true,
-                    "\(place):1 must be the title `# \(name.prefix(4)). ...`")
+            #expect(
+                lines.first?.hasPrefix("# \(name.prefix(4)). ") == true,
+                "\(place):1 must be the title `# \(name.prefix(4)). ...`")
             for section in ["## Context", "## Decision", "## Figures", "## Consequences"] {
                 #expect(lines.contains(section), "\(place) has no `\(section)` section")
             }

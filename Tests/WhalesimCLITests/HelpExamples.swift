@@ -33,7 +33,7 @@ struct HelpExample: CustomStringConvertible {
         }
         var input: String?
         if segments.count == 2, segments[0].first == "echo", segments[0].count >= 2 {
-            input = segments[0].dropFirst().joined(separator: " ") + "\n"   // as echo joins its words
+            input = segments[0].dropFirst().joined(separator: " ") + "\n"  // as echo joins its words
             segments.removeFirst()
         }
         guard segments.count == 1, let words = segments.first else {
@@ -108,7 +108,7 @@ struct HelpExample: CustomStringConvertible {
             } else if !examples.isEmpty {
                 examples[examples.count - 1].output.append(line)
             } else {
-                examples.append(HelpExample(section: section, text: line))   // prose in the block: fails to split
+                examples.append(HelpExample(section: section, text: line))  // prose in the block: fails to split
             }
         }
         return examples

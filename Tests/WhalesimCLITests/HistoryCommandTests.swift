@@ -8,7 +8,8 @@ import WhaleRecord
 /// shrink), 64 for a truncated file, a wrong magic or an unknown version, each saying which.
 @Suite(.serialized) struct HistoryCommandTests {
     let cli = SimulateCommandTests()
-    static let fixtures = SimulateCommandTests.packageRoot.appendingPathComponent("Tests/WhaleReportsTests/Fixtures/runs")
+    static let fixtures = SimulateCommandTests.packageRoot.appendingPathComponent(
+        "Tests/WhaleReportsTests/Fixtures/runs")
 
     func simulated(_ arguments: [String], expect status: Int32 = 0) throws -> (root: URL, run: URL) {
         let root = try cli.temporaryDirectory()
@@ -24,7 +25,9 @@ import WhaleRecord
         #expect(out.status == 0 && out.stderr.isEmpty, "\(out.stderr)")
         let lines = out.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "")
-        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("run.json"))) as? [String: Any])
+        let record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("run.json")))
+                as? [String: Any])
         #expect(lines.count - 1 == (record["counts"] as? [String: Any])?["historyEvents"] as? Int)
         for line in lines.dropLast() {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -44,15 +47,24 @@ import WhaleRecord
             let dir = Self.fixtures.appendingPathComponent(name)
             let out = try cli.whalesim(["history", dir.path])
             #expect(out.status == 0, "\(out.stderr)")
-            #expect(out.stdout == (try String(contentsOf: dir.appendingPathComponent("history.jsonl"), encoding: .utf8)), "\(name)")
+            #expect(
+                out.stdout == (try String(contentsOf: dir.appendingPathComponent("history.jsonl"), encoding: .utf8)),
+                "\(name)")
         }
-        let shrunk = try cli.whalesim(["history", "--shrunk", Self.fixtures.appendingPathComponent("failed-shrunk").path])
+        let shrunk = try cli.whalesim([
+            "history", "--shrunk", Self.fixtures.appendingPathComponent("failed-shrunk").path,
+        ])
         #expect(shrunk.status == 0, "\(shrunk.stderr)")
-        #expect(shrunk.stdout == (try String(contentsOf: Self.fixtures.appendingPathComponent("failed-shrunk/shrunk-history.jsonl"), encoding: .utf8)))
+        #expect(
+            shrunk.stdout
+                == (try String(
+                    contentsOf: Self.fixtures.appendingPathComponent("failed-shrunk/shrunk-history.jsonl"),
+                    encoding: .utf8)))
     }
 
     @Test func shrunkPrintsTheShrunkHistory() throws {
-        let (root, run) = try simulated(["same-position-storm", "--seed", "1", "--fault", "client-tie-priority"], expect: 2)
+        let (root, run) = try simulated(
+            ["same-position-storm", "--seed", "1", "--fault", "client-tie-priority"], expect: 2)
         defer { try? FileManager.default.removeItem(at: root) }
         let out = try cli.whalesim(["history", "--shrunk", run.path])
         #expect(out.status == 0, "\(out.stderr)")
@@ -68,7 +80,9 @@ import WhaleRecord
     @Test func stopsQuietlyWhenTheReaderDoes() throws {
         let (root, run) = try simulated(["large-notes", "--seed", "1"])
         defer { try? FileManager.default.removeItem(at: root) }
-        #expect(try cli.whalesim(["history", run.path]).stdout.utf8.count > 3 * 65_536, "a history longer than a pipe holds")
+        #expect(
+            try cli.whalesim(["history", run.path]).stdout.utf8.count > 3 * 65_536, "a history longer than a pipe holds"
+        )
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         let binary = SimulateCommandTests.packageRoot.appendingPathComponent(".build/debug/whalesim").path
@@ -98,16 +112,29 @@ import WhaleRecord
             (root.appendingPathComponent("nope"), 66, "no such run directory or history file"),
             (try copy("gone") { try fm.removeItem(at: $0) }, 66, "history.whr: missing (nor is there a history.jsonl)"),
             (try copy("cut") { try bytes.prefix(bytes.count / 2).write(to: $0) }, 64, "history.whr: truncated"),
-            (try copy("cut-header") { try bytes.prefix(7).write(to: $0) }, 64, "history.whr: truncated (the file ends inside its header)"),
+            (
+                try copy("cut-header") { try bytes.prefix(7).write(to: $0) }, 64,
+                "history.whr: truncated (the file ends inside its header)"
+            ),
             (try copy("magic") { try Data("{\"t\":0}\n".utf8).write(to: $0) }, 64, "not a whalesim history file"),
             (try copy("empty") { try Data().write(to: $0) }, 64, "not a whalesim history file"),
-            (try copy("version") { var b = bytes; b[6] = 9; try b.write(to: $0) }, 64, "history format version 9 is not supported"),
-            (try copy("damaged") { var b = bytes; b[b.count - 2] ^= 0xFF; try b.write(to: $0) }, 64, "history.whr: "),
+            (
+                try copy("version") {
+                    var b = bytes; b[6] = 9; try b.write(to: $0)
+                }, 64, "history format version 9 is not supported"
+            ),
+            (
+                try copy("damaged") {
+                    var b = bytes; b[b.count - 2] ^= 0xFF; try b.write(to: $0)
+                }, 64, "history.whr: "
+            ),
         ]
         for (dir, status, message) in cases {
             let out = try cli.whalesim(["history", dir.path])
             #expect(out.status == status, "\(dir.lastPathComponent): \(out.status) \(out.stderr)")
-            #expect(out.stderr.hasPrefix("whalesim: history: ") && out.stderr.contains(message), "\(dir.lastPathComponent): \(out.stderr)")
+            #expect(
+                out.stderr.hasPrefix("whalesim: history: ") && out.stderr.contains(message),
+                "\(dir.lastPathComponent): \(out.stderr)")
         }
         #expect(try cli.whalesim(["history"]).status == 64)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WhalesimTesting
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Signals to live `whalesim` processes (docs/decisions/0021-clean-stops-setup-split-portable-binary.md):
@@ -34,7 +34,9 @@ import Glibc
         let out: URL
         let err: URL
 
-        init(_ arguments: [String], in dir: URL, binary: URL = ExternalProcess.whalesimBinary, stdin: Pipe? = nil) throws {
+        init(_ arguments: [String], in dir: URL, binary: URL = ExternalProcess.whalesimBinary, stdin: Pipe? = nil)
+            throws
+        {
             out = dir.appendingPathComponent("stdout-\(UUID().uuidString.prefix(6)).txt")
             err = dir.appendingPathComponent("stderr-\(UUID().uuidString.prefix(6)).txt")
             FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -85,7 +87,8 @@ import Glibc
 
     static func parent(of pid: Int32) -> Int32? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 1 ? Int32(fields[1]) : nil
     }
@@ -93,23 +96,30 @@ import Glibc
     /// Whether `pid` is still a live (not zombie) process running `whalesim`.
     static func isLiveWhalesim(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(after: close)...].split(separator: " ").first ?? ""
-        let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let command =
+            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map {
+                String(decoding: $0, as: UTF8.self)
+            } ?? ""
         return state != "Z" && command.contains("whalesim")
     }
 
     /// `/tmp/whalesim-run-<pid>-*` directories of `pid`.
     static func temporaryDirectories(of pid: Int32) -> [String] {
         let tmp = FileManager.default.temporaryDirectory.path
-        return ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).filter { $0.hasPrefix("whalesim-run-\(pid)-") }.sorted()
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).filter {
+            $0.hasPrefix("whalesim-run-\(pid)-")
+        }.sorted()
     }
 
     /// The run started, its load underway, and its `serve` child.
     func startRun(in dir: URL) throws -> (Background, child: Int32) {
         let file = dir.appendingPathComponent("scenario.yml")
         try Self.scenario.write(to: file, atomically: true, encoding: .utf8)
-        let run = try Background(["run", file.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"], in: dir)
+        let run = try Background(
+            ["run", file.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"], in: dir)
         #expect(run.waitFor("whalesim run live-interrupt:", seconds: 90), "the load never started: \(run.all)")
         Thread.sleep(forTimeInterval: 2)  // mid-load
         let children = Self.children(of: run.pid).filter(Self.isLiveWhalesim)
@@ -122,7 +132,8 @@ import Glibc
         let deadline = Date().addingTimeInterval(5)
         while Self.isLiveWhalesim(child), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!Self.isLiveWhalesim(child), "the serve child \(child) outlived the run")
-        #expect(Self.temporaryDirectories(of: run.pid).isEmpty, "left behind: \(Self.temporaryDirectories(of: run.pid))")
+        #expect(
+            Self.temporaryDirectories(of: run.pid).isEmpty, "left behind: \(Self.temporaryDirectories(of: run.pid))")
     }
 
     func interruptedOnce(_ signal: Int32, name: String) throws {
@@ -135,13 +146,17 @@ import Glibc
         #expect(run.stdout.contains("interrupted by \(name)"), "\(run.all)")
         checkClean(run, child: child)
         let latest = dir.appendingPathComponent("Reports/latest")
-        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json"))) as? [String: Any], "\(run.all)")
+        let record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json")))
+                as? [String: Any], "\(run.all)")
         #expect(record["interrupted"] as? String == name)
         let notes = (record["notes"] as? [String]) ?? []
         #expect(notes.contains { $0.hasPrefix("interrupted by \(name)") }, "\(notes)")
         let html = try String(contentsOf: latest.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(html.contains("<strong>interrupted</strong> by \(name)"))
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("summary.json"))) as? [String: Any])
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("summary.json")))
+                as? [String: Any])
         #expect(summary["interrupted"] as? String == name)
         // What could not finish says unknown, with why; nothing says valid without having been judged.
         let verdicts = (record["verdicts"] as? [[String: Any]]) ?? []
@@ -186,11 +201,16 @@ import Glibc
             kill(run.pid, SIGINT)
             _ = run.waitExit(seconds: 60)
         }
-        let cmdline = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline")), as: UTF8.self)
+        let cmdline = String(
+            decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline")), as: UTF8.self)
         #expect(cmdline.contains("serve") && cmdline.contains("--stop-on-stdin-eof"), "\(cmdline)")
         #expect(!cmdline.contains("jwt-secret"), "\(cmdline)")
-        let environ = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/environ")), as: UTF8.self).split(separator: "\0")
-        let key = try #require(environ.first { $0.hasPrefix("WHALESIM_JWT_SECRET=") }, "no key in the child's environment").dropFirst("WHALESIM_JWT_SECRET=".count)
+        let environ = String(
+            decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/environ")), as: UTF8.self
+        ).split(separator: "\0")
+        let key = try #require(
+            environ.first { $0.hasPrefix("WHALESIM_JWT_SECRET=") }, "no key in the child's environment"
+        ).dropFirst("WHALESIM_JWT_SECRET=".count)
         #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "\(key.count) characters")
         #expect(!cmdline.contains(key))
         let mode = try FileManager.default.attributesOfItem(atPath: "/proc/\(child)/environ")[.posixPermissions] as? Int
@@ -208,21 +228,27 @@ import Glibc
         #expect(!Self.isLiveWhalesim(child), "the serve child \(child) outlived its killed parent")
         // Its directory stays (nobody could remove it); the next run removes it (RunCleanup).
         for name in Self.temporaryDirectories(of: run.pid) {
-            try? FileManager.default.removeItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent(name).path)
+            try? FileManager.default.removeItem(
+                atPath: FileManager.default.temporaryDirectory.appendingPathComponent(name).path)
         }
     }
 
     @Test(.timeLimit(.minutes(2))) func serveStopsCleanlyOnSIGINTAndWhenItsInputEnds() throws {
         let dir = try ExternalProcess.temporaryDirectory("serve-signals")
-        let serve = try Background(["serve", "--port", "0", "--database", ":memory:", "--bcrypt-cost", "4", "--log-level", "error"], in: dir)
+        let serve = try Background(
+            ["serve", "--port", "0", "--database", ":memory:", "--bcrypt-cost", "4", "--log-level", "error"], in: dir)
         #expect(serve.waitFor("http: ", seconds: 60), "\(serve.all)")
         kill(serve.pid, SIGINT)
         #expect(serve.waitExit(seconds: 20) == 0, "\(serve.all)")
         #expect(serve.stderr.contains("stopped"), "\(serve.all)")
 
         let input = Pipe()
-        let watched = try Background(["serve", "--port", "0", "--database", ":memory:", "--bcrypt-cost", "4", "--log-level", "error", "--stop-on-stdin-eof"],
-                                     in: dir, stdin: input)
+        let watched = try Background(
+            [
+                "serve", "--port", "0", "--database", ":memory:", "--bcrypt-cost", "4", "--log-level", "error",
+                "--stop-on-stdin-eof",
+            ],
+            in: dir, stdin: input)
         #expect(watched.waitFor("http: ", seconds: 60), "\(watched.all)")
         try input.fileHandleForWriting.close()
         #expect(watched.waitExit(seconds: 20) == 0, "\(watched.all)")
@@ -232,7 +258,8 @@ import Glibc
     /// Run from a directory without Fixtures/: the built-in org serves, and SIGTERM stops it with 0.
     @Test(.timeLimit(.minutes(2))) func fakeSalesforceStopsCleanlyOnSIGTERM() throws {
         let dir = try ExternalProcess.temporaryDirectory("fake-sf-signals")
-        let fake = try Background(["fake-salesforce", "--generate-accounts", "30", "--port", "0", "--tls-port", "0"], in: dir)
+        let fake = try Background(
+            ["fake-salesforce", "--generate-accounts", "30", "--port", "0", "--tls-port", "0"], in: dir)
         #expect(fake.waitFor("org: ", seconds: 60), "\(fake.all)")
         kill(fake.pid, SIGTERM)
         #expect(fake.waitExit(seconds: 20) == 0, "\(fake.all)")
@@ -243,7 +270,11 @@ import Glibc
     /// `simulate --seeds`: the first signal starts no further seed, reports what ran, exits 3.
     @Test(.timeLimit(.minutes(2))) func simulateSeedsStopsAtTheFirstSignal() throws {
         let dir = try ExternalProcess.temporaryDirectory("simulate-signals")
-        let sim = try Background(["simulate", "convergence-smoke", "--seeds", "100000", "--report-dir", dir.appendingPathComponent("Reports").path], in: dir)
+        let sim = try Background(
+            [
+                "simulate", "convergence-smoke", "--seeds", "100000", "--report-dir",
+                dir.appendingPathComponent("Reports").path,
+            ], in: dir)
         #expect(sim.waitFor("whalesim simulate convergence-smoke", seconds: 30), "\(sim.all)")
         Thread.sleep(forTimeInterval: 1.5)
         kill(sim.pid, SIGINT)

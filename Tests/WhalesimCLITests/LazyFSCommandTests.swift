@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `whalesim lazyfs` mounted for real (FUSE, through the built binary): what a program sees
@@ -10,8 +10,12 @@ import Glibc
 @Suite(.serialized) struct LazyFSCommandTests {
     /// Why FUSE cannot be had here, or nil when a probe mount worked.
     static let fuseUnavailable: String? = {
-        guard access("/dev/fuse", R_OK | W_OK) == 0 else { return "FUSE is not available: /dev/fuse is missing or not writable (whalesim lazyfs needs it)" }
-        guard let mount = try? LazyFSProcess() else { return "FUSE is not available: whalesim lazyfs could not mount here (no permission?)" }
+        guard access("/dev/fuse", R_OK | W_OK) == 0 else {
+            return "FUSE is not available: /dev/fuse is missing or not writable (whalesim lazyfs needs it)"
+        }
+        guard let mount = try? LazyFSProcess() else {
+            return "FUSE is not available: whalesim lazyfs could not mount here (no permission?)"
+        }
         mount.stop()
         return nil
     }()
@@ -26,7 +30,8 @@ import Glibc
         var control: URL { mount.appendingPathComponent(".lazyfs-control") }
 
         init() throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-lazyfs-test-\(UUID().uuidString.prefix(8))")
+            root = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "whalesim-lazyfs-test-\(UUID().uuidString.prefix(8))")
             backing = root.appendingPathComponent("backing")
             mount = root.appendingPathComponent("mount")
             try FileManager.default.createDirectory(at: backing, withIntermediateDirectories: true)
@@ -60,8 +65,12 @@ import Glibc
         }
 
         func drop(_ command: String = "drop") throws { try Data("\(command)\n".utf8).write(to: control) }
-        func backingBytes(_ name: String) -> [UInt8]? { (try? Data(contentsOf: backing.appendingPathComponent(name))).map { Array($0) } }
-        func mountBytes(_ name: String) -> [UInt8]? { (try? Data(contentsOf: mount.appendingPathComponent(name))).map { Array($0) } }
+        func backingBytes(_ name: String) -> [UInt8]? {
+            (try? Data(contentsOf: backing.appendingPathComponent(name))).map { Array($0) }
+        }
+        func mountBytes(_ name: String) -> [UInt8]? {
+            (try? Data(contentsOf: mount.appendingPathComponent(name))).map { Array($0) }
+        }
 
         struct Failed: Error { var text: String }
     }
@@ -111,14 +120,18 @@ import Glibc
         try Self.write(fs.mount.appendingPathComponent("config"), Array("old".utf8), create: true, sync: true)
         Self.syncDirectory(fs.mount)
         try Self.write(fs.mount.appendingPathComponent("config.tmp"), Array("new".utf8), create: true, sync: true)
-        #expect(rename(fs.mount.appendingPathComponent("config.tmp").path, fs.mount.appendingPathComponent("config").path) == 0)
+        #expect(
+            rename(fs.mount.appendingPathComponent("config.tmp").path, fs.mount.appendingPathComponent("config").path)
+                == 0)
         #expect(fs.mountBytes("config") == Array("new".utf8))
         try fs.drop()
         #expect(fs.mountBytes("config") == Array("old".utf8))
         #expect(!FileManager.default.fileExists(atPath: fs.mount.appendingPathComponent("config.tmp").path))
         // The same with the directory fsync: the new file holds.
         try Self.write(fs.mount.appendingPathComponent("config.tmp"), Array("new".utf8), create: true, sync: true)
-        #expect(rename(fs.mount.appendingPathComponent("config.tmp").path, fs.mount.appendingPathComponent("config").path) == 0)
+        #expect(
+            rename(fs.mount.appendingPathComponent("config.tmp").path, fs.mount.appendingPathComponent("config").path)
+                == 0)
         Self.syncDirectory(fs.mount)
         try fs.drop()
         #expect(fs.mountBytes("config") == Array("new".utf8))

@@ -84,16 +84,25 @@ import Testing
             #expect(output.contains("shard \(i)/4 recorded"))
         }
         let scenarioDir = reports.appendingPathComponent("live-sharded")
-        let shardDirs = try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).filter { $0.contains("-shard") }.sorted()
+        let shardDirs = try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).filter {
+            $0.contains("-shard")
+        }.sorted()
         #expect(shardDirs.count == 4)
-        let (status, output) = finish(try start(["merge"] + shardDirs.map { scenarioDir.appendingPathComponent($0).path } + ["--report-dir", reports.path]))
+        let (status, output) = finish(
+            try start(
+                ["merge"] + shardDirs.map { scenarioDir.appendingPathComponent($0).path } + [
+                    "--report-dir", reports.path,
+                ]))
         #expect(status == 0, "\(output)")
         for checker in ["convergence", "intention", "cursors", "revisions", "liveness"] {
-            #expect(output.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"), "\(checker): \(output)")
+            #expect(
+                output.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"),
+                "\(checker): \(output)")
         }
 
         // The shards and the merge wrote the compact history (history.whr), which the merge read.
-        let mergedPath = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
+        let mergedPath = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
         for name in shardDirs + [mergedPath] {
             let d = scenarioDir.appendingPathComponent(name)
             #expect(FileManager.default.fileExists(atPath: d.appendingPathComponent("history.whr").path), "\(name)")
@@ -104,7 +113,9 @@ import Testing
         }
 
         // Histograms: the merge holds every shard's samples.
-        let records = try shardDirs.map { try json(scenarioDir.appendingPathComponent($0).appendingPathComponent("run.json")) }
+        let records = try shardDirs.map {
+            try json(scenarioDir.appendingPathComponent($0).appendingPathComponent("run.json"))
+        }
         // The shards start one by one; each takes its notes' whole history, so a shard that joined
         // after another's clients began typing still counts from revision 0 (CI once saw shard 1
         // begin at revision 3 and the merge refuse the set).
@@ -112,7 +123,8 @@ import Testing
             let bases = (record["documents"] as? [[String: Any]] ?? []).map { $0["baseRevision"] as? Int ?? 0 }
             #expect(bases.allSatisfy { $0 == 0 }, "shard \(i) began at revisions \(bases)")
         }
-        let mergedDir = try #require(try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
+        let mergedDir = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: scenarioDir.path).first { $0.hasSuffix("-merged") })
         let merged = try json(scenarioDir.appendingPathComponent(mergedDir).appendingPathComponent("run.json"))
         #expect(merged["shards"] as? Int == 4)
         let mergedHistograms = try RecordFiles.histograms(merged)
@@ -133,27 +145,37 @@ import Testing
         #expect(clients == (1...24).map { String(format: "c%03d", $0) })
         #expect(documents.allSatisfy { ($0["clients"] as? [String])?.count == 8 })
         let single = try #require(records.first?["documents"] as? [[String: Any]])
-        #expect(single.map { $0["name"] as? String } == documents.map { $0["name"] as? String }, "every shard edits the same notes")
+        #expect(
+            single.map { $0["name"] as? String } == documents.map { $0["name"] as? String },
+            "every shard edits the same notes")
     }
 
     @Test func mergeRefusesIncompleteOrMixedShards() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-merge-bad-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whalesim-merge-bad-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         func shard(_ name: String, index: Int, count: Int, scenario: String = "s", seed: Int = 1) throws -> String {
             let d = dir.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
             let record: [String: Any] = [
-                "schemaVersion": 2, "whalesimVersion": "0", "mode": "live", "scenario": scenario, "seed": seed, "timeUnit": "ms",
-                "options": ["checkers": "convergence"], "verdict": "unknown", "verdicts": [], "thresholds": [], "metricThresholds": [],
-                "counts": ["clients": 1], "historyHash": "0", "replayCommand": "x", "documents": [["name": "acc-1", "clients": ["c001"]]],
-                "series": ["unit": "ms", "bucketWidth": 1000, "bucketStarts": [0], "latency": [:], "counters": [:], "connected": [1], "errors": [:], "faultWindows": []],
+                "schemaVersion": 2, "whalesimVersion": "0", "mode": "live", "scenario": scenario, "seed": seed,
+                "timeUnit": "ms",
+                "options": ["checkers": "convergence"], "verdict": "unknown", "verdicts": [], "thresholds": [],
+                "metricThresholds": [],
+                "counts": ["clients": 1], "historyHash": "0", "replayCommand": "x",
+                "documents": [["name": "acc-1", "clients": ["c001"]]],
+                "series": [
+                    "unit": "ms", "bucketWidth": 1000, "bucketStarts": [0], "latency": [:], "counters": [:],
+                    "connected": [1], "errors": [:], "faultWindows": [],
+                ],
                 "histograms": [:], "errors": 0, "attempts": 0, "notes": [], "shard": ["index": index, "count": count],
             ]
             try JSONSerialization.data(withJSONObject: record).write(to: d.appendingPathComponent("run.json"))
             try Data().write(to: d.appendingPathComponent("history.jsonl"))
             return d.path
         }
-        let a = try shard("a", index: 0, count: 3), b = try shard("b", index: 1, count: 3), c = try shard("c", index: 1, count: 3)
+        let a = try shard("a", index: 0, count: 3), b = try shard("b", index: 1, count: 3),
+            c = try shard("c", index: 1, count: 3)
         let other = try shard("d", index: 2, count: 3, seed: 2)
         let missing = finish(try start(["merge", a, b, "--report-dir", dir.path]))
         #expect(missing.0 == 64)

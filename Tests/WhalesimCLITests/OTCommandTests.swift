@@ -9,7 +9,9 @@ struct WhalesimRun {
 
     static let binary: URL = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+        while dir.path != "/"
+            && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path)
+        {
             dir = dir.deletingLastPathComponent()
         }
         return dir.appendingPathComponent(".build/debug/whalesim")
@@ -81,7 +83,8 @@ struct OTCommandTests {
         #expect(own.stdout == "{\"cursor\":3}\n")
         let otjs = try WhalesimRun.ot("cursor", #"{"doc":"abc","op":[1,"XY",2],"cursor":1,"rule":"otjs"}"#)
         #expect(otjs.stdout == "{\"cursor\":3}\n")
-        let backward = try WhalesimRun.ot("cursor", #"{"doc":"abc","op":[1,"XY",2],"cursor":{"anchor":3,"head":1},"rule":"own"}"#)
+        let backward = try WhalesimRun.ot(
+            "cursor", #"{"doc":"abc","op":[1,"XY",2],"cursor":{"anchor":3,"head":1},"rule":"own"}"#)
         #expect(backward.status == 0)
         #expect(backward.stdout == "{\"cursor\":{\"anchor\":5,\"head\":3}}\n")
     }
@@ -98,21 +101,48 @@ struct OTCommandTests {
         ("apply", #"{"doc":5,"op":[2]}"#, #""doc" must be a string, got an integer"#),
         ("apply", #"{"doc":"ab","op":true}"#, #""op" must be an ot.js array or a {"n", "s"} object, got a boolean"#),
         ("apply", #"{"doc":"ab","op":[1.5]}"#, #""op"[0] must be an integer or a string, got a non-integer number"#),
-        ("apply", #"{"doc":"ab","op":[3]}"#, #""op" does not span the document: it covers 3 scalars, the document has 2"#),
-        ("apply", #"{"doc":"ab","op":[1,0,1]}"#, #""op": component 1 is malformed: 0 is neither a retain nor a delete"#),
+        (
+            "apply", #"{"doc":"ab","op":[3]}"#,
+            #""op" does not span the document: it covers 3 scalars, the document has 2"#
+        ),
+        (
+            "apply", #"{"doc":"ab","op":[1,0,1]}"#,
+            #""op": component 1 is malformed: 0 is neither a retain nor a delete"#
+        ),
         ("apply", #"{"doc":"ab","op":[2,""]}"#, #""op": component 1 is malformed: empty insert"#),
-        ("apply", #"{"doc":"ab","op":{"n":[2,0],"s":[""]}}"#, #""op": mismatched array lengths: n has 2 entries, s has 1"#),
+        (
+            "apply", #"{"doc":"ab","op":{"n":[2,0],"s":[""]}}"#,
+            #""op": mismatched array lengths: n has 2 entries, s has 1"#
+        ),
         ("apply", #"{"doc":"ab","op":{"n":[2],"s":["x"]}}"#, #""op": component 0 is malformed: retain 2 carries text"#),
         ("apply", #"{"doc":"ab","op":{"n":[2],"s":[""],"x":[]}}"#, #"unknown key "x" in "op" in wire form"#),
         ("apply", #"{"doc":"ab","op":{"n":[2]}}"#, #"missing key "s" in "op" in wire form"#),
         ("apply", #"{"doc":"ab","op":{"n":["2"],"s":[""]}}"#, #""op".n[0] must be one of integers, got a string"#),
         ("apply", #"{"doc":"ab","op":[9223372036854775807,-1]}"#, "lengths add up to more than Int.max"),
-        ("compose", #"{"doc":"ab","a":[2,"c"],"b":[2]}"#, #""b" does not span the document after a: it covers 2 scalars, the document after a has 3"#),
-        ("transform", #"{"doc":"ab","a":[2],"b":[1]}"#, #""b" does not span the document: it covers 1 scalars, the document has 2"#),
-        ("cursor", #"{"doc":"abc","op":[3],"cursor":9,"rule":"own"}"#, #""cursor": offset 9 is outside the document (0...3)"#),
-        ("cursor", #"{"doc":"abc","op":[3],"cursor":{"anchor":0,"head":-1},"rule":"own"}"#, #""cursor": offset -1 is outside the document"#),
-        ("cursor", #"{"doc":"abc","op":[3],"cursor":1,"rule":"sideways"}"#, #"unknown rule "sideways" (expected one of otjs, remote, own)"#),
-        ("cursor", #"{"doc":"abc","op":[3],"cursor":"1","rule":"own"}"#, #""cursor" must be an integer or an {"anchor", "head"} object, got a string"#),
+        (
+            "compose", #"{"doc":"ab","a":[2,"c"],"b":[2]}"#,
+            #""b" does not span the document after a: it covers 2 scalars, the document after a has 3"#
+        ),
+        (
+            "transform", #"{"doc":"ab","a":[2],"b":[1]}"#,
+            #""b" does not span the document: it covers 1 scalars, the document has 2"#
+        ),
+        (
+            "cursor", #"{"doc":"abc","op":[3],"cursor":9,"rule":"own"}"#,
+            #""cursor": offset 9 is outside the document (0...3)"#
+        ),
+        (
+            "cursor", #"{"doc":"abc","op":[3],"cursor":{"anchor":0,"head":-1},"rule":"own"}"#,
+            #""cursor": offset -1 is outside the document"#
+        ),
+        (
+            "cursor", #"{"doc":"abc","op":[3],"cursor":1,"rule":"sideways"}"#,
+            #"unknown rule "sideways" (expected one of otjs, remote, own)"#
+        ),
+        (
+            "cursor", #"{"doc":"abc","op":[3],"cursor":"1","rule":"own"}"#,
+            #""cursor" must be an integer or an {"anchor", "head"} object, got a string"#
+        ),
         ("cursor", #"{"doc":"abc","op":[3],"cursor":{"anchor":1},"rule":"own"}"#, #"missing key "head" in "cursor""#),
         ("cursor", #"{"doc":"abc","op":[3],"cursor":1}"#, #"missing key "rule""#),
     ])

@@ -27,7 +27,9 @@ import WhalesimTesting
         process.standardError = handle
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "", process.processIdentifier)
+        return (
+            process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "", process.processIdentifier
+        )
     }
 
     @Test(.timeLimit(.minutes(3))) func aCopiedBinarySimulatesAndRunsFromAnotherDirectory() throws {
@@ -37,14 +39,18 @@ import WhalesimTesting
         #expect(simulated.status == 0, "\(simulated.out)")
         #expect(FileManager.default.fileExists(atPath: cwd.appendingPathComponent("Reports/latest/report.html").path))
 
-        let live = try run(binary, ["run", "live-demo", "--clients", "4", "--documents", "2", "--duration", "2s", "--quiet"], in: cwd)
+        let live = try run(
+            binary, ["run", "live-demo", "--clients", "4", "--documents", "2", "--duration", "2s", "--quiet"], in: cwd)
         #expect([0, 1].contains(live.status), "\(live.out)")  // 1: a latency threshold on a loaded CI machine
         #expect(live.out.contains("whalesim run live-demo: 4 clients"), "\(live.out)")
-        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cwd.appendingPathComponent("Reports/latest/run.json"))) as? [String: Any])
+        let record = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: cwd.appendingPathComponent("Reports/latest/run.json"))) as? [String: Any])
         #expect(record["verdict"] as? String == "valid", "\(live.out)")
         #expect(live.out.contains("salesforce http://127.0.0.1:"), "the embedded fake Salesforce ran: \(live.out)")
         // The built-in fixtures were written to a temporary directory, and removed at the end.
-        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(live.pid)-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("whalesim-run-\(live.pid)-") }
         #expect(left.isEmpty, "\(left)")
     }
 
@@ -52,7 +58,12 @@ import WhalesimTesting
     /// refused to run outside the project before: "no whaler/seed.json there").
     @Test(.timeLimit(.minutes(3))) func aCopiedBinaryRunsTheConformanceSuiteFromAnotherDirectory() throws {
         let (binary, cwd) = try copiedBinary()
-        let conform = try run(binary, ["conform", "--only", "ot.concurrent-insert-same-position", "--out", cwd.appendingPathComponent("conform").path], in: cwd)
+        let conform = try run(
+            binary,
+            [
+                "conform", "--only", "ot.concurrent-insert-same-position", "--out",
+                cwd.appendingPathComponent("conform").path,
+            ], in: cwd)
         #expect(conform.status == 0, "\(conform.out)")
         #expect(conform.out.contains("pass  ot.concurrent-insert-same-position"), "\(conform.out)")
         let empty = try ExternalProcess.temporaryDirectory("empty-conform-fixtures")
@@ -65,12 +76,17 @@ import WhalesimTesting
     /// "Fixtures/salesforce/small/org.json: missing or unreadable file").
     @Test(.timeLimit(.minutes(3))) func aCopiedBinaryBenchmarksFromAnotherDirectory() throws {
         let (binary, cwd) = try copiedBinary()
-        let bench = try run(binary, ["bench", "run", "--latency-clients", "4", "--note-size", "2", "--seconds", "1", "--runs", "1",
-                                     "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0", "--protocol", "2"], in: cwd)
+        let bench = try run(
+            binary,
+            [
+                "bench", "run", "--latency-clients", "4", "--note-size", "2", "--seconds", "1", "--runs", "1",
+                "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0", "--protocol", "2",
+            ], in: cwd)
         #expect(bench.status == 0, "\(bench.out)")
         #expect(bench.out.contains("verdict valid"), "\(bench.out)")
         #expect(!bench.out.contains("missing or unreadable"), "\(bench.out)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(bench.pid)-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("whalesim-run-\(bench.pid)-") }
         #expect(left.isEmpty, "\(left)")
     }
 
@@ -81,9 +97,13 @@ import WhalesimTesting
         let fuzz = try run(binary, ["fuzz", "soql", "--seed", "1", "--count", "20"], in: cwd)
         #expect(fuzz.status == 0, "\(fuzz.out)")
         #expect(fuzz.out.contains("no findings"), "\(fuzz.out)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("whalesim-run-\(fuzz.pid)-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("whalesim-run-\(fuzz.pid)-") }
         #expect(left.isEmpty, "\(left)")
-        let missing = try run(binary, ["fuzz", "soql", "--seed", "1", "--count", "1", "--org", cwd.appendingPathComponent("nowhere").path], in: cwd)
+        let missing = try run(
+            binary,
+            ["fuzz", "soql", "--seed", "1", "--count", "1", "--org", cwd.appendingPathComponent("nowhere").path],
+            in: cwd)
         #expect(missing.status == 64, "\(missing.out)")
         #expect(missing.out.contains("--org \(cwd.appendingPathComponent("nowhere").path)"), "\(missing.out)")
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Live runs with power-loss windows (`whalesim run`, the database on `whalesim lazyfs`): the
@@ -53,7 +53,8 @@ import Glibc
     func ackBeforeDurableIsCaughtByAPowerLoss() throws {
         let dir = try runner.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, _) = try runner.live(Self.scenario(name: "live-ack-before-durable", faults: "faults: [ack-before-durable]"), in: dir)
+        let (run, _) = try runner.live(
+            Self.scenario(name: "live-ack-before-durable", faults: "faults: [ack-before-durable]"), in: dir)
         #expect(run.status == 2, "\(run.all)")
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"), "\(run.stdout)")
         #expect(run.stdout.contains("intention    invalid"), "\(run.stdout)")
@@ -67,8 +68,9 @@ import Glibc
         #expect(reproducer.contains("do: power-loss}") && reproducer.contains("do: server-start}"))
         // A lost acknowledged op is named by intention; the revisions the server then hands out
         // again carry other ops, which clients that had them find (convergence: diverged).
-        try ReproduceCommandTests.expectShrunkReproducer(in: runDir, reports: dir.appendingPathComponent("Reports"),
-                                                         checkers: ["intention", "convergence", "revisions"], cli: runner)
+        try ReproduceCommandTests.expectShrunkReproducer(
+            in: runDir, reports: dir.appendingPathComponent("Reports"),
+            checkers: ["intention", "convergence", "revisions"], cli: runner)
         let shrunkFile = try String(contentsOf: runDir.appendingPathComponent("reproducer-shrunk.yml"), encoding: .utf8)
         #expect(shrunkFile.contains("do: power-loss}"), "a power loss is what loses the op: \(shrunkFile)")
     }
@@ -80,7 +82,9 @@ import Glibc
     func aScenarioAtSynchronousOffIsCaughtOnTheEmbeddedServer() throws {
         let dir = try runner.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, record) = try runner.live(Self.scenario(name: "live-embedded-synchronous-off", faults: "storage: {synchronous: off}"), in: dir, extra: ["--no-reproduce"])
+        let (run, record) = try runner.live(
+            Self.scenario(name: "live-embedded-synchronous-off", faults: "storage: {synchronous: off}"), in: dir,
+            extra: ["--no-reproduce"])
         #expect(run.status == 2, "\(run.all)")
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"), "\(run.stdout)")
         // The setup was written back before the load: the loss is the load's ops, each named.
@@ -107,13 +111,17 @@ import Glibc
         let team = try TeamServer(directory: dir, dataDirectory: fs.mount, extra: ["--sqlite-synchronous", "off"])
         defer { team.kill() }
         let file = dir.appendingPathComponent("scenario.yml")
-        try Self.scenario(name: "live-synchronous-off").replacingOccurrences(of: "  duration: 7s", with: "  duration: 7s\n  server: \(team.url)")
-            .write(to: file, atomically: true, encoding: .utf8)
+        try Self.scenario(name: "live-synchronous-off").replacingOccurrences(
+            of: "  duration: 7s", with: "  duration: 7s\n  server: \(team.url)"
+        )
+        .write(to: file, atomically: true, encoding: .utf8)
         // Output to a file, not a pipe: the server the restart command starts in the background
         // inherits the run's output, and a pipe would not end until that server does.
         let whalesim = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim").path
         let output = dir.appendingPathComponent("run.out")
-        let status = system("cd '\(RunCommandTests.root.path)' && '\(whalesim)' run '\(file.path)' --report-dir '\(dir.path)/Reports' --quiet --restart-command '\(team.script.path)' --lazyfs-control '\(fs.control.path)' > '\(output.path)' 2>&1 < /dev/null")
+        let status = system(
+            "cd '\(RunCommandTests.root.path)' && '\(whalesim)' run '\(file.path)' --report-dir '\(dir.path)/Reports' --quiet --restart-command '\(team.script.path)' --lazyfs-control '\(fs.control.path)' > '\(output.path)' 2>&1 < /dev/null"
+        )
         let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect((status >> 8) & 0xff == 2, "\(printed)")
         #expect(printed.contains("verdict: correctness violated (exit 2)"), "\(printed)")
@@ -121,7 +129,9 @@ import Glibc
         #expect(printed.contains("an acknowledged edit was lost"), "\(printed)")
         // The replay names the restart command once, quoted by the shell rules only if it must be.
         let replay = try #require(printed.split(separator: "\n").first { $0.hasPrefix("replay: ") }, "\(printed)")
-        #expect(replay.contains("--restart-command \(team.script.path) ") || replay.contains("--restart-command '\(team.script.path)' "), "\(replay)")
+        #expect(
+            replay.contains("--restart-command \(team.script.path) ")
+                || replay.contains("--restart-command '\(team.script.path)' "), "\(replay)")
     }
 
     /// The same window against a server whalesim neither starts nor can drop: unavailable, exit 3.
@@ -130,13 +140,20 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try ServeProcess(database: ":memory:")
         defer { server.stop() }
-        let (run, record) = try runner.live(Self.scenario(name: "live-power-loss-unavailable").replacingOccurrences(of: "  duration: 7s", with: "  duration: 3s\n  server: \(server.url)"), in: dir)
+        let (run, record) = try runner.live(
+            Self.scenario(name: "live-power-loss-unavailable").replacingOccurrences(
+                of: "  duration: 7s", with: "  duration: 3s\n  server: \(server.url)"), in: dir)
         #expect(run.status == 3, "\(run.all)")
-        #expect(run.stdout.contains("verdict: inconclusive (exit 3): power-loss windows: the server at \(server.url) is not embedded; give --restart-command and --lazyfs-control"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "verdict: inconclusive (exit 3): power-loss windows: the server at \(server.url) is not embedded; give --restart-command and --lazyfs-control"
+            ), "\(run.stdout)")
         #expect(record?["verdict"] as? String == "unknown")
         let bad = try runner.whalesim(["run", "live-demo", "--restart-command", "true"])
         #expect(bad.status == 64)
-        #expect(bad.stderr.contains("--restart-command and --lazyfs-control are for a --server whalesim does not start"), "\(bad.all)")
+        #expect(
+            bad.stderr.contains("--restart-command and --lazyfs-control are for a --server whalesim does not start"),
+            "\(bad.all)")
     }
 
     /// `whalesim serve` run the way a team runs its own server: a script that kills it (SIGKILL)
@@ -154,39 +171,52 @@ import Glibc
             probe.stop()
             url = "http://127.0.0.1:\(port)"
             let whalesim = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim").path
-            let serve = ([whalesim, "serve", "--port", "\(port)", "--database", dataDirectory.appendingPathComponent("team.sqlite").path,
-                          "--fixtures", RunCommandTests.root.appendingPathComponent("Fixtures/whaler/seed.json").path, "--bcrypt-cost", "4",
-                          "--log-level", "error", "--max-messages-per-second", "10000", "--jwt-secret", "team-secret-of-32-bytes-0123456789"] + extra)
+            let serve =
+                ([
+                    whalesim, "serve", "--port", "\(port)", "--database",
+                    dataDirectory.appendingPathComponent("team.sqlite").path,
+                    "--fixtures", RunCommandTests.root.appendingPathComponent("Fixtures/whaler/seed.json").path,
+                    "--bcrypt-cost", "4",
+                    "--log-level", "error", "--max-messages-per-second", "10000", "--jwt-secret",
+                    "team-secret-of-32-bytes-0123456789",
+                ] + extra)
                 .map { "'\($0)'" }.joined(separator: " ")
             script = directory.appendingPathComponent("team-server.sh")
             try """
-                #!/bin/sh
-                # kill: SIGKILL the server and wait for it; start: start it, wait until it listens.
-                cd '\(directory.path)'
-                case "$1" in
-                kill) pid=$(cat server.pid); kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done ;;
-                start)
-                  for attempt in $(seq 1 100); do
-                    \(serve) > serve.out 2>serve.err < /dev/null &
-                    echo $! > server.pid
-                    for i in $(seq 1 200); do
-                      grep -q '^http: ' serve.out 2>/dev/null && exit 0
-                      kill -0 "$(cat server.pid)" 2>/dev/null || break
-                      sleep 0.05
-                    done
-                    sleep 0.1
-                  done
-                  exit 1 ;;
-                esac
-                """.write(to: script, atomically: true, encoding: .utf8)
+            #!/bin/sh
+            # kill: SIGKILL the server and wait for it; start: start it, wait until it listens.
+            cd '\(directory.path)'
+            case "$1" in
+            kill) pid=$(cat server.pid); kill -9 "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done ;;
+            start)
+              for attempt in $(seq 1 100); do
+                \(serve) > serve.out 2>serve.err < /dev/null &
+                echo $! > server.pid
+                for i in $(seq 1 200); do
+                  grep -q '^http: ' serve.out 2>/dev/null && exit 0
+                  kill -0 "$(cat server.pid)" 2>/dev/null || break
+                  sleep 0.05
+                done
+                sleep 0.1
+              done
+              exit 1 ;;
+            esac
+            """.write(to: script, atomically: true, encoding: .utf8)
             chmod(script.path, 0o755)
             // system(), not Process: the server left running in the background would keep
             // Process's exit pipe open, and waitUntilExit would wait for it.
-            guard system("'\(script.path)' start") == 0 else { throw ServeProcess.ServeFailed(printed: (try? String(contentsOf: directory.appendingPathComponent("serve.err"), encoding: .utf8)) ?? "") }
+            guard system("'\(script.path)' start") == 0 else {
+                throw ServeProcess.ServeFailed(
+                    printed: (try? String(contentsOf: directory.appendingPathComponent("serve.err"), encoding: .utf8))
+                        ?? "")
+            }
         }
 
         func kill() {
-            guard let pid = (try? String(contentsOf: directory.appendingPathComponent("server.pid"), encoding: .utf8)).flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else { return }
+            guard
+                let pid = (try? String(contentsOf: directory.appendingPathComponent("server.pid"), encoding: .utf8))
+                    .flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+            else { return }
             Glibc.kill(pid, SIGKILL)
         }
     }

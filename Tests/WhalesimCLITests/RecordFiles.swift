@@ -7,7 +7,9 @@ enum RecordFiles {
     /// The run's history as JSON lines, one a line, each ending in a newline.
     static func history(_ dir: URL) throws -> String {
         var text = ""
-        try HistoryFiles.forEachLine(try HistoryFiles.history(in: dir.path)) { text += String(decoding: $0, as: UTF8.self) + "\n" }
+        try HistoryFiles.forEachLine(try HistoryFiles.history(in: dir.path)) {
+            text += String(decoding: $0, as: UTF8.self) + "\n"
+        }
         return text
     }
 

@@ -24,7 +24,9 @@ import Testing
         let (root, run) = try simulatedRun()
         defer { try? FileManager.default.removeItem(at: root) }
         let summary = try Data(contentsOf: run.appendingPathComponent("summary.json"))
-        for file in ["report.html", "junit.xml", "summary.json"] { try FileManager.default.removeItem(at: run.appendingPathComponent(file)) }
+        for file in ["report.html", "junit.xml", "summary.json"] {
+            try FileManager.default.removeItem(at: run.appendingPathComponent(file))
+        }
         let out = try cli.whalesim(["report", run.path])
         #expect(out.status == 0, "\(out.stdout)\(out.stderr)")
         #expect(out.stdout.contains("report.html") && out.stdout.contains("junit.xml"))
@@ -46,27 +48,59 @@ import Testing
             return dir
         }
         var cases: [(URL, String)] = [(root.appendingPathComponent("nope"), "no such run directory")]
-        cases.append((try copy("no-record") { try fm.removeItem(at: $0.appendingPathComponent("run.json")) }, "no run record (run.json)"))
-        cases.append((try copy("not-json") { try Data("{oops".utf8).write(to: $0.appendingPathComponent("run.json")) }, "not a run record: invalid JSON"))
-        cases.append((try copy("no-key") { try Data("{\"schemaVersion\": 2}".utf8).write(to: $0.appendingPathComponent("run.json")) }, "not a run record: missing key"))
-        cases.append((try copy("future") { dir in
-            let file = dir.appendingPathComponent("run.json")
-            let text = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "\"schemaVersion\":3", with: "\"schemaVersion\":99")
-            try Data(text.utf8).write(to: file)
-        }, "schemaVersion 99 is not supported"))
-        cases.append((try copy("no-history") { try fm.removeItem(at: $0.appendingPathComponent("history.whr")) }, "history.whr: missing (nor is there a history.jsonl)"))
-        cases.append((try copy("cut-history") { dir in
-            let file = dir.appendingPathComponent("history.whr")
-            let bytes = try Data(contentsOf: file)
-            try bytes.prefix(bytes.count / 2).write(to: file)
-        }, "history.whr: truncated"))
-        cases.append((try copy("not-whr") { try Data("{\"t\":0,\"type\":\"heal\"}\n".utf8).write(to: $0.appendingPathComponent("history.whr")) }, "not a whalesim history file"))
+        cases.append(
+            (
+                try copy("no-record") { try fm.removeItem(at: $0.appendingPathComponent("run.json")) },
+                "no run record (run.json)"
+            ))
+        cases.append(
+            (
+                try copy("not-json") { try Data("{oops".utf8).write(to: $0.appendingPathComponent("run.json")) },
+                "not a run record: invalid JSON"
+            ))
+        cases.append(
+            (
+                try copy("no-key") {
+                    try Data("{\"schemaVersion\": 2}".utf8).write(to: $0.appendingPathComponent("run.json"))
+                }, "not a run record: missing key"
+            ))
+        cases.append(
+            (
+                try copy("future") { dir in
+                    let file = dir.appendingPathComponent("run.json")
+                    let text = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(
+                        of: "\"schemaVersion\":3", with: "\"schemaVersion\":99")
+                    try Data(text.utf8).write(to: file)
+                }, "schemaVersion 99 is not supported"
+            ))
+        cases.append(
+            (
+                try copy("no-history") { try fm.removeItem(at: $0.appendingPathComponent("history.whr")) },
+                "history.whr: missing (nor is there a history.jsonl)"
+            ))
+        cases.append(
+            (
+                try copy("cut-history") { dir in
+                    let file = dir.appendingPathComponent("history.whr")
+                    let bytes = try Data(contentsOf: file)
+                    try bytes.prefix(bytes.count / 2).write(to: file)
+                }, "history.whr: truncated"
+            ))
+        cases.append(
+            (
+                try copy("not-whr") {
+                    try Data("{\"t\":0,\"type\":\"heal\"}\n".utf8).write(to: $0.appendingPathComponent("history.whr"))
+                }, "not a whalesim history file"
+            ))
         // An older run directory: JSON lines, one of them garbage.
-        cases.append((try copy("bad-history") { dir in
-            let text = try RecordFiles.history(dir) + "garbage\n"
-            try fm.removeItem(at: dir.appendingPathComponent("history.whr"))
-            try Data(text.utf8).write(to: dir.appendingPathComponent("history.jsonl"))
-        }, "not a history line"))
+        cases.append(
+            (
+                try copy("bad-history") { dir in
+                    let text = try RecordFiles.history(dir) + "garbage\n"
+                    try fm.removeItem(at: dir.appendingPathComponent("history.whr"))
+                    try Data(text.utf8).write(to: dir.appendingPathComponent("history.jsonl"))
+                }, "not a history line"
+            ))
         for (dir, message) in cases {
             let out = try cli.whalesim(["report", dir.path])
             #expect(out.status == 64, "\(dir.lastPathComponent): \(out.stdout)\(out.stderr)")
@@ -95,8 +129,9 @@ import Testing
         try FileManager.default.copyItem(at: run, to: worse)
         let file = worse.appendingPathComponent("run.json")
         let text = try String(contentsOf: file, encoding: .utf8)
-            .replacingOccurrences(of: "\"checker\":\"convergence\",\"evidence\":[],\"verdict\":\"valid\"",
-                                  with: "\"checker\":\"convergence\",\"evidence\":[\"c01 diverged\"],\"verdict\":\"invalid\"")
+            .replacingOccurrences(
+                of: "\"checker\":\"convergence\",\"evidence\":[],\"verdict\":\"valid\"",
+                with: "\"checker\":\"convergence\",\"evidence\":[\"c01 diverged\"],\"verdict\":\"invalid\"")
         #expect(text.contains("\"c01 diverged\""), "the record's layout changed; update this test")
         try Data(text.utf8).write(to: file)
         let regressed = try cli.whalesim(["report", "--compare", run.path, worse.path])
@@ -116,15 +151,24 @@ import Testing
         let lines = try RecordFiles.history(older)
         try fm.removeItem(at: older.appendingPathComponent("history.whr"))
         try Data(lines.utf8).write(to: older.appendingPathComponent("history.jsonl"))
-        var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: older.appendingPathComponent("run.json"))) as? [String: Any])
+        var record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: older.appendingPathComponent("run.json")))
+                as? [String: Any])
         record["schemaVersion"] = 2
-        try JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys]).write(to: older.appendingPathComponent("run.json"))
-        for file in ["report.html", "junit.xml", "summary.json"] { try fm.removeItem(at: older.appendingPathComponent(file)) }
+        try JSONSerialization.data(withJSONObject: record, options: [.prettyPrinted, .sortedKeys]).write(
+            to: older.appendingPathComponent("run.json"))
+        for file in ["report.html", "junit.xml", "summary.json"] {
+            try fm.removeItem(at: older.appendingPathComponent(file))
+        }
 
         let rendered = try cli.whalesim(["report", older.path])
         #expect(rendered.status == 0, "\(rendered.stdout)\(rendered.stderr)")
-        let a = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: older.appendingPathComponent("summary.json"))) as? [String: Any])
-        let b = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("summary.json"))) as? [String: Any])
+        let a = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: older.appendingPathComponent("summary.json")))
+                as? [String: Any])
+        let b = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: run.appendingPathComponent("summary.json")))
+                as? [String: Any])
         #expect(a["latency"] as? NSDictionary == b["latency"] as? NSDictionary)
         #expect(a["counts"] as? NSDictionary == b["counts"] as? NSDictionary)
         for (x, y) in [(older, run), (run, older)] {

@@ -18,22 +18,22 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("scenario.yml")
         try """
-            name: live-resend-repro
-            mode: live
-            seed: 7
-            text: {alphabet: ascii, initial: "Call notes:\\n"}
-            clients: {count: 8, documents: 1, protocol: 2}
-            mix: {typing-burst: 30, paste: 10, reconnect: 20}
-            faults: [server-applies-resend-twice]
-            live:
-              duration: 4s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 150, max: 800}
-              keystroke: {distribution: uniform, min: 5, max: 20}
-              import: {pages: 0}
-              quiescence: 2s
-            checkers: [convergence, intention, revisions, liveness]
-            """.write(to: file, atomically: true, encoding: .utf8)
+        name: live-resend-repro
+        mode: live
+        seed: 7
+        text: {alphabet: ascii, initial: "Call notes:\\n"}
+        clients: {count: 8, documents: 1, protocol: 2}
+        mix: {typing-burst: 30, paste: 10, reconnect: 20}
+        faults: [server-applies-resend-twice]
+        live:
+          duration: 4s
+          load: {profile: constant}
+          think-time: {distribution: exponential, mean: 150, max: 800}
+          keystroke: {distribution: uniform, min: 5, max: 20}
+          import: {pages: 0}
+          quiescence: 2s
+        checkers: [convergence, intention, revisions, liveness]
+        """.write(to: file, atomically: true, encoding: .utf8)
         let reports = dir.appendingPathComponent("Reports")
         let run = try cli.whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"])
         #expect(run.status == 2, "\(run.all)")
@@ -51,10 +51,16 @@ import Testing
         // The shrunk file fails the same checker in simulation, the same way twice.
         let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml").path
         let first = try cli.whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path])
-        let second = try cli.whalesim(["simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path, "--seed", "5"])
+        let second = try cli.whalesim([
+            "simulate", shrunkFile, "--no-shrink", "--report-dir", reports.path, "--seed", "5",
+        ])
         #expect(first.status == 2 && second.status == 2, "\(first.all)")
         #expect(first.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"))
-        let hash = { (r: RunCommandTests.Run) in r.stdout.split(separator: "\n").first { $0.contains("history ") }.map { String($0.split(separator: " ").last!) } }
+        let hash = { (r: RunCommandTests.Run) in
+            r.stdout.split(separator: "\n").first { $0.contains("history ") }.map {
+                String($0.split(separator: " ").last!)
+            }
+        }
         #expect(hash(first) != nil && hash(first) == hash(second), "a scripted run does not depend on its seed")
         // And `whalesim reproduce` on the same record says the same again.
         let again = try cli.whalesim(["reproduce", runDir.path, "--shrink-seconds", "10"])
@@ -76,10 +82,12 @@ import Testing
     }
 
     /// A short live scenario for these tests: seed 7, constant load, no import, 2 s of quiescence.
-    static func liveScenario(_ name: String, clients: String, mix: String, faults: String, live: String = "", duration: String = "3s",
-                             text: String = "{alphabet: ascii, initial: \"Call notes:\\n\"}",
-                             thinkTime: String = "{distribution: exponential, mean: 150, max: 800}",
-                             checkers: String = "[convergence, intention, revisions, liveness]") -> String {
+    static func liveScenario(
+        _ name: String, clients: String, mix: String, faults: String, live: String = "", duration: String = "3s",
+        text: String = "{alphabet: ascii, initial: \"Call notes:\\n\"}",
+        thinkTime: String = "{distribution: exponential, mean: 150, max: 800}",
+        checkers: String = "[convergence, intention, revisions, liveness]"
+    ) -> String {
         """
         name: \(name)
         mode: live
@@ -103,18 +111,25 @@ import Testing
     /// at most 3 clients and 10 edits, and the shrunk file failing that checker again under
     /// `whalesim simulate`. Returns the checker.
     @discardableResult
-    static func expectShrunkReproducer(in runDir: URL, reports: URL, checkers: [String]?, cli: RunCommandTests) throws -> String {
+    static func expectShrunkReproducer(in runDir: URL, reports: URL, checkers: [String]?, cli: RunCommandTests) throws
+        -> String
+    {
         let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
         let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
         #expect(summary["status"] as? String == "reproduced", "\(summary)")
         let checker = try #require(summary["checker"] as? String)
-        if let checkers { #expect(checkers.contains(checker), "the simulator's checkers for this fault (FaultCatalogTests): \(summary)") }
+        if let checkers {
+            #expect(
+                checkers.contains(checker), "the simulator's checkers for this fault (FaultCatalogTests): \(summary)")
+        }
         let shrunk = try #require(summary["shrunk"] as? [String: Any])
         #expect((shrunk["clients"] as? Int ?? 99) <= 3 && (shrunk["edits"] as? Int ?? 99) <= 10, "\(shrunk)")
         let shrunkFile = runDir.appendingPathComponent("reproducer-shrunk.yml")
         let again = try cli.whalesim(["simulate", shrunkFile.path, "--no-shrink", "--report-dir", reports.path])
         #expect(again.status == 2, "\(again.all)")
-        #expect(again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"), "\(again.stdout)")
+        #expect(
+            again.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) invalid"),
+            "\(again.stdout)")
         return checker
     }
 
@@ -135,8 +150,11 @@ import Testing
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("scenario.yml")
-        try Self.liveScenario("live-slow-client-repro", clients: "{count: 4, documents: 1, protocol: 2}", mix: "{typing-burst: 30, paste: 10}",
-                              faults: "server-drops-slow-client", live: "slow-client-queue: 0").write(to: file, atomically: true, encoding: .utf8)
+        try Self.liveScenario(
+            "live-slow-client-repro", clients: "{count: 4, documents: 1, protocol: 2}",
+            mix: "{typing-burst: 30, paste: 10}",
+            faults: "server-drops-slow-client", live: "slow-client-queue: 0"
+        ).write(to: file, atomically: true, encoding: .utf8)
         var reproduced: (runDir: URL, reports: URL, summary: [String: Any])?
         for attempt in 1...4 where reproduced == nil {
             let reports = dir.appendingPathComponent("Reports-\(attempt)")
@@ -150,17 +168,21 @@ import Testing
             let summaryData = try Data(contentsOf: runDir.appendingPathComponent("reproducer.json"))
             let summary = try #require(try JSONSerialization.jsonObject(with: summaryData) as? [String: Any])
             let checker = summary["checker"] as? String ?? ""
-            #expect(["intention", "liveness", "convergence"].contains(checker), "the simulator's checkers for this fault (FaultCatalogTests)")
+            #expect(
+                ["intention", "liveness", "convergence"].contains(checker),
+                "the simulator's checkers for this fault (FaultCatalogTests)")
             if summary["status"] as? String == "reproduced" { reproduced = (runDir, reports, summary) }
         }
         let (runDir, reports, _) = try #require(reproduced, "no live run of four reproduced")
         // The shrunk file keeps a slow step and fails the same checker under `whalesim simulate`;
         // without the fault it passes (the drop, not the script, fails it).
-        try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: ["intention", "liveness", "convergence"], cli: cli)
+        try Self.expectShrunkReproducer(
+            in: runDir, reports: reports, checkers: ["intention", "liveness", "convergence"], cli: cli)
         let shrunkText = try String(contentsOf: runDir.appendingPathComponent("reproducer-shrunk.yml"), encoding: .utf8)
         #expect(shrunkText.contains("do: slow"))
         let unfaulted = dir.appendingPathComponent("unfaulted.yml")
-        try shrunkText.replacingOccurrences(of: "faults: [server-drops-slow-client]", with: "faults: []").write(to: unfaulted, atomically: true, encoding: .utf8)
+        try shrunkText.replacingOccurrences(of: "faults: [server-drops-slow-client]", with: "faults: []").write(
+            to: unfaulted, atomically: true, encoding: .utf8)
         let clean = try cli.whalesim(["simulate", unfaulted.path, "--no-shrink", "--report-dir", reports.path])
         #expect(clean.status == 0, "\(clean.all)")
     }
@@ -173,9 +195,14 @@ import Testing
     @Test func aLiveRevisionResetBecomesAShrunkReproducer() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (runDir, reports) = try failingLiveRun(Self.liveScenario("live-reset-repro", clients: "{count: 2, documents: 2, protocol: 2}", mix: "{typing-burst: 30, reconnect: 20}",
-                              faults: "revision-reset-on-empty", live: "recorder-visits: 250ms", checkers: "[revisions, convergence, intention, liveness]"), in: dir)
-        try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: ["convergence", "intention", "revisions"], cli: cli)
+        let (runDir, reports) = try failingLiveRun(
+            Self.liveScenario(
+                "live-reset-repro", clients: "{count: 2, documents: 2, protocol: 2}",
+                mix: "{typing-burst: 30, reconnect: 20}",
+                faults: "revision-reset-on-empty", live: "recorder-visits: 250ms",
+                checkers: "[revisions, convergence, intention, liveness]"), in: dir)
+        try Self.expectShrunkReproducer(
+            in: runDir, reports: reports, checkers: ["convergence", "intention", "revisions"], cli: cli)
     }
 
     /// The live run of `utf8-length-transform` (the server's transform counts a concurrent insert
@@ -184,9 +211,13 @@ import Testing
     @Test func aLiveUTF8TransformFailureBecomesAShrunkReproducer() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (runDir, reports) = try failingLiveRun(Self.liveScenario("live-utf8-transform-repro", clients: "{count: 6, documents: 1, protocol: 2}",
-                              mix: "{typing-burst: 40, paste: 10, same-position-insert: 20, delete: 5}", faults: "utf8-length-transform", duration: "4s",
-                              text: "{alphabet: unicode, initial: \"Café notes ✓\\n\"}", thinkTime: "{distribution: exponential, mean: 100, max: 600}"), in: dir)
+        let (runDir, reports) = try failingLiveRun(
+            Self.liveScenario(
+                "live-utf8-transform-repro", clients: "{count: 6, documents: 1, protocol: 2}",
+                mix: "{typing-burst: 40, paste: 10, same-position-insert: 20, delete: 5}",
+                faults: "utf8-length-transform", duration: "4s",
+                text: "{alphabet: unicode, initial: \"Café notes ✓\\n\"}",
+                thinkTime: "{distribution: exponential, mean: 100, max: 600}"), in: dir)
         try Self.expectShrunkReproducer(in: runDir, reports: reports, checkers: nil, cli: cli)
     }
 
@@ -196,13 +227,18 @@ import Testing
     @Test func aViolationThatDoesNotReproduceExits3WithTheReason() throws {
         let dir = try cli.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let sim = try cli.whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "revision-reset-on-empty", "--no-shrink", "--report-dir", dir.path])
+        let sim = try cli.whalesim([
+            "simulate", "flaky-network", "--seed", "1", "--fault", "revision-reset-on-empty", "--no-shrink",
+            "--report-dir", dir.path,
+        ])
         #expect(sim.status == 2)
         let out = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path])
         #expect(out.status == 3, "\(out.all)")
         #expect(out.stdout.contains("not reproduced"))
         #expect(out.stdout.contains("when each client's join reached the server is not in the record"))
-        #expect(out.stdout.contains("replay live:      whalesim simulate flaky-network --seed 1 --fault revision-reset-on-empty"))
+        #expect(
+            out.stdout.contains(
+                "replay live:      whalesim simulate flaky-network --seed 1 --fault revision-reset-on-empty"))
     }
 
     @Test func badInputsGetClearErrors() throws {
@@ -219,7 +255,10 @@ import Testing
         let nothing = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path])
         #expect(nothing.status == 64)
         #expect(nothing.stderr.contains("the run has no violation (verdict valid): nothing to reproduce"))
-        _ = try cli.whalesim(["simulate", "flaky-network", "--seed", "1", "--fault", "server-applies-resend-twice", "--no-shrink", "--report-dir", dir.path])
+        _ = try cli.whalesim([
+            "simulate", "flaky-network", "--seed", "1", "--fault", "server-applies-resend-twice", "--no-shrink",
+            "--report-dir", dir.path,
+        ])
         let note = try cli.whalesim(["reproduce", dir.appendingPathComponent("latest").path, "--note", "nope"])
         #expect(note.status == 64)
         #expect(note.stderr.contains("--note nope: no such note (notes: note-00, note-01)"))

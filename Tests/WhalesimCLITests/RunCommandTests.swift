@@ -5,7 +5,8 @@ import Testing
 /// embedded server (a child `whalesim serve`) and fake Salesforce, the checkers on the live
 /// history, thresholds and exit codes. Each run is short (seconds of load).
 @Suite(.serialized) struct RunCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Run {
         var status: Int32
@@ -19,11 +20,16 @@ import Testing
     }
 
     /// Runs `executable` to its end in `directory` (the package root by default), with `environment` over this one's.
-    func launch(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL = RunCommandTests.root) throws -> Run {
+    func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        in directory: URL = RunCommandTests.root
+    ) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -31,23 +37,31 @@ import Testing
         try process.run()
         let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-run-test-\(UUID().uuidString)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "whalesim-run-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
 
     /// Writes a scenario file and runs it; returns the run and its run directory's `run.json`.
-    func live(_ yaml: String, in dir: URL, extra: [String] = [], environment: [String: String] = [:]) throws -> (Run, [String: Any]?) {
+    func live(_ yaml: String, in dir: URL, extra: [String] = [], environment: [String: String] = [:]) throws -> (
+        Run, [String: Any]?
+    ) {
         let file = dir.appendingPathComponent("scenario.yml")
         try yaml.write(to: file, atomically: true, encoding: .utf8)
         let reports = dir.appendingPathComponent("Reports")
-        let run = try whalesim(["run", file.path, "--report-dir", reports.path, "--quiet"] + extra, environment: environment)
+        let run = try whalesim(
+            ["run", file.path, "--report-dir", reports.path, "--quiet"] + extra, environment: environment)
         let latest = reports.appendingPathComponent("latest/run.json")
-        let record = (try? Data(contentsOf: latest)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let record = (try? Data(contentsOf: latest)).flatMap {
+            try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+        }
         return (run, record)
     }
 
@@ -60,7 +74,8 @@ import Testing
     @Test func fiftyClientsAreValidOnEveryChecker() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, record) = try live("""
+        let (run, record) = try live(
+            """
             name: live-fifty
             \(Self.header)
             clients: {count: 50, documents: 5, protocol: 2}
@@ -78,7 +93,9 @@ import Testing
             """, in: dir)
         #expect(run.status == 0, "\(run.all)")
         for checker in ["convergence", "intention", "cursors", "revisions", "liveness", "model"] {
-            #expect(run.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"), "\(checker): \(run.stdout)")
+            #expect(
+                run.stdout.contains("\(checker.padding(toLength: 12, withPad: " ", startingAt: 0)) valid"),
+                "\(checker): \(run.stdout)")
         }
         #expect(run.stdout.contains("verdict: pass"))
         #expect(run.stdout.contains("replay: whalesim run \(dir.path)/scenario.yml --seed 7"))
@@ -86,7 +103,9 @@ import Testing
         #expect(r["mode"] as? String == "live")
         #expect(r["timeUnit"] as? String == "ms")
         let histograms = try RecordFiles.histograms(r)
-        for name in ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql"] { #expect(histograms[name] != nil, "\(name) missing") }
+        for name in ["op_ack", "op_remote_apply", "connect", "login", "graphql", "soql"] {
+            #expect(histograms[name] != nil, "\(name) missing")
+        }
         let series = try #require(r["series"] as? [String: Any])
         #expect((series["connected"] as? [Int])?.max() == 50)
         let salesforce = try #require(r["salesforce"] as? [String: Any])
@@ -100,7 +119,8 @@ import Testing
     @Test func dropsAPartitionAndAServerKillStayValid() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, record) = try live("""
+        let (run, record) = try live(
+            """
             name: live-faults
             \(Self.header)
             clients: {count: 24, documents: 3, protocol: 2}
@@ -158,28 +178,32 @@ import Testing
         try FileManager.default.copyItem(at: Self.root.appendingPathComponent(".build/debug/whalesim"), to: binary)
         let scenario = dir.appendingPathComponent("scenario.yml")
         try """
-            name: live-unprivileged
-            \(Self.header)
-            clients: {count: 12, documents: 3, protocol: 2}
-            model: {board: 6, accounts: 2}
-            mix: {typing-burst: 40, delete: 12, idle: 6, reconnect: 3, move-account: 6, create-task: 3}
-            nemeses:
-              - {kind: disconnect, every: 800, duration: 300}
-              - {kind: server-restart, at: [3000], duration: 1000}
-            live:
-              duration: 6s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 300, max: 2000}
-              keystroke: {distribution: uniform, min: 30, max: 90}
-              import: {pages: 1}
-              network-faults:
-                - {kind: drop, at: [2s], clients: 25}
-              quiescence: 20s
-            checkers: [convergence, intention, cursors, revisions, liveness, model]
-            """.write(to: scenario, atomically: true, encoding: .utf8)
-        let run = try launch("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
-                                                  "run", scenario.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"],
-                             environment: ["HOME": dir.path, "TMPDIR": dir.path], in: dir)
+        name: live-unprivileged
+        \(Self.header)
+        clients: {count: 12, documents: 3, protocol: 2}
+        model: {board: 6, accounts: 2}
+        mix: {typing-burst: 40, delete: 12, idle: 6, reconnect: 3, move-account: 6, create-task: 3}
+        nemeses:
+          - {kind: disconnect, every: 800, duration: 300}
+          - {kind: server-restart, at: [3000], duration: 1000}
+        live:
+          duration: 6s
+          load: {profile: constant}
+          think-time: {distribution: exponential, mean: 300, max: 2000}
+          keystroke: {distribution: uniform, min: 30, max: 90}
+          import: {pages: 1}
+          network-faults:
+            - {kind: drop, at: [2s], clients: 25}
+          quiescence: 20s
+        checkers: [convergence, intention, cursors, revisions, liveness, model]
+        """.write(to: scenario, atomically: true, encoding: .utf8)
+        let run = try launch(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", binary.path,
+                "run", scenario.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet",
+            ],
+            environment: ["HOME": dir.path, "TMPDIR": dir.path], in: dir)
         let all = run.all
         #expect(run.status == 0, "\(all)")
         #expect(!all.contains("cannot open"), "\(all)")
@@ -194,7 +218,12 @@ import Testing
 
     /// `whalesim` under a shell's `ulimit -n`, the way a user's login shell starts it.
     func whalesimUnderLimit(soft: Int, hard: Int, _ arguments: [String]) throws -> Run {
-        try launch("/bin/sh", ["-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" \"$@\"", Self.root.appendingPathComponent(".build/debug/whalesim").path] + arguments)
+        try launch(
+            "/bin/sh",
+            [
+                "-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" \"$@\"",
+                Self.root.appendingPathComponent(".build/debug/whalesim").path,
+            ] + arguments)
     }
 
     /// A soft limit on open files below what the run needs, under a hard limit that allows it, is
@@ -205,19 +234,21 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("scenario.yml")
         try """
-            name: live-soft-limit
-            \(Self.header)
-            clients: {count: 12, documents: 3, protocol: 2}
-            mix: {typing-burst: 40, delete: 12, idle: 6}
-            live:
-              duration: 3s
-              load: {profile: constant}
-              think-time: {distribution: exponential, mean: 300, max: 2000}
-              keystroke: {distribution: uniform, min: 30, max: 90}
-              quiescence: 15s
-            checkers: [convergence, intention, revisions, liveness]
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let run = try whalesimUnderLimit(soft: 128, hard: 4096, ["run", file.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"])
+        name: live-soft-limit
+        \(Self.header)
+        clients: {count: 12, documents: 3, protocol: 2}
+        mix: {typing-burst: 40, delete: 12, idle: 6}
+        live:
+          duration: 3s
+          load: {profile: constant}
+          think-time: {distribution: exponential, mean: 300, max: 2000}
+          keystroke: {distribution: uniform, min: 30, max: 90}
+          quiescence: 15s
+        checkers: [convergence, intention, revisions, liveness]
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let run = try whalesimUnderLimit(
+            soft: 128, hard: 4096,
+            ["run", file.path, "--report-dir", dir.appendingPathComponent("Reports").path, "--quiet"])
         #expect(run.status == 0, "\(run.all)")
         #expect(run.stdout.contains("verdict: pass"), "\(run.all)")
     }
@@ -229,10 +260,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let run = try whalesimUnderLimit(soft: 200, hard: 200, ["run", "soak", "--report-dir", dir.path])
         #expect(run.status == 3, "\(run.all)")
-        #expect(run.stderr.contains("the run could not start: this run needs about 2456 open files (1000 clients in 100 notes"), "\(run.all)")
+        #expect(
+            run.stderr.contains(
+                "the run could not start: this run needs about 2456 open files (1000 clients in 100 notes"),
+            "\(run.all)")
         #expect(run.stderr.contains("the hard limit is 200"), "\(run.all)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "a refused run writes no run directory")
-        let bench = try whalesimUnderLimit(soft: 200, hard: 200, ["bench", "run", "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty,
+            "a refused run writes no run directory")
+        let bench = try whalesimUnderLimit(
+            soft: 200, hard: 200,
+            ["bench", "run", "--memory-clients", "0", "--socket-memory", "0", "--ceiling-clients", "0"])
         #expect(bench.status == 64, "\(bench.stdout)\(bench.stderr)")
         #expect(bench.stderr.contains("open files"), "\(bench.stderr)")
     }
@@ -240,7 +278,8 @@ import Testing
     @Test func aServerCatalogFaultIsCaughtWithExit2() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, _) = try live("""
+        let (run, _) = try live(
+            """
             name: live-resend-twice
             \(Self.header)
             clients: {count: 12, documents: 2, protocol: 2}
@@ -256,7 +295,9 @@ import Testing
             checkers: [convergence, intention, revisions, liveness]
             """, in: dir, extra: ["--no-reproduce"])
         #expect(run.status == 2, "\(run.all)")
-        #expect(!run.stdout.contains("reproducing the first violation"), "--no-reproduce skips the reproducer (ReproduceCommandTests has it)")
+        #expect(
+            !run.stdout.contains("reproducing the first violation"),
+            "--no-reproduce skips the reproducer (ReproduceCommandTests has it)")
         #expect(run.stdout.contains("intention    invalid"))
         #expect(run.stdout.contains("applied twice"))
         #expect(run.stdout.contains("verdict: correctness violated (exit 2)"))
@@ -290,7 +331,8 @@ import Testing
         let (first, firstRecord) = try live(yaml, in: dir, extra: ["--server", url])
         #expect(first.status == 0, "first run: \(first.all)")
         let firstDocuments = try #require(firstRecord?["documents"] as? [[String: Any]])
-        #expect(firstDocuments.allSatisfy { $0["baseRevision"] == nil }, "fresh notes have no baseline: \(firstDocuments)")
+        #expect(
+            firstDocuments.allSatisfy { $0["baseRevision"] == nil }, "fresh notes have no baseline: \(firstDocuments)")
         let (second, secondRecord) = try live(yaml, in: dir, extra: ["--server", url])
         #expect(second.status == 0, "second run: \(second.all)")
         #expect(second.stdout.contains("intention    valid"), "\(second.stdout)")
@@ -329,7 +371,9 @@ import Testing
             let (run, _) = try live(yaml, in: dir, environment: environment)
             #expect(run.status == 0, "\(run.all)")
             #expect(run.stderr.contains("Arena 0:"), "no heap statistics printed: \(run.stderr.prefix(500))")
-            #expect(run.stderr.contains("Arena 1:") == !expectOne, "WHALESIM_MALLOC_ARENAS=\(arenas ?? "unset"): \(run.stderr.prefix(800))")
+            #expect(
+                run.stderr.contains("Arena 1:") == !expectOne,
+                "WHALESIM_MALLOC_ARENAS=\(arenas ?? "unset"): \(run.stderr.prefix(800))")
         }
     }
 
@@ -343,7 +387,8 @@ import Testing
     @Test func aThresholdSetToFailExits1() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, record) = try live("""
+        let (run, record) = try live(
+            """
             name: live-threshold
             \(Self.header)
             clients: {count: 6, documents: 1, protocol: 2}
@@ -361,14 +406,17 @@ import Testing
         #expect(run.status == 1, "\(run.all)")
         #expect(run.stdout.contains("threshold op_ack.p99 < 1us: BREACHED"))
         #expect(run.stdout.contains("threshold errors.rate < 50%: met"))
-        let metric = (record?["metricThresholds"] as? [[String: Any]])?.first { $0["threshold"] as? String == "op_ack.p99 < 1us" }
+        let metric = (record?["metricThresholds"] as? [[String: Any]])?.first {
+            $0["threshold"] as? String == "op_ack.p99 < 1us"
+        }
         #expect(metric?["met"] as? Bool == false)
     }
 
     @Test func abortOnFailStopsTheLoadOnceAThresholdIsLost() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, record) = try live("""
+        let (run, record) = try live(
+            """
             name: live-abort
             \(Self.header)
             clients: {count: 4, documents: 1, protocol: 2}
@@ -393,7 +441,8 @@ import Testing
     @Test func badScenariosAndFlagsExit64WithEveryProblem() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (run, _) = try live("""
+        let (run, _) = try live(
+            """
             name: live-bad
             mode: live
             clients: {count: 4}
@@ -407,9 +456,13 @@ import Testing
             thresholds: ["op_ack.p99 < 50", "nonsense.p99 < 5ms", "errors.rate < 1"]
             """, in: dir)
         #expect(run.status == 64, "\(run.all)")
-        for expected in ["live.duration: expected a duration", "live.load.ramp-up: missing", "live.server: expected embedded or an http(s) URL",
-                         "live.network-faults[0].duration: missing", "live.network-faults[0]: a latency fault needs ms or jitter",
-                         "live.colour: unknown key", "a latency needs a unit", "unknown metric \"nonsense.p99\"", "a rate is a percentage"] {
+        for expected in [
+            "live.duration: expected a duration", "live.load.ramp-up: missing",
+            "live.server: expected embedded or an http(s) URL",
+            "live.network-faults[0].duration: missing", "live.network-faults[0]: a latency fault needs ms or jitter",
+            "live.colour: unknown key", "a latency needs a unit", "unknown metric \"nonsense.p99\"",
+            "a rate is a percentage",
+        ] {
             #expect(run.stderr.contains(expected), "missing \(expected): \(run.stderr)")
         }
         let shard = try whalesim(["run", "live-demo", "--shard", "4/4"])

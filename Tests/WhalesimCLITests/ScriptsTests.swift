@@ -10,23 +10,33 @@ import WhalesimTesting
 /// is there to be found, so a script that reached for one would fail.
 @Suite struct ScriptsTests {
     static let root = ExternalProcess.packageRoot
-    static let testTools = ["python3", "python", "pip", "pip3", "chromium", "chromium-browser", "xmllint", "curl", "apt-get", "sudo"]
+    static let testTools = [
+        "python3", "python", "pip", "pip3", "chromium", "chromium-browser", "xmllint", "curl", "apt-get", "sudo",
+    ]
 
     /// A directory of symbolic links to `tools`, plus a logging `swift` stand-in.
     func limitedPath(_ tools: [String], dpkg: String? = nil) throws -> (bin: URL, log: URL) {
         let bin = try ExternalProcess.temporaryDirectory("limited-path")
         for tool in tools {
-            let real = try #require(ExternalProcess.which(tool) ?? ["/usr/bin/\(tool)", "/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) }, "no \(tool) on this machine")
-            try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent(tool).path, withDestinationPath: real)
+            let real = try #require(
+                ExternalProcess.which(tool)
+                    ?? ["/usr/bin/\(tool)", "/bin/\(tool)"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                "no \(tool) on this machine")
+            try FileManager.default.createSymbolicLink(
+                atPath: bin.appendingPathComponent(tool).path, withDestinationPath: real)
         }
         let log = bin.appendingPathComponent("calls.log")
         let binDirectory = ExternalProcess.whalesimBinary.deletingLastPathComponent().path
-        try executable(bin.appendingPathComponent("swift"), """
+        try executable(
+            bin.appendingPathComponent("swift"),
+            """
             #!/bin/bash
             echo "swift $*" >> '\(log.path)'
             case " $* " in *" --show-bin-path "*) echo '\(binDirectory)' ;; esac
             """)
-        if let dpkg { try executable(bin.appendingPathComponent("dpkg"), dpkg.replacingOccurrences(of: "LOG", with: log.path)) }
+        if let dpkg {
+            try executable(bin.appendingPathComponent("dpkg"), dpkg.replacingOccurrences(of: "LOG", with: log.path))
+        }
         return (bin, log)
     }
 
@@ -36,13 +46,16 @@ import WhalesimTesting
     }
 
     func run(_ script: String, _ arguments: [String], path: URL) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run(Self.root.appendingPathComponent(script).path, arguments,
-                                      environment: ["PATH": path.path, "WHALESIM_TEST_PYTHON": ""], timeout: .seconds(120))
+        try await ExternalProcess.run(
+            Self.root.appendingPathComponent(script).path, arguments,
+            environment: ["PATH": path.path, "WHALESIM_TEST_PYTHON": ""], timeout: .seconds(120))
     }
 
     @Test func scriptsWhalesimHelpRunsWithoutAnyTestPackage() async throws {
         let (bin, log) = try limitedPath(["bash", "dirname", "id", "dpkg", "dpkg-query"])
-        for tool in Self.testTools { #expect(!FileManager.default.fileExists(atPath: bin.appendingPathComponent(tool).path)) }
+        for tool in Self.testTools {
+            #expect(!FileManager.default.fileExists(atPath: bin.appendingPathComponent(tool).path))
+        }
         let output = try await run("scripts/whalesim", ["--help"], path: bin)
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         #expect(output.stdout.contains("USAGE: whalesim <subcommand>"), "\(output.stdout)")
@@ -61,9 +74,14 @@ import WhalesimTesting
         let (bin, log) = try limitedPath(["bash", "dirname", "id"], dpkg: stub)
         let output = try await run("scripts/setup", [], path: bin)
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
-        #expect(output.stdout.isEmpty && output.stderr.isEmpty, "quiet when all is there: \(output.stdout)\(output.stderr)")
+        #expect(
+            output.stdout.isEmpty && output.stderr.isEmpty, "quiet when all is there: \(output.stdout)\(output.stderr)")
         let asked = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(asked == ["dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s zlib1g-dev", "dpkg -s libsqlite3-dev", "dpkg -s libfuse3-dev", "dpkg -s fuse3"])
+        #expect(
+            asked == [
+                "dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s zlib1g-dev", "dpkg -s libsqlite3-dev",
+                "dpkg -s libfuse3-dev", "dpkg -s fuse3",
+            ])
 
         let bad = try await run("scripts/setup", ["--browser"], path: bin)
         #expect(bad.status == 64 && bad.stderr.contains("usage: scripts/setup [--tests]"), "\(bad.stderr)")

@@ -7,8 +7,10 @@ import Testing
 struct ServeCommandTests {
     /// A key file with these permissions (the key itself long enough unless given).
     static func keyFile(mode: Int, key: String = "a-signing-key-of-32-bytes-length!") -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-key-\(mode)-\(key.count)").path
-        FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: mode])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("whalesim-key-\(mode)-\(key.count)")
+            .path
+        FileManager.default.createFile(
+            atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: mode])
         try? FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         return path
     }
@@ -21,8 +23,14 @@ struct ServeCommandTests {
         (["--bcrypt-cost", "2"], "--bcrypt-cost must be between 4 and 31"),
         (["--max-message-bytes", "10"], "at least 64"),
         (["--slow-client-queue=-1"], "--slow-client-queue -1: expected a number of frames from 0 to 1000000"),
-        (["--slow-client-queue", "2000000"], "--slow-client-queue 2000000: expected a number of frames from 0 to 1000000"),
-        (["--backpressure-log", "/proc/no/such/dir/log.jsonl"], "--backpressure-log /proc/no/such/dir/log.jsonl: cannot write the file"),
+        (
+            ["--slow-client-queue", "2000000"],
+            "--slow-client-queue 2000000: expected a number of frames from 0 to 1000000"
+        ),
+        (
+            ["--backpressure-log", "/proc/no/such/dir/log.jsonl"],
+            "--backpressure-log /proc/no/such/dir/log.jsonl: cannot write the file"
+        ),
         (["--jwt-secret", "short"], "at least 16 bytes"),
         (["--jwt-secret-file", "/nonexistent/key"], "--jwt-secret-file /nonexistent/key: no such file"),
         (["--jwt-secret-file", ServeCommandTests.keyFile(mode: 0o644)], "readable by others (mode 644); chmod 600 it"),

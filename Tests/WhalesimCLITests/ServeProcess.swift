@@ -13,7 +13,8 @@ struct ServeProcess {
     init(database: String, arguments: [String] = []) throws {
         process = Process()
         process.executableURL = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim")
-        process.arguments = ["serve", "--port", "0", "--database", database, "--bcrypt-cost", "4", "--log-level", "error"] + arguments
+        process.arguments =
+            ["serve", "--port", "0", "--database", database, "--bcrypt-cost", "4", "--log-level", "error"] + arguments
         process.currentDirectoryURL = RunCommandTests.root
         let banner = Pipe()
         process.standardOutput = banner
@@ -24,7 +25,11 @@ struct ServeProcess {
             let d = banner.fileHandleForReading.availableData
             if d.isEmpty { Thread.sleep(forTimeInterval: 0.05) } else { text += String(decoding: d, as: UTF8.self) }
         }
-        guard let url = text.split(separator: "\n").first(where: { $0.hasPrefix("http: ") }).map({ String($0.dropFirst(6)) }) else {
+        guard
+            let url = text.split(separator: "\n").first(where: { $0.hasPrefix("http: ") }).map({
+                String($0.dropFirst(6))
+            })
+        else {
             process.terminate()
             throw ServeFailed(printed: text)
         }

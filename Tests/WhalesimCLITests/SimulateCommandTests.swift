@@ -9,7 +9,8 @@ import Testing
         var stderr: String
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func whalesim(_ arguments: [String]) throws -> Run {
         let process = Process()
@@ -21,7 +22,9 @@ import Testing
         try process.run()
         let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     func temporaryDirectory() throws -> URL {
@@ -39,7 +42,9 @@ import Testing
         #expect(run.stdout.contains("convergence  valid"))
         #expect(run.stdout.contains("replay: whalesim simulate convergence-smoke --seed 3"))
         let latest = reports.appendingPathComponent("convergence-smoke/latest")
-        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json"))) as? [String: Any]
+        let record =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: latest.appendingPathComponent("run.json")))
+            as? [String: Any]
         #expect(record?["schemaVersion"] as? Int == 3)
         #expect(record?["seed"] as? Int == 3)
         #expect(!FileManager.default.fileExists(atPath: latest.appendingPathComponent("history.jsonl").path))
@@ -50,7 +55,9 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: latest.appendingPathComponent(file).path), "\(file) missing")
         }
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("latest/summary.json").path))
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: reports.appendingPathComponent("latest").path).hasPrefix("convergence-smoke/"))
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: reports.appendingPathComponent("latest").path)
+                .hasPrefix("convergence-smoke/"))
     }
 
     @Test func sameSeedPrintsTheSameHistoryHash() throws {
@@ -66,7 +73,10 @@ import Testing
     @Test func aFaultExitsTwoAndPrintsTheShrunkReplayCommand() throws {
         let reports = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: reports) }
-        let run = try whalesim(["simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--report-dir", reports.path])
+        let run = try whalesim([
+            "simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--report-dir",
+            reports.path,
+        ])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("convergence  invalid"))
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -81,7 +91,10 @@ import Testing
         #expect(html.contains("Shrunk history per client"))
         #expect(html.contains(command))
         // The printed command replays a failure.
-        let replay = try whalesim(Array(command.split(separator: " ").dropFirst().map(String.init)) + ["--no-shrink", "--report-dir", reports.path])
+        let replay = try whalesim(
+            Array(command.split(separator: " ").dropFirst().map(String.init)) + [
+                "--no-shrink", "--report-dir", reports.path,
+            ])
         #expect(replay.status == 2)
     }
 
@@ -93,11 +106,16 @@ import Testing
         let dir = root.appendingPathComponent("sales team's notes")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let file = dir.appendingPathComponent("storm copy.yml")
-        try FileManager.default.copyItem(at: Self.packageRoot.appendingPathComponent("Scenarios/same-position-storm.yml"), to: file)
-        let run = try whalesim(["simulate", file.path, "--seed", "1", "--fault", "client-tie-priority", "--report-dir", root.path])
+        try FileManager.default.copyItem(
+            at: Self.packageRoot.appendingPathComponent("Scenarios/same-position-storm.yml"), to: file)
+        let run = try whalesim([
+            "simulate", file.path, "--seed", "1", "--fault", "client-tie-priority", "--report-dir", root.path,
+        ])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         let quoted = "'" + file.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        #expect(run.stdout.contains("replay: whalesim simulate \(quoted) --seed 1 --fault client-tie-priority"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("replay: whalesim simulate \(quoted) --seed 1 --fault client-tie-priority"),
+            "\(run.stdout)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         let index = try #require(lines.firstIndex { $0.hasPrefix("shrunk (") })
         let command = lines[index + 1].trimmingCharacters(in: .whitespaces)
@@ -105,7 +123,10 @@ import Testing
         let binary = Self.packageRoot.appendingPathComponent(".build/debug/whalesim").path
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "\"$0\" " + command.dropFirst("whalesim ".count) + " --no-shrink --report-dir \"$1\"", binary, root.path]
+        shell.arguments = [
+            "-c", "\"$0\" " + command.dropFirst("whalesim ".count) + " --no-shrink --report-dir \"$1\"", binary,
+            root.path,
+        ]
         shell.standardOutput = Pipe()
         shell.standardError = Pipe()
         try shell.run()
@@ -124,9 +145,13 @@ import Testing
         for arguments in [["simulate", "--seed", "3"], ["run", "--duration", "5s"]] {
             let run = try whalesim(arguments + ["--report-dir", file.path])
             #expect(run.status == 64, "\(arguments): \(run.stdout)\(run.stderr)")
-            #expect(run.stderr.contains("--report-dir \(file.path): a file, not a directory"), "\(arguments): \(run.stderr)")
+            #expect(
+                run.stderr.contains("--report-dir \(file.path): a file, not a directory"), "\(arguments): \(run.stderr)"
+            )
         }
-        let under = try whalesim(["simulate", "--seed", "3", "--report-dir", file.appendingPathComponent("reports").path])
+        let under = try whalesim([
+            "simulate", "--seed", "3", "--report-dir", file.appendingPathComponent("reports").path,
+        ])
         #expect(under.status == 64 && under.stderr.contains("cannot create it"), "\(under.stderr)")
         // The root is fine, but where the run directory goes is taken by a file.
         let root = dir.appendingPathComponent("Reports")
@@ -136,10 +161,15 @@ import Testing
         #expect(run.status == 74, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("convergence  valid"))
         #expect(run.stderr.contains("could not write the run's record"), "\(run.stderr)")
-        #expect(run.stderr.contains("exit 74: the verdict above was reached, but its record was not written"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("exit 74: the verdict above was reached, but its record was not written"),
+            "\(run.stderr)")
         // A failing verdict keeps its own code, which already fails the job.
         try "taken\n".write(to: root.appendingPathComponent("same-position-storm"), atomically: true, encoding: .utf8)
-        let failing = try whalesim(["simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--no-shrink", "--report-dir", root.path])
+        let failing = try whalesim([
+            "simulate", "same-position-storm", "--seed", "1", "--fault", "client-tie-priority", "--no-shrink",
+            "--report-dir", root.path,
+        ])
         #expect(failing.status == 2, "\(failing.stderr)")
         #expect(failing.stderr.contains("could not write the run's record"), "\(failing.stderr)")
     }
@@ -147,7 +177,10 @@ import Testing
     @Test func manySeedsReportTheLowestFailingSeed() throws {
         let reports = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: reports) }
-        let run = try whalesim(["simulate", "same-position-storm", "--seeds", "3", "--seed", "10", "--fault", "client-tie-priority", "--no-shrink", "--report-dir", reports.path])
+        let run = try whalesim([
+            "simulate", "same-position-storm", "--seeds", "3", "--seed", "10", "--fault", "client-tie-priority",
+            "--no-shrink", "--report-dir", reports.path,
+        ])
         #expect(run.status == 2)
         #expect(run.stdout.contains("3 seeds: 0 valid, 3 invalid, 0 unknown; details for seed 10"))
         #expect(!run.stdout.contains("shrunk ("))
@@ -160,7 +193,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: reports) }
         let run = try whalesim(["simulate", "convergence-smoke", "--seeds", "20", "--report-dir", reports.path])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        for k in stride(from: 2, through: 20, by: 2) { #expect(run.stdout.contains("  [\(k)/20] seed "), "\(run.stdout)") }
+        for k in stride(from: 2, through: 20, by: 2) {
+            #expect(run.stdout.contains("  [\(k)/20] seed "), "\(run.stdout)")
+        }
         #expect(!run.stderr.contains("\r") && !run.stderr.contains("seeds/s"), "\(run.stderr)")
     }
 
@@ -178,11 +213,19 @@ import Testing
     @Test func aFaultTheScenarioCannotExerciseIsInconclusive() throws {
         let reports = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: reports) }
-        let run = try whalesim(["simulate", "convergence-smoke", "--fault", "reconnect-drops-unacked", "--report-dir", reports.path])
+        let run = try whalesim([
+            "simulate", "convergence-smoke", "--fault", "reconnect-drops-unacked", "--report-dir", reports.path,
+        ])
         #expect(run.status == 3, "\(run.stdout)")
-        #expect(run.stdout.contains("inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"))
+        #expect(
+            run.stdout.contains(
+                "inconclusive: --fault reconnect-drops-unacked cannot be exercised: convergence-smoke has no reconnects"
+            ))
         let list = try whalesim(["simulate", "--list-faults"])
-        #expect(list.stdout.contains("reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, power-loss, sales-team, scripted-resend, server-restart, soak)"))
+        #expect(
+            list.stdout.contains(
+                "reconnect-drops-unacked  client throws unacknowledged edits away when it reconnects (exercised by: flaky-network, live-demo, power-loss, sales-team, scripted-resend, server-restart, soak)"
+            ))
     }
 
     @Test func badInputExits64WithEveryProblem() throws {
@@ -222,7 +265,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("tiny.yml")
-        try "name: tiny\nclients: {count: 2}\nops: 20\ncheckers: [convergence]\n".write(to: file, atomically: true, encoding: .utf8)
+        try "name: tiny\nclients: {count: 2}\nops: 20\ncheckers: [convergence]\n".write(
+            to: file, atomically: true, encoding: .utf8)
         let run = try whalesim(["simulate", file.path, "--seeds", "4", "--report-dir", dir.path])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("4 seeds: 4 valid, 0 invalid, 0 unknown"))

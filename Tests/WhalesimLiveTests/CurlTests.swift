@@ -29,7 +29,9 @@ import WhalesimLive
         // The same over HTTPS, trusting only the generated CA (certificate checked by curl).
         let secure = try await curlJSON(["--cacert", server.caFile.path, "\(server.httpsURL)/services/data/"])
         #expect(secure.status == 200)
-        let viaLocalhost = try await curlJSON(["--cacert", server.caFile.path, "https://localhost:\(server.httpsPort)/services/data/"])
+        let viaLocalhost = try await curlJSON([
+            "--cacert", server.caFile.path, "https://localhost:\(server.httpsPort)/services/data/",
+        ])
         #expect(viaLocalhost.status == 200)
 
         // OAuth password grant, form-encoded by curl.
@@ -44,21 +46,27 @@ import WhalesimLive
         let token = try #require(login.json["access_token"]?.stringValue)
 
         // A query, spaces sent as '+', trailing slash after /query.
-        let query = try await curlJSON(["-H", "Authorization: Bearer \(token)",
-                                        "\(server.httpURL)/services/data/v59.0/query/?q=SELECT+Id,+Name+FROM+Account+ORDER+BY+Name+LIMIT+2"])
+        let query = try await curlJSON([
+            "-H", "Authorization: Bearer \(token)",
+            "\(server.httpURL)/services/data/v59.0/query/?q=SELECT+Id,+Name+FROM+Account+ORDER+BY+Name+LIMIT+2",
+        ])
         #expect(query.status == 200, "\(query.text)")
         #expect(query.json["totalSize"] == 2 && query.json["done"] == true)
         #expect(query.json["records"]?[0]?["attributes"]?["type"] == "Account")
 
         // The same through curl's own encoding (-G --data-urlencode).
-        let encoded = try await curlJSON(["-G", "-H", "Authorization: Bearer \(token)", "\(server.httpURL)/services/data/v59.0/query",
-                                          "--data-urlencode", "q=SELECT COUNT() FROM Account"])
+        let encoded = try await curlJSON([
+            "-G", "-H", "Authorization: Bearer \(token)", "\(server.httpURL)/services/data/v59.0/query",
+            "--data-urlencode", "q=SELECT COUNT() FROM Account",
+        ])
         #expect(encoded.status == 200)
         #expect(encoded.json["totalSize"] == .int(try Live.loadSmallOrg().records(of: "Account").count))
 
         // A malformed query: 400 and the error array.
-        let bad = try await curlJSON(["-H", "Authorization: Bearer \(token)",
-                                      "\(server.httpURL)/services/data/v59.0/query?q=SELECT+Id+FORM+Account"])
+        let bad = try await curlJSON([
+            "-H", "Authorization: Bearer \(token)",
+            "\(server.httpURL)/services/data/v59.0/query?q=SELECT+Id+FORM+Account",
+        ])
         #expect(bad.status == 400)
         #expect(bad.json[0]?["errorCode"] == "MALFORMED_QUERY")
         #expect(bad.json[0]?["message"]?.stringValue?.isEmpty == false)

@@ -15,9 +15,12 @@ enum Live {
     static let admin = (username: "admin@whaler.test", password: "whaler123", token: "TOKEN123")
 
     typealias Output = ExternalProcess.Output
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Duration = .seconds(120), whileRunning: (@Sendable () async -> Void)? = nil) async throws -> Output {
-        try await ExternalProcess.run(executable, arguments, environment: environment, timeout: timeout, whileRunning: whileRunning)
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(120), whileRunning: (@Sendable () async -> Void)? = nil
+    ) async throws -> Output {
+        try await ExternalProcess.run(
+            executable, arguments, environment: environment, timeout: timeout, whileRunning: whileRunning)
     }
     static func python3() -> String? { ExternalProcess.python3() }
     static func temporaryDirectory(_ name: String) throws -> URL { try ExternalProcess.temporaryDirectory(name) }

@@ -7,10 +7,18 @@ import WhalesimLive
 @Suite(.serialized) struct ServerLifecycleTests {
     /// A one-object org built in code (these tests do not need fixture contents).
     static func tinyOrg() -> Org {
-        Org(settings: OrgSettings(orgId: "00D000000000009AAA", name: "Tiny", now: Date(timeIntervalSince1970: 1_700_000_000),
-                                  timeZone: "UTC"),
-            schemas: [ObjectSchema(name: "Account", keyPrefix: "001", fields: [FieldSchema(name: "Name", type: .string, nillable: false)])],
-            credentials: [Credential(username: "u@tiny.test", password: "p", securityToken: "T", userId: "005000000000001AAA")])
+        Org(
+            settings: OrgSettings(
+                orgId: "00D000000000009AAA", name: "Tiny", now: Date(timeIntervalSince1970: 1_700_000_000),
+                timeZone: "UTC"),
+            schemas: [
+                ObjectSchema(
+                    name: "Account", keyPrefix: "001",
+                    fields: [FieldSchema(name: "Name", type: .string, nillable: false)])
+            ],
+            credentials: [
+                Credential(username: "u@tiny.test", password: "p", securityToken: "T", userId: "005000000000001AAA")
+            ])
     }
 
     @Test func bindsTwoPortsAndWritesThePEMCA() async throws {
@@ -21,7 +29,8 @@ import WhalesimLive
         #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
         #expect(server.httpURL == "http://127.0.0.1:\(server.httpPort)")
         #expect(server.httpsURL == "https://127.0.0.1:\(server.httpsPort)")
-        let (status, body) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { connection in
+        let (status, body) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
+            connection in
             // Keep-alive: two requests on one connection.
             _ = try await connection.get("/services/data/")
             return try await connection.get("/services/data/")
@@ -31,7 +40,9 @@ import WhalesimLive
         await server.stop()
         // Stopped: connecting fails. A CA file the caller named is the caller's: it stays.
         await #expect(throws: (any Error).self) {
-            try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { try await $0.get("/services/data/") }
+            try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
+                try await $0.get("/services/data/")
+            }
         }
         #expect(FileManager.default.fileExists(atPath: caFile.path))
     }
@@ -50,7 +61,9 @@ import WhalesimLive
         let config = FakeSalesforceConfig(endpoints: [.versions: EndpointBehaviour(latency: .fixed(150))])
         let server = try await FakeSalesforceServer.start(org: Self.tinyOrg(), config: config)
         let started = ContinuousClock.now
-        let (status, _) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) { try await $0.get("/services/data/") }
+        let (status, _) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
+            try await $0.get("/services/data/")
+        }
         #expect(status == 200)
         #expect(ContinuousClock.now - started >= .milliseconds(150))
         await server.stop()
@@ -68,10 +81,13 @@ import WhalesimLive
         let server = try await FakeSalesforceServer.start(org: Self.tinyOrg())
         let body = APISoap.body(username: "u@tiny.test", password: "pT")
         let (status, response) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
-            try await $0.request(.POST, "/services/Soap/u/59.0", headers: [("Content-Type", "text/xml"), ("SOAPAction", "login")], body: Array(body.utf8))
+            try await $0.request(
+                .POST, "/services/Soap/u/59.0", headers: [("Content-Type", "text/xml"), ("SOAPAction", "login")],
+                body: Array(body.utf8))
         }
         #expect(status == 200)
-        #expect(String(buffer: response).contains("<serverUrl>http://127.0.0.1:\(server.httpPort)/services/Soap/u/59.0/"))
+        #expect(
+            String(buffer: response).contains("<serverUrl>http://127.0.0.1:\(server.httpPort)/services/Soap/u/59.0/"))
         await server.stop()
     }
 }

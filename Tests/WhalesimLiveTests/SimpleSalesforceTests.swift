@@ -13,13 +13,16 @@ import WhalesimTesting
     @Test func simpleSalesforceEndToEnd() async throws {
         let python = try #require(Live.python3(), "python3 is missing: install Python 3, then \(Self.installHint)")
         let probe = try await Live.run(python, ["-c", "import simple_salesforce"], timeout: .seconds(60))
-        try #require(probe.status == 0, "simple_salesforce is not importable by \(python) (\(probe.stderr.suffix(200))): run \(Self.installHint)")
+        try #require(
+            probe.status == 0,
+            "simple_salesforce is not importable by \(python) (\(probe.stderr.suffix(200))): run \(Self.installHint)")
 
         // The small fixture plus enough accounts for more than five pages of 200.
         let org = try Live.loadSmallOrg()
         let owner = try #require(org.credential(username: Live.admin.username)?.userId)
         for i in 0..<Self.bulkCount {
-            try org.insert(type: "Account", fields: [("Name", .string("Bulk \(String(1000 + i))")), ("OwnerId", .string(owner))])
+            try org.insert(
+                type: "Account", fields: [("Name", .string("Bulk \(String(1000 + i))")), ("OwnerId", .string(owner))])
         }
         let server = try await FakeSalesforceServer.start(org: org)
         let handshake = try Live.temporaryDirectory("simple-salesforce")
@@ -28,8 +31,12 @@ import WhalesimTesting
         let script = Live.packageRoot.appendingPathComponent("Tests/External/simple_salesforce_check.py").path
         let output = try await Live.run(
             python,
-            [script, "--port", String(server.httpsPort), "--username", Live.admin.username, "--password", Live.admin.password,
-             "--token", Live.admin.token, "--handshake-dir", handshake.path, "--bulk-prefix", "Bulk", "--bulk-count", String(Self.bulkCount)],
+            [
+                script, "--port", String(server.httpsPort), "--username", Live.admin.username, "--password",
+                Live.admin.password,
+                "--token", Live.admin.token, "--handshake-dir", handshake.path, "--bulk-prefix", "Bulk", "--bulk-count",
+                String(Self.bulkCount),
+            ],
             environment: ["REQUESTS_CA_BUNDLE": server.caFile.path],
             timeout: .seconds(180),
             whileRunning: {
@@ -47,8 +54,11 @@ import WhalesimTesting
         let transcript = "exit \(output.status)\nstdout:\n\(output.stdout)\nstderr:\n\(output.stderr.suffix(3000))"
         #expect(output.status == 0, "\(transcript)")
         #expect(output.stdout.contains("ALL OK"), "\(transcript)")
-        for check in ["ok bad-login", "ok login", "ok query ", "ok query_all", "ok describe", "ok crud", "ok audit", "ok expired-session relogin",
-                      "ok revoke relogin", "ok malformed MALFORMED_QUERY", "ok invalid-field"] {
+        for check in [
+            "ok bad-login", "ok login", "ok query ", "ok query_all", "ok describe", "ok crud", "ok audit",
+            "ok expired-session relogin",
+            "ok revoke relogin", "ok malformed MALFORMED_QUERY", "ok invalid-field",
+        ] {
             #expect(output.stdout.contains(check), "missing '\(check)' in \(transcript)")
         }
         #expect(expired.value == true, "the session the script reported was not live when expired")

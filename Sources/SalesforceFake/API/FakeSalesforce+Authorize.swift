@@ -32,23 +32,33 @@ extension FakeSalesforce {
         switch responseType {
         case "token":
             guard let credential else {
-                return Self.redirect(redirect, fragment: true, [("error", "access_denied"), ("error_description", "end-user denied authorization")], state: state)
+                return Self.redirect(
+                    redirect, fragment: true,
+                    [("error", "access_denied"), ("error_description", "end-user denied authorization")], state: state)
             }
             let fields = tokenFields(credential, app: app, baseURL: baseURL(for: request), withRefreshToken: true)
             return Self.redirect(redirect, fragment: true, fields, state: state)
         case "code":
             guard let credential else {
-                return Self.redirect(redirect, fragment: false, [("error", "access_denied"), ("error_description", "end-user denied authorization")], state: state)
+                return Self.redirect(
+                    redirect, fragment: false,
+                    [("error", "access_denied"), ("error_description", "end-user denied authorization")], state: state)
             }
             let code = self.state.withLock { s -> String in
-                var rng = SplitMix64(seed: config.seed ^ FaultPlan.fnv1a("code:" + credential.username) &+ UInt64(s.authorizationCodes.count + s.tokensIssued))
+                var rng = SplitMix64(
+                    seed: config.seed ^ FaultPlan.fnv1a("code:" + credential.username)
+                        &+ UInt64(s.authorizationCodes.count + s.tokensIssued))
                 let code = "aPrx" + Self.hex(rng.next()) + Self.hex(rng.next())
-                s.authorizationCodes[code] = AuthorizationCode(username: credential.username, clientId: app.clientId, redirectURI: redirect)
+                s.authorizationCodes[code] = AuthorizationCode(
+                    username: credential.username, clientId: app.clientId, redirectURI: redirect)
                 return code
             }
             return Self.redirect(redirect, fragment: false, [("code", code)], state: state)
         default:
-            return Self.redirect(redirect, fragment: false, [("error", "unsupported_response_type"), ("error_description", "response type not supported")], state: state)
+            return Self.redirect(
+                redirect, fragment: false,
+                [("error", "unsupported_response_type"), ("error_description", "response type not supported")],
+                state: state)
         }
     }
 
@@ -58,6 +68,11 @@ extension FakeSalesforce {
         if let state { all.append(("state", state)) }
         let encoded = all.map { "\($0.0)=\(QueryString.encode($0.1))" }.joined(separator: "&")
         let separator = fragment ? "#" : (base.contains("?") ? "&" : "?")
-        return SFResponse(status: 302, headers: [("Location", base + separator + encoded), ("Cache-Control", "no-cache,must-revalidate,max-age=0,no-store,private")])
+        return SFResponse(
+            status: 302,
+            headers: [
+                ("Location", base + separator + encoded),
+                ("Cache-Control", "no-cache,must-revalidate,max-age=0,no-store,private"),
+            ])
     }
 }

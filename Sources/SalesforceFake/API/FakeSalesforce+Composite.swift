@@ -14,13 +14,16 @@ extension FakeSalesforce {
             return .error(400, "INVALID_INPUT", "The compositeRequest array is required")
         }
         guard !subrequests.isEmpty, subrequests.count <= 25 else {
-            return .error(400, "INVALID_INPUT", "A composite request must have between 1 and 25 subrequests, not \(subrequests.count)")
+            return .error(
+                400, "INVALID_INPUT",
+                "A composite request must have between 1 and 25 subrequests, not \(subrequests.count)")
         }
         let allOrNone = body["allOrNone"]?.boolValue ?? false
         var parsed: [(method: String, url: String, referenceId: String, body: JSONValue?)] = []
         for (i, sub) in subrequests.enumerated() {
             guard let method = sub["method"]?.stringValue, let url = sub["url"]?.stringValue,
-                  let ref = sub["referenceId"]?.stringValue, !ref.isEmpty else {
+                let ref = sub["referenceId"]?.stringValue, !ref.isEmpty
+            else {
                 return .error(400, "INVALID_INPUT", "Subrequest \(i) needs method, url and referenceId")
             }
             guard url.hasPrefix("/services/data/v") else {
@@ -45,16 +48,28 @@ extension FakeSalesforce {
                 url = try Self.substitute(sub.url, succeeded)
                 subBody = try sub.body.map { try Self.substitute($0, succeeded) }
             } catch {
-                results.append((sub.referenceId, 400, .array([.object([("errorCode", "PROCESSING_HALTED"), ("message", .string((error as? ReferenceError)?.message ?? "\(error)"))])]), []))
+                results.append(
+                    (
+                        sub.referenceId, 400,
+                        .array([
+                            .object([
+                                ("errorCode", "PROCESSING_HALTED"),
+                                ("message", .string((error as? ReferenceError)?.message ?? "\(error)")),
+                            ])
+                        ]), []
+                    ))
                 failed = true
                 continue
             }
-            var inner = SFRequest(method: sub.method, target: url, headers: request.headers,
-                                  body: subBody.map { Array($0.serialized().utf8) } ?? [])
+            var inner = SFRequest(
+                method: sub.method, target: url, headers: request.headers,
+                body: subBody.map { Array($0.serialized().utf8) } ?? [])
             inner.baseURL = request.baseURL
             var outcome = Outcome()
             let response = dispatch(Route(inner), inner, session: session, outcome: &outcome)
-            let parsedBody = response.body.isEmpty ? JSONValue.null : ((try? JSONValue.parse(response.body)) ?? .string(response.bodyText))
+            let parsedBody =
+                response.body.isEmpty
+                ? JSONValue.null : ((try? JSONValue.parse(response.body)) ?? .string(response.bodyText))
             var headers: [(String, String)] = []
             if response.status == 201, let id = parsedBody["id"]?.stringValue {
                 headers.append(("Location", url.split(separator: "?").first.map { String($0) + "/" + id } ?? id))
@@ -78,10 +93,12 @@ extension FakeSalesforce {
         return .json(200, .object([("compositeResponse", .array(items))]))
     }
 
-    static let processingHalted: JSONValue = .array([.object([
-        ("errorCode", "PROCESSING_HALTED"),
-        ("message", "The transaction was rolled back since another operation in the same transaction failed."),
-    ])])
+    static let processingHalted: JSONValue = .array([
+        .object([
+            ("errorCode", "PROCESSING_HALTED"),
+            ("message", "The transaction was rolled back since another operation in the same transaction failed."),
+        ])
+    ])
 
     struct ReferenceError: Error { var message: String }
 
@@ -136,24 +153,31 @@ extension FakeSalesforce {
         var parts = expression.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let ref = parts.removeFirst()
         guard var current = responses[ref] else {
-            throw ReferenceError(message: "Invalid reference specified. No value for \(expression) found in \(ref). Provided referenceId ('\(ref)') must start with a letter and be the referenceId of an earlier subrequest that succeeded.")
+            throw ReferenceError(
+                message:
+                    "Invalid reference specified. No value for \(expression) found in \(ref). Provided referenceId ('\(ref)') must start with a letter and be the referenceId of an earlier subrequest that succeeded."
+            )
         }
         for part in parts {
             var key = Substring(part)
             var indexes: [Int] = []
-            while key.hasSuffix("]"), let open = key.lastIndex(of: "["), let n = Int(key[key.index(after: open)..<key.index(before: key.endIndex)]) {
+            while key.hasSuffix("]"), let open = key.lastIndex(of: "["),
+                let n = Int(key[key.index(after: open)..<key.index(before: key.endIndex)])
+            {
                 indexes.insert(n, at: 0)
                 key = key[..<open]
             }
             if !key.isEmpty {
                 guard let next = current[String(key)] else {
-                    throw ReferenceError(message: "Invalid reference specified. No value for \(expression) found in \(ref).")
+                    throw ReferenceError(
+                        message: "Invalid reference specified. No value for \(expression) found in \(ref).")
                 }
                 current = next
             }
             for n in indexes {
                 guard let next = current[n] else {
-                    throw ReferenceError(message: "Invalid reference specified. No value for \(expression) found in \(ref).")
+                    throw ReferenceError(
+                        message: "Invalid reference specified. No value for \(expression) found in \(ref).")
                 }
                 current = next
             }

@@ -11,7 +11,11 @@ extension FakeSalesforce {
     /// `GET /sobjects/{Type}`: basic info plus (always empty) recent items.
     func sobjectInfo(type: String, version: String) -> SFResponse {
         guard let schema = org.schema(named: type) else { return Self.unsupportedType(type) }
-        return .json(200, .object([("objectDescribe", .object(Self.basicDescribe(schema, version: version))), ("recentItems", .array([]))]))
+        return .json(
+            200,
+            .object([
+                ("objectDescribe", .object(Self.basicDescribe(schema, version: version))), ("recentItems", .array([])),
+            ]))
     }
 
     /// `GET /sobjects/{Type}/describe`: generated from the schema file.
@@ -29,15 +33,19 @@ extension FakeSalesforce {
         pairs.append(contentsOf: extra)
         let base = "/services/data/v\(version)/sobjects/\(schema.name)"
         pairs.removeAll { $0.0 == "urls" }
-        pairs.append(("urls", .object([
-            ("compactLayouts", .string(base + "/describe/compactLayouts")),
-            ("rowTemplate", .string(base + "/{ID}")),
-            ("approvalLayouts", .string(base + "/describe/approvalLayouts")),
-            ("describe", .string(base + "/describe")),
-            ("quickActions", .string(base + "/quickActions")),
-            ("layouts", .string(base + "/describe/layouts")),
-            ("sobject", .string(base)),
-        ])))
+        pairs.append(
+            (
+                "urls",
+                .object([
+                    ("compactLayouts", .string(base + "/describe/compactLayouts")),
+                    ("rowTemplate", .string(base + "/{ID}")),
+                    ("approvalLayouts", .string(base + "/describe/approvalLayouts")),
+                    ("describe", .string(base + "/describe")),
+                    ("quickActions", .string(base + "/quickActions")),
+                    ("layouts", .string(base + "/describe/layouts")),
+                    ("sobject", .string(base)),
+                ])
+            ))
         return .object(pairs.sorted { $0.0 < $1.0 })
     }
 
@@ -53,10 +61,13 @@ extension FakeSalesforce {
             ("mruEnabled", true), ("name", .string(schema.name)), ("queryable", true), ("replicateable", true),
             ("retrieveable", true), ("searchable", true), ("triggerable", true), ("undeletable", true),
             ("updateable", true),
-            ("urls", .object([
-                ("rowTemplate", .string(base + "/{ID}")), ("describe", .string(base + "/describe")),
-                ("sobject", .string(base)),
-            ])),
+            (
+                "urls",
+                .object([
+                    ("rowTemplate", .string(base + "/{ID}")), ("describe", .string(base + "/describe")),
+                    ("sobject", .string(base)),
+                ])
+            ),
         ]
     }
 
@@ -72,15 +83,22 @@ extension FakeSalesforce {
     static func describe(_ field: FieldSchema) -> JSONValue {
         let type = field.type
         let textual = type.isText && type != .id && type != .reference
-        let length = textual ? (field.length > 0 ? field.length : (type == .textarea ? 32768 : 255)) : (type == .id || type == .reference ? 18 : 0)
-        let (precision, scale, digits): (Int, Int, Int) = switch type {
-        case .int: (0, 0, 9)
-        case .double, .currency: (18, 2, 0)
-        case .percent: (5, 2, 0)
-        default: (0, 0, 0)
-        }
+        let length =
+            textual
+            ? (field.length > 0 ? field.length : (type == .textarea ? 32768 : 255))
+            : (type == .id || type == .reference ? 18 : 0)
+        let (precision, scale, digits): (Int, Int, Int) =
+            switch type {
+            case .int: (0, 0, 9)
+            case .double, .currency: (18, 2, 0)
+            case .percent: (5, 2, 0)
+            default: (0, 0, 0)
+            }
         let picklist: [JSONValue] = field.picklistValues.map { value in
-            .object([("active", true), ("defaultValue", false), ("label", .string(value)), ("validFor", .null), ("value", .string(value))])
+            .object([
+                ("active", true), ("defaultValue", false), ("label", .string(value)), ("validFor", .null),
+                ("value", .string(value)),
+            ])
         }
         let pairs: [(String, JSONValue)] = [
             ("aggregatable", .bool(type != .textarea && type != .multipicklist)),
@@ -92,7 +110,15 @@ extension FakeSalesforce {
             ("createable", .bool(field.createable && !field.calculated)),
             ("custom", .bool(field.custom)),
             ("defaultValue", .null),
-            ("defaultedOnCreate", .bool(type == .boolean || type == .id || ["CreatedById", "CreatedDate", "LastModifiedById", "LastModifiedDate", "OwnerId", "SystemModstamp"].contains(field.name))),
+            (
+                "defaultedOnCreate",
+                .bool(
+                    type == .boolean || type == .id
+                        || [
+                            "CreatedById", "CreatedDate", "LastModifiedById", "LastModifiedDate", "OwnerId",
+                            "SystemModstamp",
+                        ].contains(field.name))
+            ),
             ("dependentPicklist", false),
             ("digits", .int(digits)),
             ("externalId", false),

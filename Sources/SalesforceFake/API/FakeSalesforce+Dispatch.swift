@@ -28,7 +28,8 @@ extension FakeSalesforce {
         }
         // REST resources: version first (an unknown version is an unknown resource), then the session.
         guard let version = route.version, org.settings.supportsVersion(version),
-              Double(version).map({ $0 >= 37 }) ?? false else { return .notFound }
+            Double(version).map({ $0 >= 37 }) ?? false
+        else { return .notFound }
         guard let session else { return .invalidSession }
         outcome.client = session.username
         switch route {
@@ -56,7 +57,9 @@ extension FakeSalesforce {
             return .json(200, describe(schema, version: version))
         case .record(_, let type, let id):
             switch method {
-            case "GET": return readRecord(type: type, id: id, fields: request.queryParameters["fields"], version: version, outcome: &outcome)
+            case "GET":
+                return readRecord(
+                    type: type, id: id, fields: request.queryParameters["fields"], version: version, outcome: &outcome)
             case "PATCH": return update(type: type, id: id, body: request.body, session: session)
             case "DELETE": return delete(type: type, id: id)
             default: return Self.methodNotAllowed(method, allowed: "GET,HEAD,PATCH,DELETE")
@@ -94,7 +97,10 @@ extension FakeSalesforce {
     /// `GET /services/data/`: every version the org serves, oldest first.
     func versions(baseURL: String) -> SFResponse {
         let list = org.settings.apiVersions.filter { (Double($0) ?? 0) >= 37 }.map { v -> JSONValue in
-            .object([("label", .string(Self.releaseLabel(v))), ("url", .string("/services/data/v\(v)")), ("version", .string(v))])
+            .object([
+                ("label", .string(Self.releaseLabel(v))), ("url", .string("/services/data/v\(v)")),
+                ("version", .string(v)),
+            ])
         }
         return .json(200, .array(list))
     }
@@ -121,15 +127,19 @@ extension FakeSalesforce {
     func limits() -> SFResponse {
         let used = requestsServed
         let max = config.dailyApiRequestsMax
-        func pair(_ m: Int, _ remaining: Int) -> JSONValue { .object([("Max", .int(m)), ("Remaining", .int(remaining))]) }
-        return .json(200, .object([
-            ("ConcurrentAsyncGetReportInstances", pair(200, 200)),
-            ("DailyApiRequests", pair(max, Swift.max(0, max - used))),
-            ("DailyAsyncApexExecutions", pair(250_000, 250_000)),
-            ("DailyBulkApiBatches", pair(15_000, 15_000)),
-            ("DataStorageMB", pair(5, 5)),
-            ("FileStorageMB", pair(20, 20)),
-            ("SingleEmail", pair(15, 15)),
-        ]))
+        func pair(_ m: Int, _ remaining: Int) -> JSONValue {
+            .object([("Max", .int(m)), ("Remaining", .int(remaining))])
+        }
+        return .json(
+            200,
+            .object([
+                ("ConcurrentAsyncGetReportInstances", pair(200, 200)),
+                ("DailyApiRequests", pair(max, Swift.max(0, max - used))),
+                ("DailyAsyncApexExecutions", pair(250_000, 250_000)),
+                ("DailyBulkApiBatches", pair(15_000, 15_000)),
+                ("DataStorageMB", pair(5, 5)),
+                ("FileStorageMB", pair(20, 20)),
+                ("SingleEmail", pair(15, 15)),
+            ]))
     }
 }

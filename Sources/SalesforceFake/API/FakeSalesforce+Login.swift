@@ -6,8 +6,11 @@ extension FakeSalesforce {
     func soapLogin(_ request: SFRequest, outcome: inout Outcome) -> SFResponse {
         let body = request.bodyText
         guard body.contains("login"), let username = SOAPLogin.element("username", in: body),
-              let password = SOAPLogin.element("password", in: body) else {
-            return .xml(500, SOAPLogin.clientFault("Element {urn:partner.soap.sforce.com}login expected with username and password"))
+            let password = SOAPLogin.element("password", in: body)
+        else {
+            return .xml(
+                500,
+                SOAPLogin.clientFault("Element {urn:partner.soap.sforce.com}login expected with username and password"))
         }
         outcome.client = "login:" + username
         guard let credential = org.credential(username: username), credential.accepts(password: password) else {
@@ -33,7 +36,8 @@ extension FakeSalesforce {
         ]
         let xml = SOAPLogin.success(
             sessionId: session.token, serverURL: "\(base)/services/Soap/u/\(version)/\(orgId)",
-            metadataServerURL: "\(base)/services/Soap/m/\(version)/\(orgId)", userId: credential.userId, userInfo: userInfo)
+            metadataServerURL: "\(base)/services/Soap/m/\(version)/\(orgId)", userId: credential.userId,
+            userInfo: userInfo)
         return .xml(200, xml)
     }
 
@@ -44,10 +48,13 @@ extension FakeSalesforce {
         state.withLock { s in
             let count = s.logins[credential.username.lowercased(), default: 0]
             s.logins[credential.username.lowercased()] = count + 1
-            var rng = SplitMix64(seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count) &* 0x9E37_79B9_7F4A_7C15)
+            var rng = SplitMix64(
+                seed: config.seed ^ FaultPlan.fnv1a("session:" + credential.username.lowercased()) &+ UInt64(count)
+                    &* 0x9E37_79B9_7F4A_7C15)
             var token = String(org.settings.orgId.prefix(15)) + "!AQ"
             for _ in 0..<4 { token += Self.hex(rng.next()) }
-            let session = SFSession(token: token, username: credential.username, userId: credential.userId, clientId: clientId)
+            let session = SFSession(
+                token: token, username: credential.username, userId: credential.userId, clientId: clientId)
             s.sessions[token] = session
             return session
         }

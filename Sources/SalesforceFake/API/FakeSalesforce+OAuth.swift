@@ -30,14 +30,16 @@ extension FakeSalesforce {
             guard secret != nil else { return Self.oauthError(400, "invalid_client", "invalid client credentials") }
             outcome.client = "oauth:" + (form["username"] ?? "")
             guard let username = form["username"], let password = form["password"],
-                  let credential = org.credential(username: username), credential.accepts(password: password) else {
+                let credential = org.credential(username: username), credential.accepts(password: password)
+            else {
                 return Self.oauthError(400, "invalid_grant", "authentication failure")
             }
             return tokenResponse(credential, app: app, baseURL: baseURL, withRefreshToken: true)
         case "refresh_token":
             guard let refresh = form["refresh_token"],
-                  let grant = state.withLock({ $0.refreshTokens[refresh] }), grant.clientId == app.clientId,
-                  let credential = org.credential(username: grant.username) else {
+                let grant = state.withLock({ $0.refreshTokens[refresh] }), grant.clientId == app.clientId,
+                let credential = org.credential(username: grant.username)
+            else {
                 return Self.oauthError(400, "invalid_grant", "expired access/refresh token")
             }
             outcome.client = "oauth:" + credential.username
@@ -51,9 +53,11 @@ extension FakeSalesforce {
             return tokenResponse(credential, app: app, baseURL: baseURL, withRefreshToken: false)
         case "authorization_code":
             guard let code = form["code"],
-                  let granted = state.withLock({ $0.authorizationCodes.removeValue(forKey: code) }),
-                  granted.clientId == app.clientId, form["redirect_uri"] == nil || form["redirect_uri"] == granted.redirectURI,
-                  let credential = org.credential(username: granted.username) else {
+                let granted = state.withLock({ $0.authorizationCodes.removeValue(forKey: code) }),
+                granted.clientId == app.clientId,
+                form["redirect_uri"] == nil || form["redirect_uri"] == granted.redirectURI,
+                let credential = org.credential(username: granted.username)
+            else {
                 return Self.oauthError(400, "invalid_grant", "invalid authorization code")
             }
             outcome.client = "oauth:" + credential.username
@@ -76,7 +80,9 @@ extension FakeSalesforce {
     }
 
     /// The fields of a token response, in Salesforce's order.
-    func tokenFields(_ credential: Credential, app: ConnectedApp, baseURL: String, withRefreshToken: Bool) -> [(String, String)] {
+    func tokenFields(_ credential: Credential, app: ConnectedApp, baseURL: String, withRefreshToken: Bool) -> [(
+        String, String
+    )] {
         let session = openSession(credential, clientId: app.clientId)
         let issuedAt = state.withLock { s -> Int64 in
             s.tokensIssued += 1
@@ -105,7 +111,9 @@ extension FakeSalesforce {
         return fields
     }
 
-    func tokenResponse(_ credential: Credential, app: ConnectedApp, baseURL: String, withRefreshToken: Bool) -> SFResponse {
+    func tokenResponse(_ credential: Credential, app: ConnectedApp, baseURL: String, withRefreshToken: Bool)
+        -> SFResponse
+    {
         let fields = tokenFields(credential, app: app, baseURL: baseURL, withRefreshToken: withRefreshToken)
         return .json(200, .object(fields.map { ($0.0, .string($0.1)) }))
     }
@@ -113,7 +121,8 @@ extension FakeSalesforce {
     /// Base64 of HMAC-SHA256 over `id + issued_at`, keyed with the consumer secret; clients verify
     /// token responses with it.
     public static func signature(id: String, issuedAt: String, secret: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data((id + issuedAt).utf8), using: SymmetricKey(data: Data(secret.utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data((id + issuedAt).utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return Data(mac).base64EncodedString()
     }
 
@@ -124,8 +133,9 @@ extension FakeSalesforce {
     /// `Authorization: Basic base64(id:secret)`.
     static func basicCredentials(_ request: SFRequest) -> (id: String, secret: String)? {
         guard let value = request.header("Authorization"), value.lowercased().hasPrefix("basic "),
-              let data = Data(base64Encoded: String(value.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+            let data = Data(base64Encoded: String(value.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 

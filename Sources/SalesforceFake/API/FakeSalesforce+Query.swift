@@ -3,15 +3,18 @@ import Foundation
 extension FakeSalesforce {
     /// `GET /query?q=` and `/queryAll?q=`: runs the SOQL, serves the first page and keeps the rest
     /// behind a locator when there is more than one page.
-    func query(_ request: SFRequest, version: String, includeDeleted: Bool, session: SFSession,
-               outcome: inout Outcome) -> SFResponse {
+    func query(
+        _ request: SFRequest, version: String, includeDeleted: Bool, session: SFSession,
+        outcome: inout Outcome
+    ) -> SFResponse {
         guard let soql = request.queryParameters["q"], !soql.trimmingCharacters(in: .whitespaces).isEmpty else {
             return .error(400, "MALFORMED_QUERY", "A query string has to be specified")
         }
         outcome.soql = soql
         let result: SOQLResult
-        let key = QueryResultCache.Key(soql: soql, version: version, includeDeleted: includeDeleted,
-                                       generation: org.writeGeneration(rollbacks: state.withLock { $0.rollbacks }))
+        let key = QueryResultCache.Key(
+            soql: soql, version: version, includeDeleted: includeDeleted,
+            generation: org.writeGeneration(rollbacks: state.withLock { $0.rollbacks }))
         if let cached = state.withLock({ $0.results.lookup(key) }) {
             if let page = cached.page {
                 outcome.rows = cached.result.records.count
@@ -27,7 +30,8 @@ extension FakeSalesforce {
                 return Self.response(for: error)
             }
             // Small answers fit in any page size: keep their serialized page too.
-            let page = result.records.count <= 200
+            let page =
+                result.records.count <= 200
                 ? Array(Self.page(totalSize: result.totalSize, rows: result.records[...], next: nil).utf8) : nil
             state.withLock { $0.results.store(.init(result: result, page: page), for: key) }
         }
@@ -46,7 +50,8 @@ extension FakeSalesforce {
     /// `GET /query/<locator>`: the page starting at the locator's offset.
     func queryMore(locator: String, version: String, all: Bool, outcome: inout Outcome) -> SFResponse {
         guard let (id, offset) = QueryCursorStore.parse(locator),
-              let cursor = state.withLock({ $0.cursors.cursor(id) }), offset <= cursor.rows.count else {
+            let cursor = state.withLock({ $0.cursors.cursor(id) }), offset <= cursor.rows.count
+        else {
             return .error(400, "INVALID_QUERY_LOCATOR", "invalid query locator")
         }
         let end = min(cursor.rows.count, offset + cursor.pageSize)

@@ -11,7 +11,10 @@ extension FakeSalesforce {
         var pairs: [(String, JSONValue)] = [("attributes", record.attributes(apiVersion: version))]
         for name in fields.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             guard let position = schema.layout.position(of: name) else {
-                return .error(400, "INVALID_FIELD", "No such column '\(name)' on entity '\(schema.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.")
+                return .error(
+                    400, "INVALID_FIELD",
+                    "No such column '\(name)' on entity '\(schema.name)'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names."
+                )
             }
             pairs.append((schema.layout.names[position], record.values[position]))
         }
@@ -29,7 +32,8 @@ extension FakeSalesforce {
         case .failure(let failure): return failure.response
         }
         let user = org.record(id: session.userId) != nil ? session.userId : nil
-        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }), let user {
+        if schema.field(named: "OwnerId") != nil, !fields.contains(where: { $0.0.lowercased() == "ownerid" }), let user
+        {
             fields.append(("OwnerId", .string(user)))
         }
         do {
@@ -49,7 +53,9 @@ extension FakeSalesforce {
         case .failure(let failure): return failure.response
         }
         do {
-            try org.update(type: schema.name, id: id, fields: fields, user: org.record(id: session.userId) != nil ? session.userId : nil)
+            try org.update(
+                type: schema.name, id: id, fields: fields,
+                user: org.record(id: session.userId) != nil ? session.userId : nil)
             return .noContent
         } catch {
             return Self.response(for: error)
@@ -71,10 +77,13 @@ extension FakeSalesforce {
     static func recordFields(_ body: [UInt8]) -> Result<[(String, JSONValue)], ResponseError> {
         let value: JSONValue
         do { value = try JSONValue.parse(body) } catch {
-            return .failure(ResponseError(.error(400, "JSON_PARSER_ERROR", "Unexpected character or end of input: \(error)")))
+            return .failure(
+                ResponseError(.error(400, "JSON_PARSER_ERROR", "Unexpected character or end of input: \(error)")))
         }
         guard case .object(let pairs) = value else {
-            return .failure(ResponseError(.error(400, "JSON_PARSER_ERROR", "Cannot deserialize instance of SObject from a non-object value")))
+            return .failure(
+                ResponseError(
+                    .error(400, "JSON_PARSER_ERROR", "Cannot deserialize instance of SObject from a non-object value")))
         }
         return .success(pairs.filter { $0.0 != "attributes" })
     }

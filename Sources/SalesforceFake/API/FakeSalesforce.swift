@@ -22,16 +22,20 @@ public final class FakeSalesforce: Sendable {
     public let defaultBaseURL: String
     let state: Locked<APIState>
 
-    public init(org: Org, config: FakeSalesforceConfig = FakeSalesforceConfig(),
-                connectedApps: [ConnectedApp] = ConnectedApp.defaults,
-                defaultBaseURL: String = "https://127.0.0.1") {
+    public init(
+        org: Org, config: FakeSalesforceConfig = FakeSalesforceConfig(),
+        connectedApps: [ConnectedApp] = ConnectedApp.defaults,
+        defaultBaseURL: String = "https://127.0.0.1"
+    ) {
         self.org = org
         self.config = config
         self.connectedApps = connectedApps
         self.defaultBaseURL = defaultBaseURL
-        state = Locked(APIState(log: RequestLog(capacity: config.requestLogCapacity),
-                                cursors: QueryCursorStore(capacity: config.queryCursorCapacity),
-                                results: QueryResultCache(capacity: config.queryResultCacheCapacity)))
+        state = Locked(
+            APIState(
+                log: RequestLog(capacity: config.requestLogCapacity),
+                cursors: QueryCursorStore(capacity: config.queryCursorCapacity),
+                results: QueryResultCache(capacity: config.queryResultCacheCapacity)))
     }
 
     /// Handles one request: fault injection, routing, logging. Never throws: every failure is a
@@ -49,9 +53,10 @@ public final class FakeSalesforce: Sendable {
             return (session, key, counter, s.requestsServed)
         }
         let behaviour = config.behaviour(for: route.endpoint)
-        let decision = FaultPlan.decide(seed: config.seed, clientKey: clientKey, counter: counter,
-                                        endpoint: route.endpoint, behaviour: behaviour,
-                                        authenticated: session != nil && route.needsSession)
+        let decision = FaultPlan.decide(
+            seed: config.seed, clientKey: clientKey, counter: counter,
+            endpoint: route.endpoint, behaviour: behaviour,
+            authenticated: session != nil && route.needsSession)
         var outcome = Outcome()
         var response: SFResponse
         if let fault = decision.fault {
@@ -61,14 +66,19 @@ public final class FakeSalesforce: Sendable {
         }
         response.delayMilliseconds = decision.delayMilliseconds
         if route.isREST {
-            response.headers.append(("Sforce-Limit-Info", "api-usage=\(min(sequence, config.dailyApiRequestsMax))/\(config.dailyApiRequestsMax)"))
+            response.headers.append(
+                (
+                    "Sforce-Limit-Info",
+                    "api-usage=\(min(sequence, config.dailyApiRequestsMax))/\(config.dailyApiRequestsMax)"
+                ))
         }
         let elapsed = ContinuousClock.now - started
         let entry = RequestLogEntry(
             sequence: sequence, client: outcome.client ?? session?.username ?? "anonymous",
             tokenPrefix: token.map { String($0.prefix(12)) } ?? "", method: request.method, path: request.path,
             endpoint: route.endpoint, soql: outcome.soql, status: response.status, rows: outcome.rows,
-            handlerMicroseconds: Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000),
+            handlerMicroseconds: Int(
+                elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000),
             injectedDelayMilliseconds: decision.delayMilliseconds, fault: decision.fault)
         state.withLock { $0.log.append(entry) }
         return response

@@ -22,10 +22,12 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
     /// `DailyApiRequests` max reported by `/limits` and `Sforce-Limit-Info`.
     public var dailyApiRequestsMax: Int
 
-    public init(seed: UInt64 = 1, endpoints: [SFEndpoint: EndpointBehaviour] = [:],
-                defaultBehaviour: EndpointBehaviour = EndpointBehaviour(),
-                requestLogCapacity: Int = 20_000, queryCursorCapacity: Int = 10_000,
-                dailyApiRequestsMax: Int = 5_000_000, queryResultCacheCapacity: Int = 4096) {
+    public init(
+        seed: UInt64 = 1, endpoints: [SFEndpoint: EndpointBehaviour] = [:],
+        defaultBehaviour: EndpointBehaviour = EndpointBehaviour(),
+        requestLogCapacity: Int = 20_000, queryCursorCapacity: Int = 10_000,
+        dailyApiRequestsMax: Int = 5_000_000, queryResultCacheCapacity: Int = 4096
+    ) {
         self.seed = seed
         self.endpoints = endpoints
         self.defaultBehaviour = defaultBehaviour
@@ -40,11 +42,15 @@ public struct FakeSalesforceConfig: Sendable, Codable, Equatable {
         let defaults = FakeSalesforceConfig()
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? defaults.seed
         endpoints = try c.decodeIfPresent([SFEndpoint: EndpointBehaviour].self, forKey: .endpoints) ?? [:]
-        defaultBehaviour = try c.decodeIfPresent(EndpointBehaviour.self, forKey: .defaultBehaviour) ?? EndpointBehaviour()
+        defaultBehaviour =
+            try c.decodeIfPresent(EndpointBehaviour.self, forKey: .defaultBehaviour) ?? EndpointBehaviour()
         requestLogCapacity = try c.decodeIfPresent(Int.self, forKey: .requestLogCapacity) ?? defaults.requestLogCapacity
-        queryCursorCapacity = try c.decodeIfPresent(Int.self, forKey: .queryCursorCapacity) ?? defaults.queryCursorCapacity
-        dailyApiRequestsMax = try c.decodeIfPresent(Int.self, forKey: .dailyApiRequestsMax) ?? defaults.dailyApiRequestsMax
-        queryResultCacheCapacity = try c.decodeIfPresent(Int.self, forKey: .queryResultCacheCapacity) ?? defaults.queryResultCacheCapacity
+        queryCursorCapacity =
+            try c.decodeIfPresent(Int.self, forKey: .queryCursorCapacity) ?? defaults.queryCursorCapacity
+        dailyApiRequestsMax =
+            try c.decodeIfPresent(Int.self, forKey: .dailyApiRequestsMax) ?? defaults.dailyApiRequestsMax
+        queryResultCacheCapacity =
+            try c.decodeIfPresent(Int.self, forKey: .queryResultCacheCapacity) ?? defaults.queryResultCacheCapacity
     }
 
     /// The behaviour configured for `endpoint`.
@@ -107,8 +113,10 @@ public struct FaultRates: Sendable, Codable, Equatable {
     /// 503 `SERVER_UNAVAILABLE`.
     public var unavailable: Double
 
-    public init(expiredSession: Double = 0, requestLimit: Double = 0, queryTimeout: Double = 0,
-                staleLocator: Double = 0, serverError: Double = 0, unavailable: Double = 0) {
+    public init(
+        expiredSession: Double = 0, requestLimit: Double = 0, queryTimeout: Double = 0,
+        staleLocator: Double = 0, serverError: Double = 0, unavailable: Double = 0
+    ) {
         self.expiredSession = expiredSession
         self.requestLimit = requestLimit
         self.queryTimeout = queryTimeout
@@ -146,10 +154,14 @@ public enum LatencyDistribution: Sendable, Equatable, Codable {
         switch try c.decode(String.self, forKey: .kind) {
         case "none": self = .none
         case "fixed": self = .fixed(try c.decode(Double.self, forKey: .ms))
-        case "uniform": self = .uniform(min: try c.decode(Double.self, forKey: .min), max: try c.decode(Double.self, forKey: .max))
-        case "lognormal": self = .logNormal(median: try c.decode(Double.self, forKey: .median), p99: try c.decode(Double.self, forKey: .p99))
+        case "uniform":
+            self = .uniform(min: try c.decode(Double.self, forKey: .min), max: try c.decode(Double.self, forKey: .max))
+        case "lognormal":
+            self = .logNormal(
+                median: try c.decode(Double.self, forKey: .median), p99: try c.decode(Double.self, forKey: .p99))
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: c,
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: c,
                 debugDescription: "unknown latency kind '\(other)' (expected none, fixed, uniform, lognormal)")
         }
     }
@@ -162,7 +174,8 @@ public enum LatencyDistribution: Sendable, Equatable, Codable {
         case .uniform(let lo, let hi):
             try c.encode("uniform", forKey: .kind); try c.encode(lo, forKey: .min); try c.encode(hi, forKey: .max)
         case .logNormal(let median, let p99):
-            try c.encode("lognormal", forKey: .kind); try c.encode(median, forKey: .median); try c.encode(p99, forKey: .p99)
+            try c.encode("lognormal", forKey: .kind); try c.encode(median, forKey: .median);
+            try c.encode(p99, forKey: .p99)
         }
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import WhaleCore
 
@@ -32,16 +32,22 @@ public enum InjectedFault: String, Sendable, Equatable {
             return .error(400, "QUERY_TIMEOUT", "Your query request was running for too long.")
         case .staleLocator: return .error(400, "INVALID_QUERY_LOCATOR", "invalid query locator")
         case .serverError:
-            return .error(500, "UNKNOWN_EXCEPTION", "An unexpected error occurred. Please include this ErrorId if you contact support: 0-0 (fault injected by whalesim)")
-        case .unavailable: return .error(503, "SERVER_UNAVAILABLE", "Server temporarily unavailable (fault injected by whalesim)")
+            return .error(
+                500, "UNKNOWN_EXCEPTION",
+                "An unexpected error occurred. Please include this ErrorId if you contact support: 0-0 (fault injected by whalesim)"
+            )
+        case .unavailable:
+            return .error(503, "SERVER_UNAVAILABLE", "Server temporarily unavailable (fault injected by whalesim)")
         }
     }
 }
 
 enum FaultPlan {
     /// Decides latency and fault for the `counter`-th request of the client known by `clientKey`.
-    static func decide(seed: UInt64, clientKey: String, counter: UInt64, endpoint: SFEndpoint,
-                       behaviour: EndpointBehaviour, authenticated: Bool) -> FaultDecision {
+    static func decide(
+        seed: UInt64, clientKey: String, counter: UInt64, endpoint: SFEndpoint,
+        behaviour: EndpointBehaviour, authenticated: Bool
+    ) -> FaultDecision {
         var rng = SplitMix64(seed: seed ^ fnv1a(clientKey) &* 0x9E37_79B9_7F4A_7C15 ^ counter &* 0xD1B5_4A32_D192_ED03)
         let delay = sample(behaviour.latency, &rng)
         let faults = behaviour.faults

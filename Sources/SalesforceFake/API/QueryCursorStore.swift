@@ -34,7 +34,8 @@ struct QueryCursorStore: Sendable {
 
     /// `01g…-2000` → (`01g…`, 2000); nil when malformed.
     static func parse(_ locator: String) -> (id: String, offset: Int)? {
-        guard let dash = locator.lastIndex(of: "-"), let offset = Int(locator[locator.index(after: dash)...]), offset >= 0
+        guard let dash = locator.lastIndex(of: "-"), let offset = Int(locator[locator.index(after: dash)...]),
+            offset >= 0
         else { return nil }
         return (String(locator[..<dash]), offset)
     }

@@ -13,7 +13,8 @@ public enum QueryString {
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
                 if iterator.count >= 2, let high = hexValue(iterator[iterator.startIndex]),
-                   let low = hexValue(iterator[iterator.startIndex + 1]) {
+                    let low = hexValue(iterator[iterator.startIndex + 1])
+                {
                     bytes.append(high << 4 | low)
                     iterator = iterator.dropFirst(2)
                 } else {
@@ -54,8 +55,8 @@ public enum QueryString {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF")

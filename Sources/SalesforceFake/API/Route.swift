@@ -50,7 +50,8 @@ enum Route: Sendable {
         guard let first = rest.first else { return .resources(version: version) }
         switch (first, rest.count) {
         case ("query", 1), ("queryAll", 1): return .query(version: version, all: first == "queryAll")
-        case ("query", 2), ("queryAll", 2): return .queryMore(version: version, all: first == "queryAll", locator: rest[1])
+        case ("query", 2), ("queryAll", 2):
+            return .queryMore(version: version, all: first == "queryAll", locator: rest[1])
         case ("sobjects", 1): return .globalDescribe(version: version)
         case ("sobjects", 2): return .sobject(version: version, type: rest[1])
         case ("sobjects", 3) where rest[2] == "describe": return .describe(version: version, type: rest[1])
@@ -66,7 +67,8 @@ enum Route: Sendable {
         guard segment.hasPrefix("v") else { return nil }
         let number = segment.dropFirst()
         let parts = number.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
         else { return nil }
         return String(number)
     }
@@ -74,7 +76,7 @@ enum Route: Sendable {
     var version: String? {
         switch self {
         case .resources(let v), .query(let v, _), .queryMore(let v, _, _), .globalDescribe(let v),
-             .sobject(let v, _), .describe(let v, _), .record(let v, _, _), .limits(let v), .composite(let v):
+            .sobject(let v, _), .describe(let v, _), .record(let v, _, _), .limits(let v), .composite(let v):
             return v
         default:
             return nil

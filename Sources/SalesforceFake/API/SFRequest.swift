@@ -20,7 +20,10 @@ public struct SFRequest: Sendable {
     /// then `FakeSalesforce.defaultBaseURL`.
     public var baseURL: String?
 
-    public init(method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: String = "", headers: [(name: String, value: String)] = [],
+        body: [UInt8] = []
+    ) {
         self.method = method.uppercased()
         self.path = path
         self.query = query
@@ -31,8 +34,9 @@ public struct SFRequest: Sendable {
     /// Splits a request target such as `/services/data/v59.0/query?q=SELECT+Id+FROM+Account`.
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         if let mark = target.firstIndex(of: "?") {
-            self.init(method: method, path: String(target[..<mark]), query: String(target[target.index(after: mark)...]),
-                      headers: headers, body: body)
+            self.init(
+                method: method, path: String(target[..<mark]), query: String(target[target.index(after: mark)...]),
+                headers: headers, body: body)
         } else {
             self.init(method: method, path: target, headers: headers, body: body)
         }

@@ -28,7 +28,8 @@ public struct SFResponse: Sendable {
 
     /// A JSON response from already serialized text.
     public static func json(_ status: Int, text: String) -> SFResponse {
-        SFResponse(status: status, headers: [("Content-Type", "application/json;charset=UTF-8")], body: Array(text.utf8))
+        SFResponse(
+            status: status, headers: [("Content-Type", "application/json;charset=UTF-8")], body: Array(text.utf8))
     }
 
     /// An XML response (SOAP).

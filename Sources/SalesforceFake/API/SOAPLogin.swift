@@ -56,11 +56,17 @@ enum SOAPLogin {
 
     /// The login result. `sessionId` and `serverUrl` are unprefixed and carry no attributes, as
     /// simple-salesforce reads them with `getElementsByTagName('sessionId')`.
-    static func success(sessionId: String, serverURL: String, metadataServerURL: String, userId: String,
-                        userInfo: [(String, String?)]) -> String {
+    static func success(
+        sessionId: String, serverURL: String, metadataServerURL: String, userId: String,
+        userInfo: [(String, String?)]
+    ) -> String {
         var info = ""
         for (name, value) in userInfo {
-            if let value { info += "<\(name)>\(escape(value))</\(name)>" } else { info += "<\(name) xsi:nil=\"true\"/>" }
+            if let value {
+                info += "<\(name)>\(escape(value))</\(name)>"
+            } else {
+                info += "<\(name) xsi:nil=\"true\"/>"
+            }
         }
         return """
             <?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" \
@@ -74,8 +80,10 @@ enum SOAPLogin {
     }
 
     /// A `sf:LoginFault` (HTTP 500), as Salesforce answers a bad username, password or token.
-    static func loginFault(code: String = "INVALID_LOGIN",
-                           message: String = "Invalid username, password, security token; or user locked out.") -> String {
+    static func loginFault(
+        code: String = "INVALID_LOGIN",
+        message: String = "Invalid username, password, security token; or user locked out."
+    ) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" \
         xmlns:sf="urn:fault.partner.soap.sforce.com" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>\

@@ -61,13 +61,17 @@ public enum SOQLFuzzRun {
             case .broken(let problem): report.findings.append(Finding(index: index, query: soql, problem: problem))
             }
             if took > timeBound {
-                report.findings.append(Finding(index: index, query: soql, problem: "took \(took), over the bound of \(timeBound)"))
+                report.findings.append(
+                    Finding(index: index, query: soql, problem: "took \(took), over the bound of \(timeBound)"))
             }
         }
         report.elapsed = clock.now - start
         report.planCacheEntries = org.queryCache.withLock { $0.count }
         if report.planCacheEntries > org.queryCache.withLock({ $0.capacity }) {
-            report.findings.append(Finding(index: range.upperBound, query: "", problem: "plan cache grew past its capacity: \(report.planCacheEntries)"))
+            report.findings.append(
+                Finding(
+                    index: range.upperBound, query: "",
+                    problem: "plan cache grew past its capacity: \(report.planCacheEntries)"))
         }
         return report
     }

@@ -34,15 +34,21 @@ struct SOQLGrammar {
         if !strict, chance(15) { parts += ["GROUP BY", cased(rng.pick(schema.fields).name)] }
         if !strict, chance(8) { parts += ["HAVING COUNT(Id) >", String(rng.below(3))] }
         if chance(30) {
-            parts += ["ORDER BY", path(schema), rng.pick(["", "ASC", "DESC"]), rng.pick(["", "NULLS FIRST", "NULLS LAST"])]
+            parts += [
+                "ORDER BY", path(schema), rng.pick(["", "ASC", "DESC"]), rng.pick(["", "NULLS FIRST", "NULLS LAST"]),
+            ]
         }
         if chance(35) { parts += ["LIMIT", strict ? rng.pick(["1", "5", "200"]) : number()] }
-        if !strict, chance(15) { parts += ["OFFSET", rng.pick(["0", "1", "5", "2000", "2001", "100000", "2147483647"])] }
+        if !strict, chance(15) {
+            parts += ["OFFSET", rng.pick(["0", "1", "5", "2000", "2001", "100000", "2147483647"])]
+        }
         return parts.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     mutating func number() -> String {
-        rng.pick(["0", "1", "2", "10", "200", "201", "2000", "50000", "2147483647", "2147483648", "-1", "9223372036854775807"])
+        rng.pick([
+            "0", "1", "2", "10", "200", "201", "2000", "50000", "2147483647", "2147483648", "-1", "9223372036854775807",
+        ])
     }
 
     mutating func selectList(_ schema: ObjectSchema, depth: Int) -> String {
@@ -50,10 +56,18 @@ struct SOQLGrammar {
         for _ in 0..<(1 + rng.below(4)) {
             switch strict ? [2, 5, 6, 7][rng.below(4)] : rng.below(14) {
             case 0: items.append("COUNT()")
-            case 1: items.append(rng.pick(["COUNT", "SUM", "MIN", "MAX", "AVG", "COUNT_DISTINCT"]) + "(" + path(schema) + ")")
+            case 1:
+                items.append(
+                    rng.pick(["COUNT", "SUM", "MIN", "MAX", "AVG", "COUNT_DISTINCT"]) + "(" + path(schema) + ")")
             case 2:
-                if depth == 0, let child = schema.childRelationships.first.map({ _ in rng.pick(schema.childRelationships) }) {
-                    items.append("( SELECT " + cased("Id") + " FROM " + cased(child.relationshipName) + (chance(50) ? " WHERE " + condition(childSchema(child) ?? schema, depth: depth + 1, level: 0) : "") + (chance(30) ? " LIMIT " + number() : "") + " )")
+                if depth == 0,
+                    let child = schema.childRelationships.first.map({ _ in rng.pick(schema.childRelationships) })
+                {
+                    items.append(
+                        "( SELECT " + cased("Id") + " FROM " + cased(child.relationshipName)
+                            + (chance(50)
+                                ? " WHERE " + condition(childSchema(child) ?? schema, depth: depth + 1, level: 0) : "")
+                            + (chance(30) ? " LIMIT " + number() : "") + " )")
                 } else {
                     items.append("( " + query(depth: depth + 1) + " )")
                 }
@@ -125,22 +139,38 @@ struct SOQLGrammar {
     }
 
     mutating func stringLiteral() -> String {
-        rng.pick(["'Acme'", "'%a%'", "'A_me%'", "'it\\'s'", "'back\\\\slash'", "'\\%'", "''", "'日本語'", "'🐋'", "'Customer%'", "'CA'", "'Technology'", "'West;EMEA'", "'\\n'", "'\\q'"])
+        rng.pick([
+            "'Acme'", "'%a%'", "'A_me%'", "'it\\'s'", "'back\\\\slash'", "'\\%'", "''", "'日本語'", "'🐋'", "'Customer%'",
+            "'CA'", "'Technology'", "'West;EMEA'", "'\\n'", "'\\q'",
+        ])
     }
 
     mutating func literal(_ field: FieldSchema) -> String {
         if !strict, chance(15) { return rng.pick(["null", "TRUE", "'x'", "42", "2024-06-14", "TODAY"]) }
         switch field.type {
         case .id, .reference:
-            let prefix = field.referenceTo.first.flatMap { name in objects.first { $0.name == name }?.keyPrefix } ?? "001"
-            return rng.pick(["'\(prefix)5g0000AcC001AQC'", "'\(prefix)5g0000AcC001'", "'\(prefix)'", "'not-an-id'", "null", "'\(prefix)5g0000AcC001AQX'"])
+            let prefix =
+                field.referenceTo.first.flatMap { name in objects.first { $0.name == name }?.keyPrefix } ?? "001"
+            return rng.pick([
+                "'\(prefix)5g0000AcC001AQC'", "'\(prefix)5g0000AcC001'", "'\(prefix)'", "'not-an-id'", "null",
+                "'\(prefix)5g0000AcC001AQX'",
+            ])
         case .boolean: return rng.pick(["TRUE", "FALSE", "true", "null"])
         case .int, .double, .currency, .percent:
-            return rng.pick(["0", "1", "-1", "1.5", "1000000", "-2147483649", "99999999999999999999999999", "0.0001", "- 5"])
+            return rng.pick([
+                "0", "1", "-1", "1.5", "1000000", "-2147483649", "99999999999999999999999999", "0.0001", "- 5",
+            ])
         case .date:
-            return rng.pick(["2024-06-14", "2024-02-29", "2023-02-29", "TODAY", "YESTERDAY", "LAST_N_DAYS:30", "NEXT_N_DAYS:0", "THIS_MONTH", "LAST_N_MONTHS:2147483647", "NEXT_N_YEARS:100000", "NEXT_N_YEARS:100001", "LAST_FISCAL_QUARTER"])
+            return rng.pick([
+                "2024-06-14", "2024-02-29", "2023-02-29", "TODAY", "YESTERDAY", "LAST_N_DAYS:30", "NEXT_N_DAYS:0",
+                "THIS_MONTH", "LAST_N_MONTHS:2147483647", "NEXT_N_YEARS:100000", "NEXT_N_YEARS:100001",
+                "LAST_FISCAL_QUARTER",
+            ])
         case .datetime:
-            return rng.pick(["2024-06-14T10:00:00Z", "2024-06-14T10:00:00.000+0000", "2024-06-14T10:00:00-08:00", "TODAY", "LAST_N_DAYS:7", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"])
+            return rng.pick([
+                "2024-06-14T10:00:00Z", "2024-06-14T10:00:00.000+0000", "2024-06-14T10:00:00-08:00", "TODAY",
+                "LAST_N_DAYS:7", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+            ])
         default:
             return stringLiteral()
         }

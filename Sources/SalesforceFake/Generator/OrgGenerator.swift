@@ -21,7 +21,9 @@ public enum OrgGenerator {
 
     /// Generates an org from `template` (needs Account, Contact, Lead, User and Task schemas shaped
     /// like `Fixtures/salesforce/small`; fields the template lacks are skipped).
-    public static func generate(seed: UInt64, accounts: Int, template: Org, shape: Shape = Shape()) throws(FixtureError) -> Org {
+    public static func generate(seed: UInt64, accounts: Int, template: Org, shape: Shape = Shape()) throws(FixtureError)
+        -> Org
+    {
         let org = Org(settings: template.settings, schemas: template.schemas, credentials: template.credentials)
         // The template's users stay: they are the login principals.
         if let t = org.schemaIndexByName["user"] {

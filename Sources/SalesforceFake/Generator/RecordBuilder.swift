@@ -60,7 +60,8 @@ struct RecordBuilder {
         try make("User", count: count) { rng, i in
             let first = rng.pick(Words.firstNames), last = rng.pick(Words.lastNames)
             return [
-                "Username": .string("user\(i)@load.whaler.test"), "FirstName": .string(first), "LastName": .string(last),
+                "Username": .string("user\(i)@load.whaler.test"), "FirstName": .string(first),
+                "LastName": .string(last),
                 "Alias": .string("u\(i)"), "Email": .string("user\(i)@load.whaler.test"), "IsActive": .bool(true),
                 "Title": .string(rng.pick(Words.titles)),
             ]
@@ -94,7 +95,8 @@ struct RecordBuilder {
         for id in accountIds {
             for _ in 0..<rng.below(maxPerAccount + 1) { parents.append(id) }
         }
-        let accountOwners = Dictionary(uniqueKeysWithValues: org.records(of: "Account").map { ($0.id, $0["OwnerId"] ?? .null) })
+        let accountOwners = Dictionary(
+            uniqueKeysWithValues: org.records(of: "Account").map { ($0.id, $0["OwnerId"] ?? .null) })
         _ = try make("Contact", count: parents.count) { rng, i in
             let first = rng.pick(Words.firstNames), last = rng.pick(Words.lastNames)
             return [
@@ -112,7 +114,10 @@ struct RecordBuilder {
             return [
                 "FirstName": .string(first), "LastName": .string(last),
                 "Company": .string(rng.pick(Words.companyStems) + " " + rng.pick(Words.companySuffixes)),
-                "Status": .string(rng.pick(["Open - Not Contacted", "Working - Contacted", "Closed - Converted", "Closed - Not Converted"])),
+                "Status": .string(
+                    rng.pick([
+                        "Open - Not Contacted", "Working - Contacted", "Closed - Converted", "Closed - Not Converted",
+                    ])),
                 "Email": .string("l\(i)@ex.com"), "OwnerId": .string(owners[rng.below(owners.count)]),
             ]
         }

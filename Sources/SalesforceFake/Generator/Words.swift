@@ -14,7 +14,9 @@ enum Words {
         "Vandelay", "Gringotts", "Oscorp", "Nakatomi", "Dunder", "Aperture", "Wonka", "Monarch", "Vector", "Zenith",
     ]
     static let companySuffixes = ["Inc", "LLC", "Corp", "Group", "Labs", "Systems", "Partners", "Holdings"]
-    static let industries = ["Technology", "Finance", "Healthcare", "Retail", "Manufacturing", "Energy", "Education", "Media"]
+    static let industries = [
+        "Technology", "Finance", "Healthcare", "Retail", "Manufacturing", "Energy", "Education", "Media",
+    ]
     static let accountTypes = [
         "Prospect", "Customer - Direct", "Customer - Channel", "Channel Partner / Reseller", "Installation Partner",
         "Technology Partner", "Other",

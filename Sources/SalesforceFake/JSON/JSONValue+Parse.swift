@@ -131,7 +131,8 @@ struct JSONByteParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800..<0xDC00).contains(scalar) {
-                    guard pos + 1 < bytes.count, bytes[pos] == UInt8(ascii: "\\"), bytes[pos + 1] == UInt8(ascii: "u") else {
+                    guard pos + 1 < bytes.count, bytes[pos] == UInt8(ascii: "\\"), bytes[pos + 1] == UInt8(ascii: "u")
+                    else {
                         throw error("unpaired surrogate")
                     }
                     pos += 2

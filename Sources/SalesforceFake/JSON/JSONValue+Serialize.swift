@@ -88,7 +88,8 @@ extension JSONValue {
             while significant % 10 == 0 { significant /= 10 }
             let digits = String(significant)
             let rest = digits.dropFirst()
-            return (whole < 0 ? "-" : "") + digits.prefix(1) + "." + (rest.isEmpty ? "0" : rest) + "E" + String(exponent)
+            return (whole < 0 ? "-" : "") + digits.prefix(1) + "." + (rest.isEmpty ? "0" : rest) + "E"
+                + String(exponent)
         }
         let (digits, exponent) = shortestDigits(abs(d))  // value = 0.d1d2... × 10^exponent
         let sign = d < 0 ? "-" : ""

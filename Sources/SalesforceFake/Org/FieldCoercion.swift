@@ -17,19 +17,24 @@ enum FieldCoercion {
             return .double(d)
         case .date:
             guard let s = value.stringValue, let days = CivilTime.parseDate(s) else {
-                throw .invalidValue("INVALID_TYPE_ON_FIELD_IN_RECORD", "\(field.label): value not of required type: \(value.serialized())")
+                throw .invalidValue(
+                    "INVALID_TYPE_ON_FIELD_IN_RECORD",
+                    "\(field.label): value not of required type: \(value.serialized())")
             }
             return .string(CivilTime.formatDate(days))
         case .datetime:
             guard let s = value.stringValue, let ms = CivilTime.parseDateTime(s) else {
-                throw .invalidValue("INVALID_TYPE_ON_FIELD_IN_RECORD", "\(field.label): value not of required type: \(value.serialized())")
+                throw .invalidValue(
+                    "INVALID_TYPE_ON_FIELD_IN_RECORD",
+                    "\(field.label): value not of required type: \(value.serialized())")
             }
             return .string(CivilTime.formatDateTime(ms))
         case .id, .reference:
             guard let s = value.stringValue else { throw typeError(value, "String", field) }
             guard let id18 = SalesforceId.to18(s) else { throw .malformedId(s) }
             if field.type == .reference, let org {
-                guard let target = org.record(id: id18), field.referenceTo.contains(target.type), !target.isDeleted else {
+                guard let target = org.record(id: id18), field.referenceTo.contains(target.type), !target.isDeleted
+                else {
                     throw .invalidValue(
                         "INVALID_CROSS_REFERENCE_KEY", "\(field.label): id value of incorrect type: \(s)")
                 }
@@ -43,7 +48,8 @@ enum FieldCoercion {
             }
             if field.type == .picklist, !field.picklistValues.isEmpty, !field.picklistValues.contains(s) {
                 throw .invalidValue(
-                    "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST", "\(field.label): bad value for restricted picklist field: \(s)")
+                    "INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST",
+                    "\(field.label): bad value for restricted picklist field: \(s)")
             }
             if field.type == .multipicklist, !field.picklistValues.isEmpty {
                 for part in s.split(separator: ";") where !field.picklistValues.contains(String(part)) {
@@ -60,7 +66,9 @@ enum FieldCoercion {
     }
 
     private static func typeError(_ value: JSONValue, _ expected: String, _ field: FieldSchema) -> SalesforceError {
-        .jsonParserError("Cannot deserialize instance of \(expected) from \(jsonKind(value)) value \(value.serialized()) for field \(field.name)")
+        .jsonParserError(
+            "Cannot deserialize instance of \(expected) from \(jsonKind(value)) value \(value.serialized()) for field \(field.name)"
+        )
     }
 
     static func jsonKind(_ value: JSONValue) -> String {

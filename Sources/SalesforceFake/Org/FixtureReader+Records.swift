@@ -27,18 +27,27 @@ extension FixtureReader {
             var id: String?
             for (key, value) in pairs {
                 guard let position = schema.layout.position(of: key) else {
-                    throw FixtureError(file: file.path, line: lineNumber, message: "field \(key): no such field on \(schema.name)")
+                    throw FixtureError(
+                        file: file.path, line: lineNumber, message: "field \(key): no such field on \(schema.name)")
                 }
                 let field = schema.fields[position]
                 if field.calculated {
-                    throw FixtureError(file: file.path, line: lineNumber, message: "field \(field.name): derived field, computed by the org (remove it)")
+                    throw FixtureError(
+                        file: file.path, line: lineNumber,
+                        message: "field \(field.name): derived field, computed by the org (remove it)")
                 }
                 if position == 0 {
                     guard let text = value.stringValue, let id18 = SalesforceId.to18(text) else {
-                        throw FixtureError(file: file.path, line: lineNumber, message: "field Id: '\(value.serialized())' is not a 15/18-character id")
+                        throw FixtureError(
+                            file: file.path, line: lineNumber,
+                            message: "field Id: '\(value.serialized())' is not a 15/18-character id")
                     }
                     guard id18.hasPrefix(schema.keyPrefix) else {
-                        throw FixtureError(file: file.path, line: lineNumber, message: "field Id: '\(text)' does not start with \(schema.name)'s key prefix \(schema.keyPrefix)")
+                        throw FixtureError(
+                            file: file.path, line: lineNumber,
+                            message:
+                                "field Id: '\(text)' does not start with \(schema.name)'s key prefix \(schema.keyPrefix)"
+                        )
                     }
                     id = id18
                     continue
@@ -46,14 +55,17 @@ extension FixtureReader {
                 do {
                     values[position] = try FieldCoercion.coerce(value, for: field, object: schema.name, org: nil)
                 } catch {
-                    throw FixtureError(file: file.path, line: lineNumber, message: "field \(field.name): \(error.message)")
+                    throw FixtureError(
+                        file: file.path, line: lineNumber, message: "field \(field.name): \(error.message)")
                 }
             }
             let recordId: String
             if let id {
                 recordId = id
             } else {
-                while org.record(id: SalesforceId.make(prefix: schema.keyPrefix, counter: counter)) != nil { counter += 1 }
+                while org.record(id: SalesforceId.make(prefix: schema.keyPrefix, counter: counter)) != nil {
+                    counter += 1
+                }
                 recordId = SalesforceId.make(prefix: schema.keyPrefix, counter: counter)
                 counter += 1
             }
@@ -68,7 +80,8 @@ extension FixtureReader {
             }
             for (i, field) in schema.fields.enumerated() where i > 0 {
                 if values[i].isNull && !field.nillable && !field.calculated {
-                    throw FixtureError(file: file.path, line: lineNumber, message: "field \(field.name): required on \(schema.name)")
+                    throw FixtureError(
+                        file: file.path, line: lineNumber, message: "field \(field.name): required on \(schema.name)")
                 }
                 if field.type == .reference, let target = values[i].stringValue {
                     reference(lineNumber, recordId, field, target)
@@ -82,7 +95,9 @@ extension FixtureReader {
     static func credentialRows(_ file: URL) throws(FixtureError) -> [JSONValue] {
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         guard let rows = try parse(file).arrayValue else {
-            throw FixtureError(file: file.path, line: nil, message: "expected an array of {username, password, securityToken, userId?}")
+            throw FixtureError(
+                file: file.path, line: nil, message: "expected an array of {username, password, securityToken, userId?}"
+            )
         }
         return rows
     }
@@ -91,23 +106,34 @@ extension FixtureReader {
     static func credentials(_ rows: [JSONValue], file: URL, org: Org) throws(FixtureError) -> [Credential] {
         var result: [Credential] = []
         for (i, row) in rows.enumerated() {
-            guard let pairs = row.objectValue else { throw FixtureError(file: file.path, line: nil, message: "[\(i)]: expected an object") }
-            try checkKeys(pairs, allowed: ["username", "password", "securityToken", "userId"], file: file, line: nil, what: "[\(i)]")
+            guard let pairs = row.objectValue else {
+                throw FixtureError(file: file.path, line: nil, message: "[\(i)]: expected an object")
+            }
+            try checkKeys(
+                pairs, allowed: ["username", "password", "securityToken", "userId"], file: file, line: nil,
+                what: "[\(i)]")
             guard let username = row["username"]?.stringValue, let password = row["password"]?.stringValue else {
-                throw FixtureError(file: file.path, line: nil, message: "[\(i)]: username and password are required strings")
+                throw FixtureError(
+                    file: file.path, line: nil, message: "[\(i)]: username and password are required strings")
             }
             let token = row["securityToken"]?.stringValue ?? ""
             var userId: String?
             if let given = row["userId"]?.stringValue {
                 guard let id18 = SalesforceId.to18(given), org.record(id: id18)?.type == "User" else {
-                    throw FixtureError(file: file.path, line: nil, message: "[\(i)] (\(username)).userId: no User with id '\(given)'")
+                    throw FixtureError(
+                        file: file.path, line: nil, message: "[\(i)] (\(username)).userId: no User with id '\(given)'")
                 }
                 userId = id18
             } else {
-                userId = org.records(of: "User").first { $0["Username"]?.stringValue?.lowercased() == username.lowercased() }?.id
+                userId =
+                    org.records(of: "User").first {
+                        $0["Username"]?.stringValue?.lowercased() == username.lowercased()
+                    }?.id
             }
             guard let userId else {
-                throw FixtureError(file: file.path, line: nil, message: "[\(i)] (\(username)): no User record with this Username and no userId")
+                throw FixtureError(
+                    file: file.path, line: nil,
+                    message: "[\(i)] (\(username)): no User record with this Username and no userId")
             }
             if result.contains(where: { $0.username.lowercased() == username.lowercased() }) {
                 throw FixtureError(file: file.path, line: nil, message: "[\(i)]: duplicate username '\(username)'")

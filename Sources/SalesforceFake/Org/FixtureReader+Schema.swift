@@ -9,8 +9,12 @@ extension FixtureReader {
 
     static func schema(_ file: URL) throws(FixtureError) -> ObjectSchema {
         let json = try parse(file)
-        guard let pairs = json.objectValue else { throw FixtureError(file: file.path, line: nil, message: "expected an object") }
-        try checkKeys(pairs, allowed: ["name", "label", "labelPlural", "keyPrefix", "fields", "childRelationships"], file: file, line: nil, what: "schema")
+        guard let pairs = json.objectValue else {
+            throw FixtureError(file: file.path, line: nil, message: "expected an object")
+        }
+        try checkKeys(
+            pairs, allowed: ["name", "label", "labelPlural", "keyPrefix", "fields", "childRelationships"], file: file,
+            line: nil, what: "schema")
         guard let name = json["name"]?.stringValue, !name.isEmpty else {
             throw FixtureError(file: file.path, line: nil, message: "field name: expected a non-empty string")
         }
@@ -35,7 +39,9 @@ extension FixtureReader {
             guard let child = raw["childSObject"]?.stringValue, let field = raw["field"]?.stringValue,
                 let rel = raw["relationshipName"]?.stringValue
             else {
-                throw FixtureError(file: file.path, line: nil, message: "childRelationships[\(i)]: expected childSObject, field and relationshipName strings")
+                throw FixtureError(
+                    file: file.path, line: nil,
+                    message: "childRelationships[\(i)]: expected childSObject, field and relationshipName strings")
             }
             children.append(ChildRelationship(childSObject: child, field: field, relationshipName: rel))
         }
@@ -45,34 +51,44 @@ extension FixtureReader {
     }
 
     static func fieldSchema(_ raw: JSONValue, file: URL, at path: String) throws(FixtureError) -> FieldSchema {
-        guard let pairs = raw.objectValue else { throw FixtureError(file: file.path, line: nil, message: "\(path): expected an object") }
+        guard let pairs = raw.objectValue else {
+            throw FixtureError(file: file.path, line: nil, message: "\(path): expected an object")
+        }
         try checkKeys(pairs, allowed: fieldKeys, file: file, line: nil, what: path)
         guard let name = raw["name"]?.stringValue, !name.isEmpty else {
             throw FixtureError(file: file.path, line: nil, message: "\(path).name: expected a non-empty string")
         }
         let where_ = "\(path) (\(name))"
         guard let typeText = raw["type"]?.stringValue, let type = FieldType(rawValue: typeText) else {
-            throw FixtureError(file: file.path, line: nil, message: "\(where_).type: expected one of \(FieldType.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw FixtureError(
+                file: file.path, line: nil,
+                message: "\(where_).type: expected one of \(FieldType.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         func flag(_ key: String, _ value: Bool) throws(FixtureError) -> Bool {
             guard let v = raw[key] else { return value }
-            guard let b = v.boolValue else { throw FixtureError(file: file.path, line: nil, message: "\(where_).\(key): expected true or false") }
+            guard let b = v.boolValue else {
+                throw FixtureError(file: file.path, line: nil, message: "\(where_).\(key): expected true or false")
+            }
             return b
         }
         func strings(_ key: String) throws(FixtureError) -> [String] {
             guard let v = raw[key] else { return [] }
             guard let items = v.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {
-                throw FixtureError(file: file.path, line: nil, message: "\(where_).\(key): expected an array of strings")
+                throw FixtureError(
+                    file: file.path, line: nil, message: "\(where_).\(key): expected an array of strings")
             }
             return items.compactMap(\.stringValue)
         }
         let referenceTo = try strings("referenceTo")
         if type == .reference && referenceTo.isEmpty {
-            throw FixtureError(file: file.path, line: nil, message: "\(where_).referenceTo: a reference needs at least one object")
+            throw FixtureError(
+                file: file.path, line: nil, message: "\(where_).referenceTo: a reference needs at least one object")
         }
         let polymorphic = try flag("polymorphic", false)
         if polymorphic && type != .reference {
-            throw FixtureError(file: file.path, line: nil, message: "\(where_).polymorphic: only a reference can be polymorphic")
+            throw FixtureError(
+                file: file.path, line: nil, message: "\(where_).polymorphic: only a reference can be polymorphic")
         }
         let calculated = try flag("calculated", false)
         let writable = !calculated && type != .id
@@ -88,9 +104,12 @@ extension FixtureReader {
             }
         }
         return FieldSchema(
-            name: name, label: raw["label"]?.stringValue, type: type, nillable: try flag("nillable", type != .id && type != .boolean),
-            filterable: try flag("filterable", type != .textarea), sortable: try flag("sortable", type != .textarea && type != .multipicklist),
-            groupable: try flag("groupable", type != .textarea && type != .multipicklist && !type.isNumeric || type == .int),
+            name: name, label: raw["label"]?.stringValue, type: type,
+            nillable: try flag("nillable", type != .id && type != .boolean),
+            filterable: try flag("filterable", type != .textarea),
+            sortable: try flag("sortable", type != .textarea && type != .multipicklist),
+            groupable: try flag(
+                "groupable", type != .textarea && type != .multipicklist && !type.isNumeric || type == .int),
             createable: try flag("createable", writable), updateable: try flag("updateable", writable),
             custom: raw["custom"]?.boolValue, length: length, referenceTo: referenceTo,
             relationshipName: raw["relationshipName"]?.stringValue, picklistValues: try strings("picklistValues"),
@@ -104,15 +123,25 @@ extension FixtureReader {
             let file = directory.appendingPathComponent(schema.name + ".json").path
             for field in schema.fields where field.type == .reference {
                 for target in field.referenceTo where !names.contains(target) {
-                    throw FixtureError(file: file, line: nil, message: "field \(field.name): referenceTo '\(target)' has no schema file")
+                    throw FixtureError(
+                        file: file, line: nil,
+                        message: "field \(field.name): referenceTo '\(target)' has no schema file")
                 }
             }
             for child in schema.childRelationships {
                 guard let childSchema = schemas.first(where: { $0.name == child.childSObject }) else {
-                    throw FixtureError(file: file, line: nil, message: "childRelationships \(child.relationshipName): no object '\(child.childSObject)'")
+                    throw FixtureError(
+                        file: file, line: nil,
+                        message: "childRelationships \(child.relationshipName): no object '\(child.childSObject)'")
                 }
-                guard let f = childSchema.field(named: child.field), f.type == .reference, f.referenceTo.contains(schema.name) else {
-                    throw FixtureError(file: file, line: nil, message: "childRelationships \(child.relationshipName): \(child.childSObject).\(child.field) is not a reference to \(schema.name)")
+                guard let f = childSchema.field(named: child.field), f.type == .reference,
+                    f.referenceTo.contains(schema.name)
+                else {
+                    throw FixtureError(
+                        file: file, line: nil,
+                        message:
+                            "childRelationships \(child.relationshipName): \(child.childSObject).\(child.field) is not a reference to \(schema.name)"
+                    )
                 }
             }
         }

@@ -32,14 +32,21 @@ enum FixtureReader {
         throws(FixtureError)
     {
         for (key, _) in pairs where !allowed.contains(key) {
-            throw FixtureError(file: file.path, line: line, message: "\(what): unknown key '\(key)' (allowed: \(allowed.joined(separator: ", ")))")
+            throw FixtureError(
+                file: file.path, line: line,
+                message: "\(what): unknown key '\(key)' (allowed: \(allowed.joined(separator: ", ")))")
         }
     }
 
     static func settings(_ file: URL) throws(FixtureError) -> OrgSettings {
         let json = try parse(file)
-        guard let pairs = json.objectValue else { throw FixtureError(file: file.path, line: nil, message: "expected an object") }
-        let keys = ["orgId", "name", "now", "timeZone", "apiVersionMin", "apiVersionMax", "defaultPageSize", "maxOffset", "instanceName"]
+        guard let pairs = json.objectValue else {
+            throw FixtureError(file: file.path, line: nil, message: "expected an object")
+        }
+        let keys = [
+            "orgId", "name", "now", "timeZone", "apiVersionMin", "apiVersionMax", "defaultPageSize", "maxOffset",
+            "instanceName",
+        ]
         try checkKeys(pairs, allowed: keys, file: file, line: nil, what: "org settings")
         func string(_ key: String, default value: String? = nil) throws(FixtureError) -> String {
             if let s = json[key]?.stringValue { return s }
@@ -48,16 +55,22 @@ enum FixtureReader {
         }
         func int(_ key: String, default value: Int) throws(FixtureError) -> Int {
             guard let v = json[key] else { return value }
-            guard let i = v.intValue, i > 0 else { throw FixtureError(file: file.path, line: nil, message: "field \(key): expected a positive integer") }
+            guard let i = v.intValue, i > 0 else {
+                throw FixtureError(file: file.path, line: nil, message: "field \(key): expected a positive integer")
+            }
             return i
         }
         let orgIdText = try string("orgId")
         guard let orgId = SalesforceId.to18(orgIdText), orgId.hasPrefix("00D") else {
-            throw FixtureError(file: file.path, line: nil, message: "field orgId: '\(orgIdText)' is not a 15/18-character id starting with 00D")
+            throw FixtureError(
+                file: file.path, line: nil,
+                message: "field orgId: '\(orgIdText)' is not a 15/18-character id starting with 00D")
         }
         let nowText = try string("now")
         guard let nowMillis = CivilTime.parseDateTime(nowText) else {
-            throw FixtureError(file: file.path, line: nil, message: "field now: '\(nowText)' is not an ISO 8601 datetime like 2024-06-14T17:00:00Z")
+            throw FixtureError(
+                file: file.path, line: nil,
+                message: "field now: '\(nowText)' is not an ISO 8601 datetime like 2024-06-14T17:00:00Z")
         }
         let zone = try string("timeZone", default: "UTC")
         guard TimeZone(identifier: zone) != nil else {
@@ -66,7 +79,9 @@ enum FixtureReader {
         let minVersion = try string("apiVersionMin", default: "37.0")
         let maxVersion = try string("apiVersionMax", default: "59.0")
         guard let lo = Double(minVersion), let hi = Double(maxVersion), lo <= hi else {
-            throw FixtureError(file: file.path, line: nil, message: "fields apiVersionMin/apiVersionMax: expected versions like \"37.0\" with min <= max")
+            throw FixtureError(
+                file: file.path, line: nil,
+                message: "fields apiVersionMin/apiVersionMax: expected versions like \"37.0\" with min <= max")
         }
         return OrgSettings(
             orgId: orgId, name: try string("name"), now: Date(timeIntervalSince1970: Double(nowMillis) / 1000),

@@ -13,10 +13,13 @@ extension Org {
         for file in schemaFiles {
             let schema = try FixtureReader.schema(file)
             guard schema.name + ".json" == file.lastPathComponent else {
-                throw FixtureError(file: file.path, line: nil, message: "object name '\(schema.name)' does not match the file name")
+                throw FixtureError(
+                    file: file.path, line: nil, message: "object name '\(schema.name)' does not match the file name")
             }
             if let clash = schemas.first(where: { $0.keyPrefix == schema.keyPrefix }) {
-                throw FixtureError(file: file.path, line: nil, message: "keyPrefix '\(schema.keyPrefix)' already used by \(clash.name)")
+                throw FixtureError(
+                    file: file.path, line: nil, message: "keyPrefix '\(schema.keyPrefix)' already used by \(clash.name)"
+                )
             }
             schemas.append(schema)
         }
@@ -30,20 +33,27 @@ extension Org {
         for (t, schema) in schemas.enumerated() {
             let file = recordsDir.appendingPathComponent(schema.name + ".jsonl")
             guard FileManager.default.fileExists(atPath: file.path) else { continue }
-            try FixtureReader.records(file, schema: schema, org: org, type: t, auditUser: auditUser) { line, id, field, value in
+            try FixtureReader.records(file, schema: schema, org: org, type: t, auditUser: auditUser) {
+                line, id, field, value in
                 pending.append((file, line, id, field, value))
             }
         }
         let unknownRecords = try FixtureReader.listFiles(recordsDir, ext: "jsonl", optional: true)
             .filter { file in !schemas.contains { $0.name + ".jsonl" == file.lastPathComponent } }
         if let stray = unknownRecords.first {
-            throw FixtureError(file: stray.path, line: nil, message: "no schema for these records (expected schema/\(stray.deletingPathExtension().lastPathComponent).json)")
+            throw FixtureError(
+                file: stray.path, line: nil,
+                message:
+                    "no schema for these records (expected schema/\(stray.deletingPathExtension().lastPathComponent).json)"
+            )
         }
         for ref in pending {
             guard let target = org.record(id: ref.value), ref.field.referenceTo.contains(target.type) else {
                 throw FixtureError(
                     file: ref.file.path, line: ref.line,
-                    message: "field \(ref.field.name) of record \(ref.id): no \(ref.field.referenceTo.joined(separator: "/")) record with id '\(ref.value)'")
+                    message:
+                        "field \(ref.field.name) of record \(ref.id): no \(ref.field.referenceTo.joined(separator: "/")) record with id '\(ref.value)'"
+                )
             }
         }
         let credentials = try FixtureReader.credentials(rawCredentials, file: credentialsFile, org: org)

@@ -5,7 +5,9 @@ extension Org {
     /// `CreatedById` and `LastModifiedById` with `user` (the session's user; default the org's
     /// default owner), `CreatedDate`, `LastModifiedDate` and `SystemModstamp` with the org's now.
     @discardableResult
-    public func insert(type: String, fields: [(String, JSONValue)], user: String? = nil) throws(SalesforceError) -> String {
+    public func insert(type: String, fields: [(String, JSONValue)], user: String? = nil) throws(SalesforceError)
+        -> String
+    {
         guard let t = schemaIndexByName[type.lowercased()] else { throw .unsupportedType(type) }
         let schema = schemas[t]
         var values = [JSONValue](repeating: .null, count: schema.fields.count)
@@ -17,7 +19,8 @@ extension Org {
             let field = schema.fields[position]
             guard field.createable, !field.calculated else {
                 throw .invalidFieldForInsertUpdate(
-                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.")
+                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set."
+                )
             }
             values[position] = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
             given.insert(position)
@@ -54,7 +57,9 @@ extension Org {
     /// Changes fields of a live record (PATCH); derived fields are recomputed, and the system
     /// fields stamped: `LastModifiedById` is `user` (default the org's default owner),
     /// `LastModifiedDate` and `SystemModstamp` the org's now.
-    public func update(type: String, id: String, fields: [(String, JSONValue)], user: String? = nil) throws(SalesforceError) {
+    public func update(type: String, id: String, fields: [(String, JSONValue)], user: String? = nil)
+        throws(SalesforceError)
+    {
         let current = try record(type: type, id: id)
         let schema = schema(named: type)!
         var changes: [(Int, JSONValue)] = []
@@ -65,7 +70,8 @@ extension Org {
             let field = schema.fields[position]
             guard field.updateable, !field.calculated else {
                 throw .invalidFieldForInsertUpdate(
-                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set.")
+                    "Unable to create/update fields: \(field.name). Please check the security settings of this field and verify that it is read/write for your profile or permission set."
+                )
             }
             let coerced = try FieldCoercion.coerce(value, for: field, object: schema.name, org: self)
             if coerced.isNull && !field.nillable && field.type != .boolean {
@@ -77,7 +83,9 @@ extension Org {
         for name in ["LastModifiedDate", "SystemModstamp"] {
             if let p = schema.layout.position(of: name) { changes.append((p, now)) }
         }
-        if let p = schema.layout.position(of: "LastModifiedById"), let by = user ?? defaultOwnerId { changes.append((p, .string(by))) }
+        if let p = schema.layout.position(of: "LastModifiedById"), let by = user ?? defaultOwnerId {
+            changes.append((p, .string(by)))
+        }
         try change(current) { values in
             for (position, value) in changes { values[position] = value }
             Org.applyDerived(schema: schema, values: &values)
@@ -113,7 +121,9 @@ extension Org {
 
     /// Fills `IsDeleted`, `CreatedDate` / `LastModifiedDate` / `SystemModstamp` (the frozen
     /// now), `CreatedById` / `LastModifiedById` (`user`) and derived fields, where not given.
-    static func applyDefaults(schema: ObjectSchema, values: inout [JSONValue], now: Date, user: String? = nil) throws(SalesforceError) {
+    static func applyDefaults(schema: ObjectSchema, values: inout [JSONValue], now: Date, user: String? = nil)
+        throws(SalesforceError)
+    {
         for (i, field) in schema.fields.enumerated() where values[i].isNull {
             if field.type == .boolean { values[i] = .bool(false) }
             if field.name == "CreatedDate" || field.name == "LastModifiedDate" || field.name == "SystemModstamp" {

@@ -18,7 +18,8 @@ extension Org {
         ])
         try Data(orgJSON.serializedBytes()).write(to: directory.appendingPathComponent("org.json"))
         for schema in schemas {
-            try Data(Org.schemaJSON(schema).serializedBytes()).write(to: directory.appendingPathComponent("schema/\(schema.name).json"))
+            try Data(Org.schemaJSON(schema).serializedBytes()).write(
+                to: directory.appendingPathComponent("schema/\(schema.name).json"))
             var lines: [UInt8] = []
             for record in records(of: schema.name) {
                 var pairs: [(String, JSONValue)] = []
@@ -31,10 +32,13 @@ extension Org {
             }
             try Data(lines).write(to: directory.appendingPathComponent("records/\(schema.name).jsonl"))
         }
-        let creds: JSONValue = .array(credentials.map { c in
-            .object([("username", .string(c.username)), ("password", .string(c.password)),
-                     ("securityToken", .string(c.securityToken)), ("userId", .string(c.userId))])
-        })
+        let creds: JSONValue = .array(
+            credentials.map { c in
+                .object([
+                    ("username", .string(c.username)), ("password", .string(c.password)),
+                    ("securityToken", .string(c.securityToken)), ("userId", .string(c.userId)),
+                ])
+            })
         try Data(creds.serializedBytes()).write(to: directory.appendingPathComponent("credentials.json"))
     }
 
@@ -43,21 +47,29 @@ extension Org {
             var pairs: [(String, JSONValue)] = [
                 ("name", .string(f.name)), ("label", .string(f.label)), ("type", .string(f.type.rawValue)),
                 ("nillable", .bool(f.nillable)), ("filterable", .bool(f.filterable)), ("sortable", .bool(f.sortable)),
-                ("groupable", .bool(f.groupable)), ("createable", .bool(f.createable)), ("updateable", .bool(f.updateable)),
+                ("groupable", .bool(f.groupable)), ("createable", .bool(f.createable)),
+                ("updateable", .bool(f.updateable)),
                 ("custom", .bool(f.custom)), ("length", .int(f.length)), ("calculated", .bool(f.calculated)),
             ]
             if !f.referenceTo.isEmpty { pairs.append(("referenceTo", .array(f.referenceTo.map { .string($0) }))) }
             if f.declaredPolymorphic { pairs.append(("polymorphic", .bool(true))) }
             if let r = f.relationshipName { pairs.append(("relationshipName", .string(r))) }
-            if !f.picklistValues.isEmpty { pairs.append(("picklistValues", .array(f.picklistValues.map { .string($0) }))) }
+            if !f.picklistValues.isEmpty {
+                pairs.append(("picklistValues", .array(f.picklistValues.map { .string($0) })))
+            }
             return .object(pairs)
         }
         let children: [JSONValue] = schema.childRelationships.map { c in
-            .object([("childSObject", .string(c.childSObject)), ("field", .string(c.field)), ("relationshipName", .string(c.relationshipName))])
+            .object([
+                ("childSObject", .string(c.childSObject)), ("field", .string(c.field)),
+                ("relationshipName", .string(c.relationshipName)),
+            ])
         }
         return .object([
-            ("name", .string(schema.name)), ("label", .string(schema.label)), ("labelPlural", .string(schema.labelPlural)),
-            ("keyPrefix", .string(schema.keyPrefix)), ("fields", .array(fields)), ("childRelationships", .array(children)),
+            ("name", .string(schema.name)), ("label", .string(schema.label)),
+            ("labelPlural", .string(schema.labelPlural)),
+            ("keyPrefix", .string(schema.keyPrefix)), ("fields", .array(fields)),
+            ("childRelationships", .array(children)),
         ])
     }
 }

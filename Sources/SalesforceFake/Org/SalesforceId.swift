@@ -13,7 +13,9 @@ public enum SalesforceId {
         for b in bytes where !(isDigit(b) || isUpper(b) || isLower(b)) { return nil }
         if bytes.count == 18 {
             for chunk in 0..<3 {
-                guard let flags = suffixBytes.firstIndex(of: isLower(bytes[15 + chunk]) ? bytes[15 + chunk] - 32 : bytes[15 + chunk])
+                guard
+                    let flags = suffixBytes.firstIndex(
+                        of: isLower(bytes[15 + chunk]) ? bytes[15 + chunk] - 32 : bytes[15 + chunk])
                 else { return nil }
                 for i in 0..<5 {
                     let at = chunk * 5 + i

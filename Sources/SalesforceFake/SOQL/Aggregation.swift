@@ -46,7 +46,9 @@ struct Aggregation {
                 switch spec.function {
                 case .count: return .int(acc.count)
                 case .countDistinct: return .int(acc.distinct.count)
-                case .sum: return acc.count == 0 ? .null : (spec.isInteger && abs(acc.sum) < 9e15 ? .int(Int(acc.sum)) : .double(acc.sum))
+                case .sum:
+                    return acc.count == 0
+                        ? .null : (spec.isInteger && abs(acc.sum) < 9e15 ? .int(Int(acc.sum)) : .double(acc.sum))
                 case .avg: return acc.count == 0 ? .null : .double(acc.sum / Double(acc.count))
                 case .min: return acc.min
                 case .max: return acc.max
@@ -61,7 +63,8 @@ struct Aggregation {
     }
 
     private func sorted(_ groups: [GroupRow]) -> [GroupRow] {
-        let keys: [SortKey] = plan.order.isEmpty
+        let keys: [SortKey] =
+            plan.order.isEmpty
             ? plan.groupKeys.indices.map { SortKey(source: .groupKey($0), descending: false, nullsFirst: true) }
             : plan.order
         guard !keys.isEmpty else { return groups }
@@ -83,7 +86,8 @@ struct Aggregation {
             switch item {
             case .group(let key, let index, let format):
                 let v = group.keys[index]
-                pairs.append((key, format == .format ? Formatting.format(v, plan.groupKeys[index].field, ctx.org.settings) : v))
+                pairs.append(
+                    (key, format == .format ? Formatting.format(v, plan.groupKeys[index].field, ctx.org.settings) : v))
             case .aggregate(let key, let index, let format):
                 let v = group.aggregates[index]
                 if format == .format, let field = plan.aggregates[index].accessor?.accessor.field {

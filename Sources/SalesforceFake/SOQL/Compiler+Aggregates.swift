@@ -8,7 +8,8 @@ extension Compiler {
         for path in ast.groupBy {
             let resolved = try resolve(path, scope)
             guard resolved.accessor.field.groupable else {
-                throw malformed("field '\(resolved.accessor.field.name)' can not be grouped in a query call", at: path.offset)
+                throw malformed(
+                    "field '\(resolved.accessor.field.name)' can not be grouped in a query call", at: path.offset)
             }
             guard !groupNames.contains(resolved.canonical.lowercased()) else {
                 throw malformed("duplicate field in GROUP BY: \(resolved.canonical)", at: path.offset)
@@ -63,13 +64,15 @@ extension Compiler {
             case .path(let path):
                 let resolved = try resolve(path, scope)
                 guard let index = groupNames.firstIndex(of: resolved.canonical.lowercased()) else {
-                    throw malformed("Ordered field must be grouped or aggregated: \(resolved.canonical)", at: path.offset)
+                    throw malformed(
+                        "Ordered field must be grouped or aggregated: \(resolved.canonical)", at: path.offset)
                 }
                 source = .groupKey(index)
             case .aggregate(let fn, let path, let offset):
                 source = .aggregate(try aggregateIndex(fn, path, scope, offset, &aggregates))
             }
-            order.append(SortKey(source: source, descending: item.descending, nullsFirst: item.nullsFirst ?? !item.descending))
+            order.append(
+                SortKey(source: source, descending: item.descending, nullsFirst: item.nullsFirst ?? !item.descending))
         }
         return AggregatePlan(
             groupKeys: groupKeys, aggregates: aggregates, items: items, having: having, order: order,
@@ -87,17 +90,23 @@ extension Compiler {
             switch fn {
             case .sum, .avg:
                 guard type.isNumeric else {
-                    throw located(.invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"), at: path.offset)
+                    throw located(
+                        .invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"),
+                        at: path.offset)
                 }
                 isInteger = fn == .sum && type == .int
             case .min, .max:
                 guard type != .boolean, type != .multipicklist, type != .textarea else {
-                    throw located(.invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"), at: path.offset)
+                    throw located(
+                        .invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"),
+                        at: path.offset)
                 }
                 isInteger = false
             case .count, .countDistinct:
                 guard type != .textarea, type != .multipicklist else {
-                    throw located(.invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"), at: path.offset)
+                    throw located(
+                        .invalidField("field \(resolved.canonical) does not support aggregate operator \(fn.rawValue)"),
+                        at: path.offset)
                 }
             }
             key = FieldAccessorKey(text: resolved.canonical.lowercased(), accessor: resolved.accessor)

@@ -59,7 +59,9 @@ extension Compiler {
             return Compiler.rangeTest(op, range) { value in value.stringValue.flatMap(CivilTime.parseDateTime) }
         default:
             guard case .string(let s, _) = literal else {
-                if case .dateLiteral(let name, _) = literal { throw malformed("unexpected token: '\(name)'", at: offset) }
+                if case .dateLiteral(let name, _) = literal {
+                    throw malformed("unexpected token: '\(name)'", at: offset)
+                }
                 throw literalTypeError(field, offset)
             }
             return textTest(op, s.lowercased())
@@ -100,7 +102,9 @@ extension Compiler {
     }
 
     /// Compares a value's position on an axis (days or milliseconds) with `start ..< end`.
-    static func rangeTest(_ op: ComparisonOperator, _ range: (Int, Int), _ read: @escaping @Sendable (JSONValue) -> Int?)
+    static func rangeTest(
+        _ op: ComparisonOperator, _ range: (Int, Int), _ read: @escaping @Sendable (JSONValue) -> Int?
+    )
         -> ValueTest
     {
         let (start, end) = range

@@ -24,7 +24,9 @@ extension Compiler {
         case .inQuery(let operand, let inner, let negated, let offset):
             let accessor = try pathAccessor(operand, scope)
             guard accessor.field.type == .id || accessor.field.type == .reference else {
-                throw malformed("Semi-join and anti-join left operands must be an Id or a reference field: \(accessor.field.name)", at: offset)
+                throw malformed(
+                    "Semi-join and anti-join left operands must be an Id or a reference field: \(accessor.field.name)",
+                    at: offset)
             }
             var sub = Compiler(org: org, query: query)
             sub.semiJoins = semiJoins
@@ -34,7 +36,9 @@ extension Compiler {
                 case .value(_, let innerAccessor, nil) = columns[0],
                 innerAccessor.field.type == .id || innerAccessor.field.type == .reference
             else {
-                throw malformed("A semi-join or anti-join subquery must select exactly one Id or reference field", at: inner.from.offset)
+                throw malformed(
+                    "A semi-join or anti-join subquery must select exactly one Id or reference field",
+                    at: inner.from.offset)
             }
             let index = semiJoins.count
             semiJoins.append(SemiJoin(plan: plan, accessor: innerAccessor))
@@ -47,7 +51,9 @@ extension Compiler {
             .includes(let operand, _, _, _):
             let accessor = try pathAccessor(operand, scope)
             guard accessor.field.filterable else {
-                throw located(.invalidField("field '\(accessor.field.name)' can not be filtered in a query call"), at: operand.offset)
+                throw located(
+                    .invalidField("field '\(accessor.field.name)' can not be filtered in a query call"),
+                    at: operand.offset)
             }
             let test = try valueTest(condition, field: accessor.field)
             if accessor.hops.isEmpty, case .position(let p) = accessor.final {
@@ -94,7 +100,8 @@ extension Compiler {
             }
         case .includes(_, let literals, let excludes, let offset):
             guard field.type == .multipicklist else {
-                throw malformed("INCLUDES and EXCLUDES apply to multi-select picklist fields only: \(field.name)", at: offset)
+                throw malformed(
+                    "INCLUDES and EXCLUDES apply to multi-select picklist fields only: \(field.name)", at: offset)
             }
             var wanted: [Set<String>] = []
             for literal in literals {
@@ -153,7 +160,8 @@ extension Compiler {
 
     func invalidId(_ text: String, _ offset: Int) -> SalesforceError {
         located(
-            SalesforceError(errorCode: "INVALID_QUERY_FILTER_OPERATOR", message: "invalid ID field: \(text)", httpStatus: 400),
+            SalesforceError(
+                errorCode: "INVALID_QUERY_FILTER_OPERATOR", message: "invalid ID field: \(text)", httpStatus: 400),
             at: offset)
     }
 }

@@ -42,7 +42,8 @@ extension Compiler {
                 schema = target
                 polymorphic.append(false)
             } else {
-                throw located(.invalidType("sObject type '\(ref.referenceTo[0])' is not supported."), at: segment.offset)
+                throw located(
+                    .invalidType("sObject type '\(ref.referenceTo[0])' is not supported."), at: segment.offset)
             }
         }
         let last = segments[segments.count - 1]
@@ -56,11 +57,15 @@ extension Compiler {
             }
             // Polymorphic lookups reach the target through Salesforce's "Name" pseudo-object:
             // only its fields can be read; a target lacking one reads null.
-            guard let nameField = Compiler.nameObjectFields.first(where: { $0.lowercased() == last.text.lowercased() }) else {
+            guard let nameField = Compiler.nameObjectFields.first(where: { $0.lowercased() == last.text.lowercased() })
+            else {
                 throw located(.invalidField(noSuchColumn(last.text, entity: "Name")), at: last.offset)
             }
-            let field = targets.lazy.compactMap({ $0.field(named: nameField) }).first
-                ?? FieldSchema(name: nameField, type: nameField == "IsActive" ? .boolean : .string, createable: false, updateable: false)
+            let field =
+                targets.lazy.compactMap({ $0.field(named: nameField) }).first
+                ?? FieldSchema(
+                    name: nameField, type: nameField == "IsActive" ? .boolean : .string, createable: false,
+                    updateable: false)
             return ResolvedPath(
                 accessor: FieldAccessor(hops: hops, final: .name(field.name), field: field),
                 relationships: relationships, polymorphic: polymorphic, fieldName: field.name,

@@ -8,9 +8,12 @@ extension Compiler {
         var seen: Set<String> = []
         let schema = org.schemas[scope.table]
         // Salesforce's limit, checked before anything else about the subqueries.
-        let subqueries = ast.select.compactMap { item -> Int? in if case .subquery(_, let offset) = item { offset } else { nil } }
+        let subqueries = ast.select.compactMap { item -> Int? in
+            if case .subquery(_, let offset) = item { offset } else { nil }
+        }
         if subqueries.count > 20 {
-            throw malformed("No more than 20 parent-to-child relationships can be specified in a query", at: subqueries[20])
+            throw malformed(
+                "No more than 20 parent-to-child relationships can be specified in a query", at: subqueries[20])
         }
         // Child-to-parent relationships named by the selected paths (`Account`, `Account.Owner`...).
         var parents: Set<String> = []
@@ -38,8 +41,10 @@ extension Compiler {
                 try countParents(resolved, at: path.offset)
                 let format: FormatKind
                 if case .toLabel = item {
-                    guard resolved.accessor.field.type == .picklist || resolved.accessor.field.type == .multipicklist else {
-                        throw malformed("toLabel() only applies to picklist fields: \(resolved.canonical)", at: path.offset)
+                    guard resolved.accessor.field.type == .picklist || resolved.accessor.field.type == .multipicklist
+                    else {
+                        throw malformed(
+                            "toLabel() only applies to picklist fields: \(resolved.canonical)", at: path.offset)
                     }
                     format = .toLabel
                 } else {
@@ -59,10 +64,14 @@ extension Compiler {
                     }
                     guard wanted, seen.insert(field.name.lowercased()).inserted else { continue }
                     columns.append(
-                        .value(key: field.name, accessor: FieldAccessor(hops: [], final: .position(position), field: field), format: nil))
+                        .value(
+                            key: field.name,
+                            accessor: FieldAccessor(hops: [], final: .position(position), field: field), format: nil))
                 }
             case .subquery(let inner, let offset):
-                guard allowSubqueries else { throw malformed("Nesting of child relationship queries is not supported", at: offset) }
+                guard allowSubqueries else {
+                    throw malformed("Nesting of child relationship queries is not supported", at: offset)
+                }
                 let child = try childPlan(inner, parent: schema)
                 guard seen.insert(child.key.lowercased()).inserted else {
                     throw malformed("duplicate field selected: \(child.key)", at: offset)
@@ -84,7 +93,8 @@ extension Compiler {
         }
         place(
             hops: resolved.accessor.hops[...], relationships: resolved.relationships[...],
-            polymorphic: resolved.polymorphic[...], leaf: FieldAccessor(hops: [], final: resolved.accessor.final, field: resolved.accessor.field),
+            polymorphic: resolved.polymorphic[...],
+            leaf: FieldAccessor(hops: [], final: resolved.accessor.final, field: resolved.accessor.field),
             key: resolved.fieldName, format: format, into: &columns)
     }
 
@@ -98,7 +108,9 @@ extension Compiler {
         }
         var children: [Column] = []
         var at = columns.count
-        if let existing = columns.firstIndex(where: { if case .parent(relationship, _, _, _) = $0 { return true } else { return false } }),
+        if let existing = columns.firstIndex(where: {
+            if case .parent(relationship, _, _, _) = $0 { return true } else { return false }
+        }),
             case .parent(_, _, _, let current) = columns[existing]
         {
             children = current
@@ -122,8 +134,12 @@ extension Compiler {
                     "Didn't understand relationship '\(inner.from.text)' in FROM part of query call. If you are attempting to use a custom relationship, be sure to append the '__r' after the custom relationship name. Please reference your WSDL or the describe call for the appropriate names."
                 ), at: inner.from.offset)
         }
-        if !inner.groupBy.isEmpty || inner.having != nil { throw malformed("GROUP BY is not supported in child relationship queries", at: inner.from.offset) }
-        if inner.offset != nil { throw malformed("OFFSET is not supported in child relationship queries", at: inner.offsetOffset) }
+        if !inner.groupBy.isEmpty || inner.having != nil {
+            throw malformed("GROUP BY is not supported in child relationship queries", at: inner.from.offset)
+        }
+        if inner.offset != nil {
+            throw malformed("OFFSET is not supported in child relationship queries", at: inner.offsetOffset)
+        }
         try checkLimits(inner)
         if let condition = inner.whereClause { try checkSemiJoins(condition, insideSemiJoin: false) }
         let scope = Scope(table: t, alias: inner.alias)

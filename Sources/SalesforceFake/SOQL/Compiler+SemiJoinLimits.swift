@@ -14,11 +14,13 @@ extension Compiler {
         switch condition {
         case .and(let items):
             for item in items {
-                try walkSemiJoins(item, insideSemiJoin: insideSemiJoin, underOr: underOr, underNot: underNot, count: &count)
+                try walkSemiJoins(
+                    item, insideSemiJoin: insideSemiJoin, underOr: underOr, underNot: underNot, count: &count)
             }
         case .or(let items):
             for item in items {
-                try walkSemiJoins(item, insideSemiJoin: insideSemiJoin, underOr: true, underNot: underNot, count: &count)
+                try walkSemiJoins(
+                    item, insideSemiJoin: insideSemiJoin, underOr: true, underNot: underNot, count: &count)
             }
         case .not(let inner):
             try walkSemiJoins(inner, insideSemiJoin: insideSemiJoin, underOr: underOr, underNot: true, count: &count)

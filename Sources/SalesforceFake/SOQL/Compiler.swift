@@ -46,22 +46,30 @@ struct Compiler {
         if let condition = ast.whereClause { try checkSemiJoins(condition, insideSemiJoin: semiJoin) }
         let filter = try ast.whereClause.map { c throws(SalesforceError) in try rowPredicate(c, scope) }
         let hints = ast.whereClause.map { indexHints($0, scope) } ?? []
-        let isAggregate = !ast.groupBy.isEmpty || ast.select.contains { item in
-            switch item {
-            case .aggregate, .formatAggregate: return true
-            default: return false
+        let isAggregate =
+            !ast.groupBy.isEmpty
+            || ast.select.contains { item in
+                switch item {
+                case .aggregate, .formatAggregate: return true
+                default: return false
+                }
             }
-        }
-        if ast.select.contains(where: { if case .aggregate(.count, nil, _, _) = $0 { return true } else { return false } }) {
+        if ast.select.contains(where: {
+            if case .aggregate(.count, nil, _, _) = $0 { return true } else { return false }
+        }) {
             guard ast.select.count == 1, ast.groupBy.isEmpty, !semiJoin else {
-                throw malformed("COUNT() must be the only element in the SELECT list and cannot be used with GROUP BY", at: ast.from.offset)
+                throw malformed(
+                    "COUNT() must be the only element in the SELECT list and cannot be used with GROUP BY",
+                    at: ast.from.offset)
             }
             return Plan(
                 table: t, objectName: schema.name, filter: filter, indexHints: hints, order: [], limit: ast.limit,
                 offset: ast.offset, output: .countOnly, semiJoins: semiJoins)
         }
         if isAggregate {
-            guard !semiJoin else { throw malformed("Aggregate functions are not supported in semi-join subqueries", at: ast.from.offset) }
+            guard !semiJoin else {
+                throw malformed("Aggregate functions are not supported in semi-join subqueries", at: ast.from.offset)
+            }
             if ast.having != nil && ast.groupBy.isEmpty {
                 throw malformed("HAVING requires GROUP BY", at: ast.from.offset)
             }
@@ -100,7 +108,9 @@ struct Compiler {
         case .path(let path):
             let resolved = try resolve(path, scope)
             guard resolved.accessor.field.sortable else {
-                throw located(.invalidField("field '\(resolved.accessor.field.name)' can not be sorted in a query call"), at: path.offset)
+                throw located(
+                    .invalidField("field '\(resolved.accessor.field.name)' can not be sorted in a query call"),
+                    at: path.offset)
             }
             return SortKey(
                 source: .field(resolved.accessor), descending: item.descending,

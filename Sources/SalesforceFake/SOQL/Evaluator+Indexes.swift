@@ -7,7 +7,9 @@ extension Evaluator {
         // `Id = '...'` / `Id IN (...)`: the id map answers directly, no index over every id.
         if let ids = plan.indexHints.first(where: { $0.position == 0 }) {
             let table = ctx.state.tables[t]
-            return Array(Set(ids.keys.compactMap { key in ids.exactIds[key].flatMap { table.rowById[$0] } })).map(Int32.init).sorted()
+            return Array(Set(ids.keys.compactMap { key in ids.exactIds[key].flatMap { table.rowById[$0] } })).map(
+                Int32.init
+            ).sorted()
         }
         let indexes = plan.indexHints.map { ctx.index(table: t, position: $0.position) }
         let sizes: [Int] = zip(plan.indexHints, indexes).map { hint, index in

@@ -27,7 +27,8 @@ struct Evaluator {
                 isAggregate: true)
         case .aggregate(let aggregate):
             let records = Aggregation(ctx: ctx, plan: aggregate).rows(rows, offset: plan.offset, limit: plan.limit)
-            return SOQLResult(totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: true)
+            return SOQLResult(
+                totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: true)
         case .records(let columns):
             if !plan.order.isEmpty {
                 let keep = plan.limit.map { $0 + (plan.offset ?? 0) }
@@ -38,7 +39,8 @@ struct Evaluator {
             records.reserveCapacity(slice.count)
             let renderer = Renderer(ctx: ctx)
             for i in slice { records.append(renderer.record(rows[i], columns)) }
-            return SOQLResult(totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: false)
+            return SOQLResult(
+                totalSize: records.count, records: records, objectType: plan.objectName, isAggregate: false)
         }
     }
 
@@ -59,7 +61,9 @@ struct Evaluator {
             if let filter = plan.filter, !filter(row, ctx) { return }
             result.append(row)
         }
-        if useIndexes, table.rows.count >= Evaluator.indexThreshold, let candidates = candidates(plan, table: plan.table) {
+        if useIndexes, table.rows.count >= Evaluator.indexThreshold,
+            let candidates = candidates(plan, table: plan.table)
+        {
             for row in candidates { consider(table.rows[Int(row)]) }
         } else {
             for row in table.rows { consider(row) }

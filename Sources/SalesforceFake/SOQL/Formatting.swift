@@ -14,7 +14,8 @@ enum Formatting {
         case (.double, _), (.percent, _):
             guard let d = value.doubleValue else { return value }
             let decimals = d == d.rounded() ? 0 : 2
-            return .string((d < 0 ? "-" : "") + grouped(abs(d), decimals: decimals) + (field.type == .percent ? "%" : ""))
+            return .string(
+                (d < 0 ? "-" : "") + grouped(abs(d), decimals: decimals) + (field.type == .percent ? "%" : ""))
         case (.date, .string(let s)):
             guard let days = CivilTime.parseDate(s) else { return value }
             let (y, m, d) = CivilTime.civil(days: days)

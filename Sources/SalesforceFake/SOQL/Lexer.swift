@@ -80,7 +80,9 @@ struct Lexer {
             // A date: YYYY-MM-DD, maybe followed by a time.
             while pos < scalars.count, Lexer.isDigit(scalars[pos]) || scalars[pos] == "-" { pos += 1 }
             let dateText = text(start, pos)
-            guard let days = CivilTime.parseDate(dateText) else { throw error("unexpected token: '\(dateText)'", at: start) }
+            guard let days = CivilTime.parseDate(dateText) else {
+                throw error("unexpected token: '\(dateText)'", at: start)
+            }
             guard pos < scalars.count, scalars[pos] == "T" else {
                 return Token(kind: .date(days), text: dateText, raw: dateText, offset: start)
             }
@@ -132,11 +134,17 @@ struct Lexer {
                 case "u":
                     guard pos + 5 < scalars.count, let n = UInt32(text(pos + 2, pos + 6), radix: 16),
                         let u = Unicode.Scalar(n)
-                    else { throw error("Invalid string literal '\(text(contentStart, scalars.count))'. Illegal character sequence '\\u' in string literal.", at: start) }
+                    else {
+                        throw error(
+                            "Invalid string literal '\(text(contentStart, scalars.count))'. Illegal character sequence '\\u' in string literal.",
+                            at: start)
+                    }
                     value.append(u)
                     pos += 4
                 default:
-                    throw error("Invalid string literal '\(text(contentStart, min(scalars.count, pos + 2)))'. Illegal character sequence '\\\(e)' in string literal.", at: start)
+                    throw error(
+                        "Invalid string literal '\(text(contentStart, min(scalars.count, pos + 2)))'. Illegal character sequence '\\\(e)' in string literal.",
+                        at: start)
                 }
                 pos += 2
                 continue

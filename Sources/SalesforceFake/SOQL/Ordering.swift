@@ -4,7 +4,8 @@
 enum Ordering {
     /// Sorted rows; with `keep` only the first `keep` of them (OFFSET + LIMIT), found without
     /// sorting everything.
-    static func sort(_ rows: [SObjectRecord], by keys: [SortKey], keep: Int? = nil, ctx: EvalContext) -> [SObjectRecord] {
+    static func sort(_ rows: [SObjectRecord], by keys: [SortKey], keep: Int? = nil, ctx: EvalContext) -> [SObjectRecord]
+    {
         let accessors: [FieldAccessor] = keys.compactMap { key in
             if case .field(let a) = key.source { return a } else { return nil }
         }

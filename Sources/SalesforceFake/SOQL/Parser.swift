@@ -50,7 +50,8 @@ struct Parser {
 
     func unexpected(_ token: Token? = nil) -> SalesforceError {
         let t = token ?? current
-        return error("unexpected token: \(t.kind == .end ? "<EOF>" : "'\(t.kind == .string ? t.raw : t.raw)'")", at: t.offset)
+        return error(
+            "unexpected token: \(t.kind == .end ? "<EOF>" : "'\(t.kind == .string ? t.raw : t.raw)'")", at: t.offset)
     }
 
     func unsupported(_ what: String, at offset: Int) -> SalesforceError {
@@ -101,13 +102,19 @@ struct Parser {
         if current.isSymbol("(") || current.kind != .identifier { throw unexpected() }
         let from = try name()
         var ast = QueryAST(select: select, from: from)
-        if current.isKeyword("AS") { _ = advance(); ast.alias = try name().text } else if atName { ast.alias = try name().text }
+        if current.isKeyword("AS") {
+            _ = advance(); ast.alias = try name().text
+        } else if atName {
+            ast.alias = try name().text
+        }
         if current.isKeyword("USING") {
             let at = advance().offset
             try expectKeyword("SCOPE")
             let scope = try name()
             // Every record is visible to the one user of the fake, so EVERYTHING is the default scope.
-            guard scope.text.uppercased() == "EVERYTHING" else { throw unsupported("USING SCOPE \(scope.text)", at: at) }
+            guard scope.text.uppercased() == "EVERYTHING" else {
+                throw unsupported("USING SCOPE \(scope.text)", at: at)
+            }
         }
         if acceptKeyword("WHERE") { ast.whereClause = try condition() }
         if current.isKeyword("WITH") {
@@ -122,7 +129,9 @@ struct Parser {
         if current.isKeyword("GROUP") {
             _ = advance()
             try expectKeyword("BY")
-            if current.isKeyword("ROLLUP") || current.isKeyword("CUBE") { throw unsupported("GROUP BY \(current.raw.uppercased())", at: current.offset) }
+            if current.isKeyword("ROLLUP") || current.isKeyword("CUBE") {
+                throw unsupported("GROUP BY \(current.raw.uppercased())", at: current.offset)
+            }
             ast.groupBy = [try path()]
             while current.isSymbol(",") {
                 _ = advance()
@@ -151,9 +160,13 @@ struct Parser {
             let at = advance().offset
             let what = current.upper
             // FOR VIEW / FOR REFERENCE only update "recently viewed" data the fake does not keep.
-            guard current.kind == .identifier, what == "VIEW" || what == "REFERENCE" else { throw unsupported("FOR \(current.raw)", at: at) }
+            guard current.kind == .identifier, what == "VIEW" || what == "REFERENCE" else {
+                throw unsupported("FOR \(current.raw)", at: at)
+            }
             _ = advance()
-            if current.isSymbol(","), peekNext.isKeyword("VIEW") || peekNext.isKeyword("REFERENCE") { _ = advance(); _ = advance() }
+            if current.isSymbol(","), peekNext.isKeyword("VIEW") || peekNext.isKeyword("REFERENCE") {
+                _ = advance(); _ = advance()
+            }
         }
         if current.isKeyword("UPDATE") { throw unsupported("UPDATE \(peekNext.raw)", at: current.offset) }
         return ast
@@ -183,7 +196,13 @@ struct Parser {
         var item = OrderItem(key: key, descending: false, nullsFirst: nil)
         if acceptKeyword("DESC") { item.descending = true } else { _ = acceptKeyword("ASC") }
         if acceptKeyword("NULLS") {
-            if acceptKeyword("FIRST") { item.nullsFirst = true } else if acceptKeyword("LAST") { item.nullsFirst = false } else { throw unexpected() }
+            if acceptKeyword("FIRST") {
+                item.nullsFirst = true
+            } else if acceptKeyword("LAST") {
+                item.nullsFirst = false
+            } else {
+                throw unexpected()
+            }
         }
         return item
     }

@@ -23,6 +23,7 @@ enum QueryErrorFormat {
         var line = String.UnicodeScalarView()
         line.append(contentsOf: scalars[lineStart..<lineEnd])
         let column = at - lineStart + 1
-        return "\n\(String(line))\n\(String(repeating: " ", count: column - 1))^\nERROR at Row:\(row):Column:\(column)\n\(text)"
+        return
+            "\n\(String(line))\n\(String(repeating: " ", count: column - 1))^\nERROR at Row:\(row):Column:\(column)\n\(text)"
     }
 }

@@ -21,7 +21,8 @@ struct Renderer {
             var pairs: [(String, JSONValue)] = []
             let url = SObjectRecord.attributes(type: parent.type, id: parent.id, apiVersion: ctx.apiVersion)["url"]!
             // Salesforce types the target of a polymorphic lookup as the "Name" pseudo-object.
-            pairs.append(("attributes", .object([("type", .string(polymorphic ? "Name" : parent.type)), ("url", url)])))
+            pairs.append(
+                ("attributes", .object([("type", .string(polymorphic ? "Name" : parent.type)), ("url", url)])))
             for child in children { pairs.append((child.key, value(child, parent))) }
             return .object(pairs)
         case .children(_, let plan):

@@ -23,7 +23,8 @@ public enum SOQL {
         throws(SalesforceError) -> SOQLResult
     {
         let plan = try org.compiledQuery(query)
-        var evaluator = Evaluator(org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
+        var evaluator = Evaluator(
+            org: org, state: org.snapshot(), apiVersion: apiVersion, includeDeleted: includeDeleted)
         evaluator.useIndexes = useIndexes
         return try evaluator.run(plan)
     }

@@ -15,7 +15,9 @@ extension SOQLBenchmark {
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<3 {
-            _ = try SOQL.execute("SELECT Id, Name FROM Account ORDER BY Name LIMIT 200", in: org, apiVersion: "59.0", includeDeleted: false)
+            _ = try SOQL.execute(
+                "SELECT Id, Name FROM Account ORDER BY Name LIMIT 200", in: org, apiVersion: "59.0",
+                includeDeleted: false)
         }
         let sort = clock.now - start
         let sortMillis = (Double(sort.components.seconds) * 1e3 + Double(sort.components.attoseconds) / 1e15) / 3

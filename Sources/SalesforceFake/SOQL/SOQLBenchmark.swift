@@ -51,7 +51,8 @@ public enum SOQLBenchmark {
         var bytes = 0
         let start = clock.now
         for q in queries {
-            let result = try SOQL.execute(q, in: org, apiVersion: apiVersion, includeDeleted: false, useIndexes: useIndexes)
+            let result = try SOQL.execute(
+                q, in: org, apiVersion: apiVersion, includeDeleted: false, useIndexes: useIndexes)
             rows += result.records.count
             bytes += JSONValue.array(result.records).serializedBytes().count
         }

@@ -21,12 +21,14 @@ public final class AsyncHTTPClientExecutor: HTTPExecutor {
     public init(caFile: String? = nil, maxConnections: Int = 1024) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile { tls.trustRoots = .file(caFile) }
-        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60),
-                                                           concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnections)
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: maxConnections)
         // A refused connection fails the request at once, as curl does, instead of retrying until the deadline.
         pool.retryConnectionEstablishment = false
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
-                                                     connectionPool: pool, decompression: .disabled)
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            connectionPool: pool, decompression: .disabled)
         configuration.httpVersion = .http1Only
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
@@ -42,8 +44,9 @@ public final class AsyncHTTPClientExecutor: HTTPExecutor {
             let response = try await client.execute(outgoing, timeout: .nanoseconds(nanoseconds))
             var buffer = try await response.body.collect(upTo: .max)
             let headers = response.headers.map { ($0.name.lowercased(), $0.value) }
-            return HTTPResult(status: Int(response.status.code), headers: headers,
-                              body: buffer.readBytes(length: buffer.readableBytes) ?? [])
+            return HTTPResult(
+                status: Int(response.status.code), headers: headers,
+                body: buffer.readBytes(length: buffer.readableBytes) ?? [])
         } catch {
             throw AsyncHTTPClientErrors.transportError(error)
         }

@@ -2,7 +2,7 @@ import CCurl
 import Foundation
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// ``HTTPExecutor`` on libcurl's multi interface: one dedicated thread drives every transfer
@@ -43,9 +43,12 @@ public final class CurlMultiExecutor: HTTPExecutor {
         /// libcurl's CURLOPT_VERBOSE (to stderr), for debugging only.
         public var verbose: Bool
 
-        public init(caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, idleHandlesMin: Int = 16,
-                    idleStretch: Duration = .seconds(10), idleConnectionsMax: Int? = nil, connectionMaxIdleSeconds: Int = 30, receiveBufferBytes: Int = 4096,
-                    verbose: Bool = false) {
+        public init(
+            caFile: String? = nil, maxConnections: Int = 1024, idleHandlesMax: Int = 4096, idleHandlesMin: Int = 16,
+            idleStretch: Duration = .seconds(10), idleConnectionsMax: Int? = nil, connectionMaxIdleSeconds: Int = 30,
+            receiveBufferBytes: Int = 4096,
+            verbose: Bool = false
+        ) {
             self.caFile = caFile
             self.maxConnections = maxConnections
             self.idleHandlesMax = idleHandlesMax
@@ -64,7 +67,11 @@ public final class CurlMultiExecutor: HTTPExecutor {
     public var idleHandleCount: Int { idleReport.withLockedValue { $0 } }
     private let peakReport: NIOLockedValueBox<Int>
     /// The most transfers in flight at once since the last call (for a run's diagnostics).
-    public func takePeakInFlight() -> Int { peakReport.withLockedValue { p in defer { p = 0 }; return p } }
+    public func takePeakInFlight() -> Int {
+        peakReport.withLockedValue { p in
+            defer { p = 0 }; return p
+        }
+    }
     private let stopped = NIOLockedValueBox<[CheckedContinuation<Void, Never>]?>([])
 
     public convenience init(caFile: String? = nil, maxConnections: Int = 1024, verbose: Bool = false) {
@@ -79,13 +86,13 @@ public final class CurlMultiExecutor: HTTPExecutor {
         let stopped = self.stopped
         let thread = Thread {
             #if canImport(Glibc)
-            // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and the
-            // thread would show under its creator's name (a cooperative pool thread) in top -H.
-            // pthread_setname_np needs _GNU_SOURCE, which the Glibc module lacks: look it up.
-            if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") {
-                typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-                _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), "whalesim-curl")
-            }
+                // Named from inside: Foundation's `Thread.name` does not reach the kernel here, and the
+                // thread would show under its creator's name (a cooperative pool thread) in top -H.
+                // pthread_setname_np needs _GNU_SOURCE, which the Glibc module lacks: look it up.
+                if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") {
+                    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+                    _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), "whalesim-curl")
+                }
             #endif
             loop.run()
             let waiters = stopped.withLockedValue { waiters -> [CheckedContinuation<Void, Never>] in
@@ -101,7 +108,8 @@ public final class CurlMultiExecutor: HTTPExecutor {
     public func execute(_ request: HTTPRequestSpec, timeout: Duration) async throws(HTTPTransportError) -> HTTPResult {
         let transfer = CurlTransfer(request: request, timeout: timeout)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResult, HTTPTransportError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<HTTPResult, HTTPTransportError>, Never>) in
                 submit(transfer) { continuation.resume(returning: $0) }
             }
         } onCancel: {
@@ -112,13 +120,18 @@ public final class CurlMultiExecutor: HTTPExecutor {
 
     /// `then` runs on the curl thread as the transfer ends: keep it short (hand the result to
     /// an event loop for anything more than bookkeeping).
-    public func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
+    public func start(
+        _ request: HTTPRequestSpec, timeout: Duration,
+        then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void
+    ) {
         submit(CurlTransfer(request: request, timeout: timeout), then: then)
     }
 
     /// Hands `transfer` to the curl thread, `then` to be called with its outcome; at once with an
     /// error once the executor is shutting down.
-    private func submit(_ transfer: CurlTransfer, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
+    private func submit(
+        _ transfer: CurlTransfer, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void
+    ) {
         transfer.completion = then
         if !inbox.submit(transfer) {
             transfer.completion = nil

@@ -28,11 +28,14 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     func run() {
         guard let multi = curl_multi_init() else {
-            for transfer in inbox.close() { transfer.finish(.failure(HTTPTransportError(.other, "curl_multi_init failed"))) }
+            for transfer in inbox.close() {
+                transfer.finish(.failure(HTTPTransportError(.other, "curl_multi_init failed")))
+            }
             return
         }
         _ = whalesim_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.maxConnections)
-        _ = whalesim_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, options.idleConnectionsMax ?? options.maxConnections)
+        _ = whalesim_multi_setopt_long(
+            multi, CURLMOPT_MAXCONNECTS, options.idleConnectionsMax ?? options.maxConnections)
         inbox.attach(multi)
 
         var running: Int32 = 0
@@ -151,11 +154,15 @@ final class CurlMultiLoop: @unchecked Sendable {
         case (_, let body?):
             // COPYPOSTFIELDS copies the bytes, so the transfer need not keep them pinned.
             codes.append(whalesim_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            codes.append(body.withUnsafeBufferPointer { bytes in
-                // A zero-length body still needs a non-null pointer, or curl reads from stdin.
-                bytes.baseAddress.map { whalesim_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
-                    ?? whalesim_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
-            })
+            codes.append(
+                body.withUnsafeBufferPointer { bytes in
+                    // A zero-length body still needs a non-null pointer, or curl reads from stdin.
+                    bytes.baseAddress.map {
+                        whalesim_easy_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0))
+                    }
+                        ?? whalesim_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+                })
             if method != "POST" { codes.append(whalesim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)) }
         case (_, nil):
             codes.append(whalesim_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method))
@@ -223,7 +230,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 }
 
 /// CURLOPT_WRITEFUNCTION: appends body bytes to the transfer.
-private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
+private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, context in
     let length = size * count
     guard let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
@@ -234,20 +242,23 @@ private let curlWriteBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
 }
 
 /// CURLOPT_HEADERFUNCTION: one header line at a time (status lines start a new header block).
-private let curlWriteHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, context in
-    let length = size * count
-    guard let context, let data else { return length }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let line = UnsafeRawBufferPointer(start: data, count: length)
-    if line.starts(with: "HTTP/".utf8) {
-        // An interim (1xx) response's headers are replaced by the final one's.
-        transfer.responseHeaders.removeAll(keepingCapacity: true)
-    } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-        let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
-        var value = line[(colon + 1)...]
-        while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
-        while let last = value.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { value = value.dropLast() }
-        transfer.responseHeaders.append((name, String(decoding: value, as: UTF8.self)))
+private let curlWriteHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int =
+    { data, size, count, context in
+        let length = size * count
+        guard let context, let data else { return length }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        let line = UnsafeRawBufferPointer(start: data, count: length)
+        if line.starts(with: "HTTP/".utf8) {
+            // An interim (1xx) response's headers are replaced by the final one's.
+            transfer.responseHeaders.removeAll(keepingCapacity: true)
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: line[..<colon], as: UTF8.self).lowercased()
+            var value = line[(colon + 1)...]
+            while let first = value.first, first == 0x20 || first == 0x09 { value = value.dropFirst() }
+            while let last = value.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
+                value = value.dropLast()
+            }
+            transfer.responseHeaders.append((name, String(decoding: value, as: UTF8.self)))
+        }
+        return length
     }
-    return length
-}

@@ -11,7 +11,9 @@ public enum HTTPClientKind: String, CaseIterable, Sendable {
 /// Builds executors by kind.
 public enum HTTPExecutors {
     /// An executor of `kind` trusting `caFile` (a PEM CA) for HTTPS, nil for the system's trust store.
-    public static func make(_ kind: HTTPClientKind = .preferred, caFile: String? = nil, maxConnections: Int = 1024) -> any HTTPExecutor {
+    public static func make(_ kind: HTTPClientKind = .preferred, caFile: String? = nil, maxConnections: Int = 1024)
+        -> any HTTPExecutor
+    {
         switch kind {
         case .curl: CurlMultiExecutor(caFile: caFile, maxConnections: maxConnections)
         case .asyncHTTPClient: AsyncHTTPClientExecutor(caFile: caFile, maxConnections: maxConnections)
@@ -31,8 +33,10 @@ public enum HTTPExecutors {
         let idle = max(64, clients / 16)
         switch kind {
         case .curl:
-            return CurlMultiExecutor(options: .init(maxConnections: 1024, idleHandlesMax: idle, idleStretch: .seconds(3),
-                                                    idleConnectionsMax: idle, receiveBufferBytes: 1024))
+            return CurlMultiExecutor(
+                options: .init(
+                    maxConnections: 1024, idleHandlesMax: idle, idleStretch: .seconds(3),
+                    idleConnectionsMax: idle, receiveBufferBytes: 1024))
         case .asyncHTTPClient: return AsyncHTTPClientExecutor(maxConnections: 1024)
         }
     }

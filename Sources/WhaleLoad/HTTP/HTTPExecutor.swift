@@ -38,16 +38,23 @@ public protocol HTTPExecutor: Sendable {
     /// executor finishes it: nothing waits meanwhile. For callers that keep many requests in
     /// flight at once (a restart's page refetches), where a task awaiting ``execute(_:timeout:)``
     /// for each would hold its stack for as long as the request is out.
-    func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void)
+    func start(
+        _ request: HTTPRequestSpec, timeout: Duration,
+        then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void)
     /// Ends every transfer and frees the executor's threads; call once, from async code.
     func shutdown() async
 }
 
 extension HTTPExecutor {
     /// On a task that awaits ``execute(_:timeout:)``: for executors with no completion of their own.
-    public func start(_ request: HTTPRequestSpec, timeout: Duration, then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void) {
+    public func start(
+        _ request: HTTPRequestSpec, timeout: Duration,
+        then: @escaping @Sendable (Result<HTTPResult, HTTPTransportError>) -> Void
+    ) {
         Task {
-            do throws(HTTPTransportError) { then(.success(try await execute(request, timeout: timeout))) } catch { then(.failure(error)) }
+            do throws(HTTPTransportError) { then(.success(try await execute(request, timeout: timeout))) } catch {
+                then(.failure(error))
+            }
         }
     }
 }

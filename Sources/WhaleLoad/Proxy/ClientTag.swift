@@ -38,7 +38,8 @@ struct ClientTag {
     static func client(inRequestLine line: String) -> String? {
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].hasPrefix("HTTP/"), !parts[0].isEmpty,
-              let q = parts[1].firstIndex(of: "?") else { return nil }
+            let q = parts[1].firstIndex(of: "?")
+        else { return nil }
         let query = parts[1][parts[1].index(after: q)...].prefix { $0 != "#" }
         for pair in query.split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

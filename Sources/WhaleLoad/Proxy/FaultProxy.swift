@@ -35,8 +35,10 @@ public final class FaultProxy: Sendable {
 
     /// Listens on `host:port` (0: any free port, see ``port``) and forwards every accepted
     /// connection to `upstreamHost:upstreamPort`; `seed` drives the jitter.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, upstreamHost: String, upstreamPort: Int, seed: UInt64,
-                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> FaultProxy {
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, upstreamHost: String, upstreamPort: Int, seed: UInt64,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> FaultProxy {
         let proxy = FaultProxy(upstreamHost: upstreamHost, upstreamPort: upstreamPort, seed: seed)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)

@@ -49,14 +49,19 @@ final class ProxyConnection: @unchecked Sendable {
         guard let proxy else { return }
         ClientBootstrap(group: loop)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [self] ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ServerSide(self)) } }
+            .channelInitializer { [self] ch in
+                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ServerSide(self)) }
+            }
             .connect(host: proxy.upstreamHost, port: proxy.upstreamPort)
             .whenComplete { [self, started = NIODeadline.now()] result in
                 if Self.logsSlowConnects {
                     let ms = (NIODeadline.now() - started).nanoseconds / 1_000_000
                     let failed = (try? result.get()) == nil
                     if ms >= 500 || failed {
-                        FileHandle.standardError.write(Data("proxy: upstream for \(client ?? "?") \(failed ? "failed" : "connected") after \(ms) ms\n".utf8))
+                        FileHandle.standardError.write(
+                            Data(
+                                "proxy: upstream for \(client ?? "?") \(failed ? "failed" : "connected") after \(ms) ms\n"
+                                    .utf8))
                     }
                 }
                 switch result {
@@ -169,7 +174,8 @@ final class ProxyConnection: @unchecked Sendable {
                     let conditions = rules.conditions(client, upstream: isUp)
                     let now = NIODeadline.now()
                     for chunk in queue.takeHeld() {
-                        queue.enqueue(chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
+                        queue.enqueue(
+                            chunk, now: now, conditions: conditions, jitterMs: proxy.jitter(conditions.jitterMs))
                     }
                     if isUp { up = queue } else { down = queue }
                 }

@@ -22,7 +22,8 @@ extension ModelClient {
                 return
             }
             guard let record = ModelRecord(recordType: update.recordType, json: update.record) else {
-                actions.append(.failed("unreadable \(update.recordType) record in resourceUpdate \(envelope.messageId)"))
+                actions.append(
+                    .failed("unreadable \(update.recordType) record in resourceUpdate \(envelope.messageId)"))
                 refetch(trigger: nil, &actions)
                 return
             }
@@ -43,7 +44,7 @@ extension ModelClient {
         case .error(let error):
             actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
         default:
-            break // note messages are the ClientSession's
+            break  // note messages are the ClientSession's
         }
     }
 
@@ -64,7 +65,8 @@ extension ModelClient {
             var covered = Set(fetched.keys)
             if page == .board {
                 for account in snapshot.accounts {
-                    let tracking = ModelRecord.tracking(Tracking(userId: caller.userId, accountId: account.id, tracked: true))
+                    let tracking = ModelRecord.tracking(
+                        Tracking(userId: caller.userId, accountId: account.id, tracked: true))
                     fetched[tracking.key] = tracking
                 }
                 // Every tracking key is covered (absent means untracked); account contents only when listed.
@@ -171,7 +173,9 @@ extension ModelClient {
         guard has(.echoStorm) else { return }
         // The record as the server just gave it (`key`, or a bare id from an original update).
         let candidates = [key] + ["account", "contact", "task"].map { "\($0):\(key)" }
-        guard let found = candidates.first(where: { confirmed[$0] != nil }), let record = confirmed[found] else { return }
+        guard let found = candidates.first(where: { confirmed[$0] != nil }), let record = confirmed[found] else {
+            return
+        }
         switch record {
         case .account(let a): actions += mutate(.saveAccounts([AccountInput(a)]))
         case .contact(let c): actions += mutate(.saveContacts([ContactInput(c)]))

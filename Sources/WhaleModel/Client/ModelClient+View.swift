@@ -37,21 +37,33 @@ extension ModelClient {
         switch (page, mutation) {
         case (.board, .saveAccounts(let inputs)):
             for input in inputs {
-                guard let key = records.first(where: { if case .account(let a) = $0.value { a.salesforceID == input.salesforceID } else { false } })?.key,
-                      case .account(let old) = records[key] else { continue }
+                guard
+                    let key = records.first(where: {
+                        if case .account(let a) = $0.value { a.salesforceID == input.salesforceID } else { false }
+                    })?.key,
+                    case .account(let old) = records[key]
+                else { continue }
                 records[key] = .account(input.account(id: old.id, organizationId: old.organizationId))
             }
         case (.board, .applyAccountTrackingChanges(let changes)):
             for change in changes {
-                let existing = records.values.compactMap { if case .account(let a) = $0, a.salesforceID == change.account.salesforceID { a } else { nil } }.first
+                let existing = records.values.compactMap {
+                    if case .account(let a) = $0, a.salesforceID == change.account.salesforceID { a } else { nil }
+                }.first
                 guard let id = existing?.id ?? change.account.id else { continue }
-                records["account:\(id)"] = .account(change.account.account(id: id, organizationId: caller.organizationId))
-                records[trackingKey(id)] = .tracking(Tracking(userId: caller.userId, accountId: id, tracked: change.newState == .tracked))
+                records["account:\(id)"] = .account(
+                    change.account.account(id: id, organizationId: caller.organizationId))
+                records[trackingKey(id)] = .tracking(
+                    Tracking(userId: caller.userId, accountId: id, tracked: change.newState == .tracked))
             }
         case (.account(let page), .saveContacts(let inputs)):
             for input in inputs {
-                guard let key = records.first(where: { if case .contact(let c) = $0.value { c.salesforceID == input.salesforceID } else { false } })?.key,
-                      case .contact(let old) = records[key] else { continue }
+                guard
+                    let key = records.first(where: {
+                        if case .contact(let c) = $0.value { c.salesforceID == input.salesforceID } else { false }
+                    })?.key,
+                    case .contact(let old) = records[key]
+                else { continue }
                 records[key] = input.accountID == page ? .contact(input.contact(id: old.id)) : nil
             }
         case (.account(let page), .saveTask(let task)):

@@ -184,7 +184,9 @@ public struct ModelClient: Sendable {
     /// (at least 64), a thousand pages' stamps were still filling up at the end of the 10-minute
     /// soak, a creep of the runner's memory with the length of the run (issue 21, heaptrack).
     mutating func forgetSettledRemovals() {
-        guard let delivered = socketSeq, isQuiet, stamps.count - confirmed.count > max(16, confirmed.count / 4) else { return }
+        guard let delivered = socketSeq, isQuiet, stamps.count - confirmed.count > max(16, confirmed.count / 4) else {
+            return
+        }
         stamps = stamps.filter { key, seq in confirmed[key] != nil || seq > delivered }
     }
 }

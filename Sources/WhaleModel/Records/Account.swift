@@ -23,10 +23,13 @@ public struct Account: Codable, Hashable, Sendable {
     public var state: String?
     public var assignedTo: String?
 
-    public init(id: String, organizationId: String, salesforceID: String, salesforceOwnerID: String? = nil, name: String,
-                industry: String? = nil, description: String? = nil, numberOfEmployees: Int? = nil, annualRevenue: String? = nil,
-                billingCity: String? = nil, billingState: String? = nil, phone: String? = nil, website: String? = nil,
-                type: String? = nil, state: String? = nil, assignedTo: String? = nil) {
+    public init(
+        id: String, organizationId: String, salesforceID: String, salesforceOwnerID: String? = nil, name: String,
+        industry: String? = nil, description: String? = nil, numberOfEmployees: Int? = nil,
+        annualRevenue: String? = nil,
+        billingCity: String? = nil, billingState: String? = nil, phone: String? = nil, website: String? = nil,
+        type: String? = nil, state: String? = nil, assignedTo: String? = nil
+    ) {
         self.id = id
         self.organizationId = organizationId
         self.salesforceID = salesforceID

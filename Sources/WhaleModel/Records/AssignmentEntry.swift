@@ -18,7 +18,10 @@ public struct AssignmentEntry: Codable, Hashable, Sendable {
     /// Supplied by the caller (the live server's clock); the model has no clock.
     public var createdAt: String?
 
-    public init(id: String, kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String, createdAt: String? = nil) {
+    public init(
+        id: String, kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String,
+        createdAt: String? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.targetId = targetId

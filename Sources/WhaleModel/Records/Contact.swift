@@ -16,8 +16,11 @@ public struct Contact: Codable, Hashable, Sendable {
     public var phone: String?
     public var assignedTo: String?
 
-    public init(id: String, accountID: String, salesforceID: String, firstName: String, lastName: String, jobTitle: String? = nil,
-                state: String? = nil, email: String? = nil, phone: String? = nil, assignedTo: String? = nil) {
+    public init(
+        id: String, accountID: String, salesforceID: String, firstName: String, lastName: String,
+        jobTitle: String? = nil,
+        state: String? = nil, email: String? = nil, phone: String? = nil, assignedTo: String? = nil
+    ) {
         self.id = id
         self.accountID = accountID
         self.salesforceID = salesforceID

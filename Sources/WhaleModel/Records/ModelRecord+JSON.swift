@@ -35,13 +35,20 @@ extension ModelRecord {
         let data = Data(json.serialized.utf8)
         let decoder = JSONDecoder()
         switch recordType {
-        case "organization": guard let r = try? decoder.decode(Organization.self, from: data) else { return nil }; self = .organization(r)
+        case "organization":
+            guard let r = try? decoder.decode(Organization.self, from: data) else { return nil };
+            self = .organization(r)
         case "user": guard let r = try? decoder.decode(User.self, from: data) else { return nil }; self = .user(r)
-        case "account": guard let r = try? decoder.decode(Account.self, from: data) else { return nil }; self = .account(r)
-        case "contact": guard let r = try? decoder.decode(Contact.self, from: data) else { return nil }; self = .contact(r)
+        case "account":
+            guard let r = try? decoder.decode(Account.self, from: data) else { return nil }; self = .account(r)
+        case "contact":
+            guard let r = try? decoder.decode(Contact.self, from: data) else { return nil }; self = .contact(r)
         case "task": guard let r = try? decoder.decode(TaskItem.self, from: data) else { return nil }; self = .task(r)
-        case "assignment": guard let r = try? decoder.decode(AssignmentEntry.self, from: data) else { return nil }; self = .assignment(r)
-        case "tracking": guard let r = try? decoder.decode(Tracking.self, from: data) else { return nil }; self = .tracking(r)
+        case "assignment":
+            guard let r = try? decoder.decode(AssignmentEntry.self, from: data) else { return nil };
+            self = .assignment(r)
+        case "tracking":
+            guard let r = try? decoder.decode(Tracking.self, from: data) else { return nil }; self = .tracking(r)
         default: return nil
         }
     }

@@ -19,8 +19,10 @@ public struct TaskItem: Codable, Hashable, Sendable {
     public var assignedTo: String?
     public var deletedAt: String?
 
-    public init(id: String, associatedTo: String, description: String, done: Bool, type: TaskType,
-                dueDate: String? = nil, assignedTo: String? = nil, deletedAt: String? = nil) {
+    public init(
+        id: String, associatedTo: String, description: String, done: Bool, type: TaskType,
+        dueDate: String? = nil, assignedTo: String? = nil, deletedAt: String? = nil
+    ) {
         self.id = id
         self.associatedTo = associatedTo
         self.description = description

@@ -18,7 +18,10 @@ public struct ModelSeed: Codable, Hashable, Sendable {
         public var organizationId: String
         /// Plain text, for test logins only.
         public var password: String
-        public init(id: String, email: String, firstName: String, lastName: String, isAdmin: Bool, organizationId: String, password: String) {
+        public init(
+            id: String, email: String, firstName: String, lastName: String, isAdmin: Bool, organizationId: String,
+            password: String
+        ) {
             self.id = id
             self.email = email
             self.firstName = firstName
@@ -28,7 +31,9 @@ public struct ModelSeed: Codable, Hashable, Sendable {
             self.password = password
         }
         public var user: User {
-            User(id: id, email: email, firstName: firstName, lastName: lastName, isAdmin: isAdmin, organizationId: organizationId)
+            User(
+                id: id, email: email, firstName: firstName, lastName: lastName, isAdmin: isAdmin,
+                organizationId: organizationId)
         }
     }
 
@@ -48,8 +53,10 @@ public struct ModelSeed: Codable, Hashable, Sendable {
     public var tasks: [TaskItem]
     public var tracking: [SeedTracking]
 
-    public init(organizations: [Organization] = [], users: [SeedUser] = [], accounts: [Account] = [], contacts: [Contact] = [],
-                tasks: [TaskItem] = [], tracking: [SeedTracking] = []) {
+    public init(
+        organizations: [Organization] = [], users: [SeedUser] = [], accounts: [Account] = [], contacts: [Contact] = [],
+        tasks: [TaskItem] = [], tracking: [SeedTracking] = []
+    ) {
         self.organizations = organizations
         self.users = users
         self.accounts = accounts
@@ -73,7 +80,9 @@ public struct ModelSeed: Codable, Hashable, Sendable {
         changes += accounts.map { .record(.account($0)) }
         changes += contacts.map { .record(.contact($0)) }
         changes += tasks.map { .record(.task($0)) }
-        changes += tracking.map { .record(.tracking(Tracking(userId: $0.userId, accountId: $0.accountId, tracked: true))) }
+        changes += tracking.map {
+            .record(.tracking(Tracking(userId: $0.userId, accountId: $0.accountId, tracked: true)))
+        }
         // Server-made ids start past anything a seed could hold.
         changes.append(.counters(order: 0, nextId: 1000))
         return changes

@@ -35,7 +35,9 @@ struct Draft {
     func checkState(_ value: String?, columns: [KanbanState], _ what: String) throws(ModelError) {
         guard let value else { return }
         guard let column = KanbanState(rawValue: value), columns.contains(column) else {
-            throw .badInput("\(what) state \(String(reflecting: value)) is not one of \(columns.map(\.rawValue).joined(separator: ", "))")
+            throw .badInput(
+                "\(what) state \(String(reflecting: value)) is not one of \(columns.map(\.rawValue).joined(separator: ", "))"
+            )
         }
     }
 
@@ -60,16 +62,22 @@ struct Draft {
         case .applyAccountTrackingChanges(let changes):
             for change in changes {
                 let account = try saveAccount(change.account)
-                write(.tracking(Tracking(userId: caller.userId, accountId: account.id, tracked: change.newState == .tracked)), pools: [org])
+                write(
+                    .tracking(
+                        Tracking(userId: caller.userId, accountId: account.id, tracked: change.newState == .tracked)),
+                    pools: [org])
             }
         case .createAssignment(let kind, let targetId, let assignedBy, let assignedTo, let createdAt):
-            try createAssignment(kind, targetId: targetId, assignedBy: assignedBy, assignedTo: assignedTo, createdAt: createdAt)
+            try createAssignment(
+                kind, targetId: targetId, assignedBy: assignedBy, assignedTo: assignedTo, createdAt: createdAt)
         case .createUser(let input):
             guard state.users[caller.userId]?.isAdmin == true else { throw .forbidden("only an admin creates users") }
             try createUser(input, organizationId: org, isAdmin: input.isAdmin)
         case .createOrganization(let id, let name, let admin):
             try nonEmpty(name, "organization name")
-            if let id, id.isEmpty || state.organizations[id] != nil { throw .badInput("organization id \(String(reflecting: id)) is empty or taken") }
+            if let id, id.isEmpty || state.organizations[id] != nil {
+                throw .badInput("organization id \(String(reflecting: id)) is empty or taken")
+            }
             let orgId = id ?? newId("org")
             write(.organization(Organization(id: orgId, name: name)), pools: [])
             try createUser(admin, organizationId: orgId, isAdmin: true)
@@ -125,13 +133,17 @@ struct Draft {
         var pools = [task.associatedTo]
         if let existing = state.tasks[task.id] {
             // A task id of another organization is as unknown as any other id there.
-            guard state.accounts[existing.associatedTo]?.organizationId == org else { throw .notFound("task \(task.id)") }
+            guard state.accounts[existing.associatedTo]?.organizationId == org else {
+                throw .notFound("task \(task.id)")
+            }
             if existing.associatedTo != task.associatedTo { pools.insert(existing.associatedTo, at: 0) }
         }
         write(.task(task), pools: pools)
     }
 
-    mutating func createAssignment(_ kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String, createdAt: String?) throws(ModelError) {
+    mutating func createAssignment(
+        _ kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String, createdAt: String?
+    ) throws(ModelError) {
         try nonEmpty(targetId, "target id")
         try nonEmpty(assignedBy, "assignedBy")
         try nonEmpty(assignedTo, "assignedTo")
@@ -144,15 +156,21 @@ struct Draft {
             account.assignedTo = assignedTo
             (target, pool, targetPool) = (.account(account), account.id, org)
         case .contact:
-            guard var contact = state.contacts[targetId], (try? ownAccount(contact.accountID)) != nil else { throw .notFound("contact \(targetId)") }
+            guard var contact = state.contacts[targetId], (try? ownAccount(contact.accountID)) != nil else {
+                throw .notFound("contact \(targetId)")
+            }
             contact.assignedTo = assignedTo
             (target, pool, targetPool) = (.contact(contact), contact.accountID, contact.accountID)
         case .task:
-            guard var task = state.tasks[targetId], (try? ownAccount(task.associatedTo)) != nil else { throw .notFound("task \(targetId)") }
+            guard var task = state.tasks[targetId], (try? ownAccount(task.associatedTo)) != nil else {
+                throw .notFound("task \(targetId)")
+            }
             task.assignedTo = assignedTo
             (target, pool, targetPool) = (.task(task), task.associatedTo, task.associatedTo)
         }
-        let entry = AssignmentEntry(id: newId("as"), kind: kind, targetId: targetId, assignedBy: assignedBy, assignedTo: assignedTo, createdAt: createdAt)
+        let entry = AssignmentEntry(
+            id: newId("as"), kind: kind, targetId: targetId, assignedBy: assignedBy, assignedTo: assignedTo,
+            createdAt: createdAt)
         write(.assignment(entry), pools: [pool])
         write(target, pools: [targetPool])
     }
@@ -160,10 +178,18 @@ struct Draft {
     mutating func createUser(_ input: UserInput, organizationId: String, isAdmin: Bool) throws(ModelError) {
         try nonEmpty(input.email, "email")
         try nonEmpty(input.passwordHash, "passwordHash")
-        if state.credentials.values.contains(where: { $0.email == input.email }) { throw .badInput("email \(input.email) is taken") }
-        if let id = input.id, id.isEmpty || state.users[id] != nil { throw .badInput("user id \(String(reflecting: id)) is empty or taken") }
+        if state.credentials.values.contains(where: { $0.email == input.email }) {
+            throw .badInput("email \(input.email) is taken")
+        }
+        if let id = input.id, id.isEmpty || state.users[id] != nil {
+            throw .badInput("user id \(String(reflecting: id)) is empty or taken")
+        }
         let id = input.id ?? newId("u")
-        write(.user(User(id: id, email: input.email, firstName: input.firstName, lastName: input.lastName, isAdmin: isAdmin, organizationId: organizationId)), pools: [])
+        write(
+            .user(
+                User(
+                    id: id, email: input.email, firstName: input.firstName, lastName: input.lastName, isAdmin: isAdmin,
+                    organizationId: organizationId)), pools: [])
         let credential = Credential(userId: id, email: input.email, passwordHash: input.passwordHash)
         state.apply(.credential(credential))
         credentials.append(credential)

@@ -19,10 +19,14 @@ public struct AccountInput: Codable, Hashable, Sendable {
     public var state: String?
     public var assignedTo: String?
 
-    public init(id: String? = nil, salesforceID: String, salesforceOwnerID: String? = nil, name: String, industry: String? = nil,
-                description: String? = nil, numberOfEmployees: Int? = nil, annualRevenue: String? = nil, billingCity: String? = nil,
-                billingState: String? = nil, phone: String? = nil, website: String? = nil, type: String? = nil,
-                state: String? = nil, assignedTo: String? = nil) {
+    public init(
+        id: String? = nil, salesforceID: String, salesforceOwnerID: String? = nil, name: String,
+        industry: String? = nil,
+        description: String? = nil, numberOfEmployees: Int? = nil, annualRevenue: String? = nil,
+        billingCity: String? = nil,
+        billingState: String? = nil, phone: String? = nil, website: String? = nil, type: String? = nil,
+        state: String? = nil, assignedTo: String? = nil
+    ) {
         self.id = id
         self.salesforceID = salesforceID
         self.salesforceOwnerID = salesforceOwnerID
@@ -42,18 +46,25 @@ public struct AccountInput: Codable, Hashable, Sendable {
 
     /// The input that saves `account` as it is (a card move is this with another `state`).
     public init(_ account: Account) {
-        self.init(id: account.id, salesforceID: account.salesforceID, salesforceOwnerID: account.salesforceOwnerID, name: account.name,
-                  industry: account.industry, description: account.description, numberOfEmployees: account.numberOfEmployees,
-                  annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
-                  phone: account.phone, website: account.website, type: account.type, state: account.state, assignedTo: account.assignedTo)
+        self.init(
+            id: account.id, salesforceID: account.salesforceID, salesforceOwnerID: account.salesforceOwnerID,
+            name: account.name,
+            industry: account.industry, description: account.description, numberOfEmployees: account.numberOfEmployees,
+            annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
+            phone: account.phone, website: account.website, type: account.type, state: account.state,
+            assignedTo: account.assignedTo)
     }
 
     /// The account this input makes, with the given id and organization.
     public func account(id: String, organizationId: String) -> Account {
-        Account(id: id, organizationId: organizationId, salesforceID: salesforceID, salesforceOwnerID: salesforceOwnerID, name: name,
-                industry: industry, description: description, numberOfEmployees: numberOfEmployees, annualRevenue: annualRevenue,
-                billingCity: billingCity, billingState: billingState, phone: phone, website: website, type: type, state: state,
-                assignedTo: assignedTo)
+        Account(
+            id: id, organizationId: organizationId, salesforceID: salesforceID, salesforceOwnerID: salesforceOwnerID,
+            name: name,
+            industry: industry, description: description, numberOfEmployees: numberOfEmployees,
+            annualRevenue: annualRevenue,
+            billingCity: billingCity, billingState: billingState, phone: phone, website: website, type: type,
+            state: state,
+            assignedTo: assignedTo)
     }
 }
 
@@ -70,8 +81,11 @@ public struct ContactInput: Codable, Hashable, Sendable {
     public var phone: String?
     public var assignedTo: String?
 
-    public init(id: String? = nil, accountID: String, salesforceID: String, firstName: String, lastName: String, jobTitle: String? = nil,
-                state: String? = nil, email: String? = nil, phone: String? = nil, assignedTo: String? = nil) {
+    public init(
+        id: String? = nil, accountID: String, salesforceID: String, firstName: String, lastName: String,
+        jobTitle: String? = nil,
+        state: String? = nil, email: String? = nil, phone: String? = nil, assignedTo: String? = nil
+    ) {
         self.id = id
         self.accountID = accountID
         self.salesforceID = salesforceID
@@ -85,14 +99,18 @@ public struct ContactInput: Codable, Hashable, Sendable {
     }
 
     public init(_ contact: Contact) {
-        self.init(id: contact.id, accountID: contact.accountID, salesforceID: contact.salesforceID, firstName: contact.firstName,
-                  lastName: contact.lastName, jobTitle: contact.jobTitle, state: contact.state, email: contact.email,
-                  phone: contact.phone, assignedTo: contact.assignedTo)
+        self.init(
+            id: contact.id, accountID: contact.accountID, salesforceID: contact.salesforceID,
+            firstName: contact.firstName,
+            lastName: contact.lastName, jobTitle: contact.jobTitle, state: contact.state, email: contact.email,
+            phone: contact.phone, assignedTo: contact.assignedTo)
     }
 
     public func contact(id: String) -> Contact {
-        Contact(id: id, accountID: accountID, salesforceID: salesforceID, firstName: firstName, lastName: lastName, jobTitle: jobTitle,
-                state: state, email: email, phone: phone, assignedTo: assignedTo)
+        Contact(
+            id: id, accountID: accountID, salesforceID: salesforceID, firstName: firstName, lastName: lastName,
+            jobTitle: jobTitle,
+            state: state, email: email, phone: phone, assignedTo: assignedTo)
     }
 }
 
@@ -119,7 +137,9 @@ public struct UserInput: Codable, Hashable, Sendable {
     public var isAdmin: Bool
     /// Already hashed by the live server (bcrypt); opaque here.
     public var passwordHash: String
-    public init(id: String? = nil, email: String, firstName: String, lastName: String, isAdmin: Bool, passwordHash: String) {
+    public init(
+        id: String? = nil, email: String, firstName: String, lastName: String, isAdmin: Bool, passwordHash: String
+    ) {
         self.id = id
         self.email = email
         self.firstName = firstName

@@ -2,7 +2,9 @@ import WhaleProtocol
 
 extension ModelServer {
     /// Validates the whole mutation against a copy of the state, then commits: persist, send, reply.
-    mutating func mutate(requestId: String, caller: Caller, senderID: String?, _ mutation: Mutation, _ actions: inout [Action]) {
+    mutating func mutate(
+        requestId: String, caller: Caller, senderID: String?, _ mutation: Mutation, _ actions: inout [Action]
+    ) {
         var draft = Draft(server: self, caller: caller)
         do {
             _ = try member(caller)
@@ -13,7 +15,8 @@ extension ModelServer {
         }
         var next = draft.state
         next.order += 1
-        var changes: [ModelChange] = draft.written.map { .record($0.record) } + draft.credentials.map { .credential($0) }
+        var changes: [ModelChange] =
+            draft.written.map { .record($0.record) } + draft.credentials.map { .credential($0) }
         var updates: [PoolUpdate] = []
         for write in draft.written {
             for poolId in write.pools {
@@ -32,14 +35,23 @@ extension ModelServer {
             let members = members(of: update.poolId)
             // Encoded once per update, only if some member speaks protocol 2.
             let anyV2 = members.contains { self.members[$0]?.protocolVersion == .v2 }
-            let record = anyV2 ? RecordUpdate(recordType: update.record.recordType, record: update.record.wireJSON, seq: update.seq) : nil
+            let record =
+                anyV2
+                ? RecordUpdate(recordType: update.record.recordType, record: update.record.wireJSON, seq: update.seq)
+                : nil
             for client in members {
                 let carried = self.members[client]?.protocolVersion == .v2 ? record : nil
-                let message = ServerMessage.resourceUpdate(resourceId: update.record.id, senderId: senderID ?? "", update: carried)
-                actions.append(.send(client, ServerEnvelope(senderId: configuration.serverId, messageId: makeMessageId(), message: message)))
+                let message = ServerMessage.resourceUpdate(
+                    resourceId: update.record.id, senderId: senderID ?? "", update: carried)
+                actions.append(
+                    .send(
+                        client,
+                        ServerEnvelope(senderId: configuration.serverId, messageId: makeMessageId(), message: message)))
             }
         }
-        let reply = MutationReply(order: next.order, records: draft.written.map(\.record).filter { $0.recordType != "tracking" }, updates: updates)
+        let reply = MutationReply(
+            order: next.order, records: draft.written.map(\.record).filter { $0.recordType != "tracking" },
+            updates: updates)
         actions.append(.reply(requestId: requestId, .success(reply)))
     }
 }

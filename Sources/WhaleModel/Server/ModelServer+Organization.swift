@@ -20,7 +20,9 @@ extension ModelServer {
     public func organizationRecords(_ caller: Caller) throws(ModelError) -> [ModelRecord] {
         _ = try member(caller)
         return state.changes.compactMap { change in
-            guard case .record(let record) = change, organizationId(of: record) == caller.organizationId else { return nil }
+            guard case .record(let record) = change, organizationId(of: record) == caller.organizationId else {
+                return nil
+            }
             return record
         }
     }

@@ -2,7 +2,8 @@ extension ModelServer {
     /// The caller's user, if the caller is who it says (an existing user of that organization).
     public func member(_ caller: Caller) throws(ModelError) -> User {
         guard let user = state.users[caller.userId], user.organizationId == caller.organizationId,
-              state.organizations[caller.organizationId] != nil else {
+            state.organizations[caller.organizationId] != nil
+        else {
             throw .unauthorized("unknown user \(caller.userId) in organization \(caller.organizationId)")
         }
         return user
@@ -11,7 +12,9 @@ extension ModelServer {
     /// An account of the caller's organization; another organization's is `notFound` too.
     public func account(_ id: String, _ caller: Caller) throws(ModelError) -> Account {
         _ = try member(caller)
-        guard let account = state.accounts[id], account.organizationId == caller.organizationId else { throw .notFound("account \(id)") }
+        guard let account = state.accounts[id], account.organizationId == caller.organizationId else {
+            throw .notFound("account \(id)")
+        }
         return account
     }
 
@@ -43,7 +46,9 @@ extension ModelServer {
     /// `accounts`: the caller's tracked accounts, sorted by id.
     public func accounts(_ caller: Caller) throws(ModelError) -> [Account] {
         _ = try member(caller)
-        return (state.tracked[caller.userId] ?? []).compactMap { state.accounts[$0] }.filter { $0.organizationId == caller.organizationId }
+        return (state.tracked[caller.userId] ?? []).compactMap { state.accounts[$0] }.filter {
+            $0.organizationId == caller.organizationId
+        }
     }
 
     /// `contacts(accountID)`, sorted by id.
@@ -119,12 +124,14 @@ extension ModelServer {
     public func answer(_ query: ModelQuery, _ caller: Caller) throws(ModelError) -> PoolSnapshot {
         switch query {
         case .board:
-            return PoolSnapshot(poolId: caller.organizationId, seq: poolSeq(caller.organizationId), accounts: try accounts(caller))
+            return PoolSnapshot(
+                poolId: caller.organizationId, seq: poolSeq(caller.organizationId), accounts: try accounts(caller))
         case .accountPage(let accountID):
             let contacts = try contacts(accountID: accountID, caller)
             let tasks = ModelState.sorted(state.tasks) { $0.associatedTo == accountID && !$0.isDeleted }
             let assignments = ModelState.sorted(state.assignments) { accountPool(of: .assignment($0)) == accountID }
-            return PoolSnapshot(poolId: accountID, seq: poolSeq(accountID), contacts: contacts, tasks: tasks, assignments: assignments)
+            return PoolSnapshot(
+                poolId: accountID, seq: poolSeq(accountID), contacts: contacts, tasks: tasks, assignments: assignments)
         }
     }
 }

@@ -86,14 +86,17 @@ public struct ModelServer: Sendable {
     /// The pool a socket is in.
     public func pool(of client: ClientID) -> String? { members[client]?.poolId }
 
-    mutating func join(_ client: ClientID, poolId: String, caller: Caller?, version: ProtocolVersion, _ actions: inout [Action]) {
+    mutating func join(
+        _ client: ClientID, poolId: String, caller: Caller?, version: ProtocolVersion, _ actions: inout [Action]
+    ) {
         leave(client)
         if version == .v2 {
             guard let caller, (try? member(caller)) != nil else {
                 refuse(client, ProtocolError(.unauthorized, "a valid access token is needed to join a pool"), &actions)
                 return
             }
-            guard poolId == caller.organizationId || state.accounts[poolId]?.organizationId == caller.organizationId else {
+            guard poolId == caller.organizationId || state.accounts[poolId]?.organizationId == caller.organizationId
+            else {
                 refuse(client, ProtocolError(.forbidden, "\(poolId) is not a pool of your organization"), &actions)
                 return
             }
@@ -107,7 +110,11 @@ public struct ModelServer: Sendable {
         // Its message id is not drawn from the counter, so other messages keep theirs.
         if version == .v2 {
             let marker = ServerMessage.poolJoined(poolId: poolId, seq: poolSeq(poolId))
-            actions.append(.send(client, ServerEnvelope(senderId: configuration.serverId, messageId: "j:" + client.rawValue, message: marker)))
+            actions.append(
+                .send(
+                    client,
+                    ServerEnvelope(senderId: configuration.serverId, messageId: "j:" + client.rawValue, message: marker)
+                ))
         }
     }
 
@@ -123,6 +130,8 @@ public struct ModelServer: Sendable {
     }
 
     func refuse(_ client: ClientID, _ error: ProtocolError, _ actions: inout [Action]) {
-        actions.append(.send(client, ServerEnvelope(senderId: configuration.serverId, messageId: "e:join", message: .error(error))))
+        actions.append(
+            .send(client, ServerEnvelope(senderId: configuration.serverId, messageId: "e:join", message: .error(error)))
+        )
     }
 }

@@ -12,7 +12,8 @@ public enum Mutation: Codable, Hashable, Sendable {
     case saveTask(TaskInput)
     case applyAccountTrackingChanges([TrackingChange])
     /// `createdAt` comes from the live server's clock (the model has none).
-    case createAssignment(kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String, createdAt: String? = nil)
+    case createAssignment(
+        kind: AssignmentKind, targetId: String, assignedBy: String, assignedTo: String, createdAt: String? = nil)
     case createUser(UserInput)
     /// A new organization and its first (admin) user.
     case createOrganization(id: String?, name: String, admin: UserInput)
@@ -79,7 +80,10 @@ public struct PoolSnapshot: Codable, Hashable, Sendable {
     public var contacts: [Contact]
     public var tasks: [TaskItem]
     public var assignments: [AssignmentEntry]
-    public init(poolId: String, seq: Int, accounts: [Account] = [], contacts: [Contact] = [], tasks: [TaskItem] = [], assignments: [AssignmentEntry] = []) {
+    public init(
+        poolId: String, seq: Int, accounts: [Account] = [], contacts: [Contact] = [], tasks: [TaskItem] = [],
+        assignments: [AssignmentEntry] = []
+    ) {
         self.poolId = poolId
         self.seq = seq
         self.accounts = accounts
@@ -90,7 +94,8 @@ public struct PoolSnapshot: Codable, Hashable, Sendable {
 
     /// Every record, sorted by key: what a page fetch gives the client to keep.
     public var records: [ModelRecord] {
-        let all: [ModelRecord] = accounts.map(ModelRecord.account) + contacts.map(ModelRecord.contact)
+        let all: [ModelRecord] =
+            accounts.map(ModelRecord.account) + contacts.map(ModelRecord.contact)
             + tasks.map(ModelRecord.task) + assignments.map(ModelRecord.assignment)
         return all.sorted { $0.key < $1.key }
     }

@@ -11,9 +11,11 @@ extension ClientSession {
     mutating func onConnected(_ actions: inout [Action]) {
         connection = .connecting
         let resync = speaksV2 && hasJoined && !has(.reconnectDropsUnacked)
-        actions.append(.send(ClientEnvelope(
-            messageId: makeMessageId("j"),
-            message: .resourceConnection(resourceId: resourceId, revision: resync ? revision : nil))))
+        actions.append(
+            .send(
+                ClientEnvelope(
+                    messageId: makeMessageId("j"),
+                    message: .resourceConnection(resourceId: resourceId, revision: resync ? revision : nil))))
         if resync, let outstanding {
             actions.append(.send(change(outstanding)))
         }
@@ -27,7 +29,8 @@ extension ClientSession {
         // A revision is a history count: a negative or absurd one (found by WireFuzz: Int.max, after
         // which the next op's `revision += 1` trapped) is refused, and nothing changes.
         guard (0...ClientSession.revisionMax).contains(conf.revision) else {
-            actions.append(.failed("resourceConnectionConf revision \(conf.revision) is outside 0...\(ClientSession.revisionMax)"))
+            actions.append(
+                .failed("resourceConnectionConf revision \(conf.revision) is outside 0...\(ClientSession.revisionMax)"))
             return
         }
         if let missed = conf.missedOps, conf.initialState == nil {
@@ -36,7 +39,7 @@ extension ClientSession {
                 if isAck(opId: entry.opId, messageId: nil) {
                     onAck(&actions)
                 } else if let seq = ownOpSeq(entry.opId), seq <= lastAckedOpSeq {
-                    continue // an op of ours acknowledged before: nothing new
+                    continue  // an op of ours acknowledged before: nothing new
                 } else {
                     onRemoteOp(entry.op, &actions)
                 }
@@ -58,7 +61,9 @@ extension ClientSession {
         // The fault `reconnect-drops-unacked` throws them away without a word, as the original client did.
         let silently = has(.reconnectDropsUnacked) && hasJoined
         if !dropped.isEmpty, !silently {
-            actions.append(.opsDropped(opIds: dropped, reason: "the server sent its full state; pending edits cannot be rebased onto it"))
+            actions.append(
+                .opsDropped(
+                    opIds: dropped, reason: "the server sent its full state; pending edits cannot be rebased onto it"))
         }
         outstanding = nil
         buffer = nil
@@ -82,10 +87,12 @@ extension ClientSession {
         outstanding = nil
         buffer = nil
         if !dropped.isEmpty { actions.append(.opsDropped(opIds: dropped, reason: reason)) }
-        guard speaksV2 else { return } // the original client has no way back: it stays as it is
+        guard speaksV2 else { return }  // the original client has no way back: it stays as it is
         connection = .connecting
-        actions.append(.send(ClientEnvelope(
-            messageId: makeMessageId("j"),
-            message: .resourceConnection(resourceId: resourceId, revision: nil))))
+        actions.append(
+            .send(
+                ClientEnvelope(
+                    messageId: makeMessageId("j"),
+                    message: .resourceConnection(resourceId: resourceId, revision: nil))))
     }
 }

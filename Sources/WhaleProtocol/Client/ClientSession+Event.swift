@@ -54,8 +54,12 @@ extension ClientSession {
             onLocalEdit(position: position, deleting: deleting, inserting: inserting, &actions)
         case .localSelection(let newSelection):
             guard newSelection.anchor >= 0, newSelection.head >= 0,
-                  newSelection.anchor <= document.count, newSelection.head <= document.count else {
-                actions.append(.failed("selection \(newSelection.anchor)..\(newSelection.head) is outside the document (0...\(document.count))"))
+                newSelection.anchor <= document.count, newSelection.head <= document.count
+            else {
+                actions.append(
+                    .failed(
+                        "selection \(newSelection.anchor)..\(newSelection.head) is outside the document (0...\(document.count))"
+                    ))
                 return actions
             }
             selection = newSelection
@@ -88,17 +92,22 @@ extension ClientSession {
         if pending.opId == outstanding?.opId { sentOutstandingOpId = pending.opId }
         return ClientEnvelope(
             messageId: pending.opId,
-            message: .docChange(DocChange(resourceId: resourceId, rev: revision, op: pending.op, opId: speaksV2 ? pending.opId : nil))
+            message: .docChange(
+                DocChange(resourceId: resourceId, rev: revision, op: pending.op, opId: speaksV2 ? pending.opId : nil))
         )
     }
 
     /// Protocol 2 sends the selection only when synchronized: the server transforms it from a
     /// revision it knows, which excludes ops still pending here.
     mutating func sendCursorIfPossible(_ actions: inout [Action]) {
-        guard speaksV2, configuration.sharesCursor, cursorDirty, connection == .joined, outstanding == nil else { return }
+        guard speaksV2, configuration.sharesCursor, cursorDirty, connection == .joined, outstanding == nil else {
+            return
+        }
         cursorDirty = false
-        actions.append(.send(ClientEnvelope(
-            messageId: makeMessageId("k"),
-            message: .cursorUpdate(resourceId: resourceId, rev: revision, selection: selection))))
+        actions.append(
+            .send(
+                ClientEnvelope(
+                    messageId: makeMessageId("k"),
+                    message: .cursorUpdate(resourceId: resourceId, rev: revision, selection: selection))))
     }
 }

@@ -10,7 +10,8 @@ extension ClientSession {
         let op = Operation.replace(in: length, at: position, deleting: deleting, inserting: inserting)
         guard !op.isNoop else { return }
         // What goes on the wire is the op as the client counts; faults count in other units.
-        let sent = has(.utf8LengthUnits) || has(.graphemeLengthUnits)
+        let sent =
+            has(.utf8LengthUnits) || has(.graphemeLengthUnits)
             ? misCountedOp(position: position, deleting: deleting, inserting: inserting) : op
         do {
             try document.apply(op)

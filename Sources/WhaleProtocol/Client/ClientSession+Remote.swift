@@ -10,18 +10,20 @@ extension ClientSession {
                 actions.append(.failed("docChangeReturnOps for \(resource), expected \(resourceId)"))
                 return
             }
-            guard connection == .joined else { return } // before the join answer: covered by the state it brings
+            guard connection == .joined else { return }  // before the join answer: covered by the state it brings
             if isAck(opId: opId, messageId: envelope.messageId) {
                 onAck(&actions)
             } else if let seq = ownOpSeq(opId), seq <= lastAckedOpSeq {
-                return // acknowledged again after a resend: nothing new happened
+                return  // acknowledged again after a resend: nothing new happened
             } else {
                 let before = revision
                 onRemoteOp(op, &actions)
                 // The author's cursor after its op, at the revision the op made (applied above).
                 if let cursor, revision == before + 1 {
-                    onRemoteCursor(RemoteCursor(resourceId: resource, userId: cursor.userId, clientId: cursor.clientId,
-                                                rev: revision, selection: cursor.selection), &actions)
+                    onRemoteCursor(
+                        RemoteCursor(
+                            resourceId: resource, userId: cursor.userId, clientId: cursor.clientId,
+                            rev: revision, selection: cursor.selection), &actions)
                 }
             }
         case .cursorUpdate(let cursor):
@@ -29,11 +31,14 @@ extension ClientSession {
         case .presenceLeft(_, _, let who):
             remoteCursors.removeAll { $0.clientId == who }
         case .resourceUpdate, .poolJoined:
-            break // model updates and pool membership concern the kanban, not the note
+            break  // model updates and pool membership concern the kanban, not the note
         case .error(let error):
             let refusedPending = error.inReplyTo != nil && error.inReplyTo == outstanding?.opId
             if refusedPending, error.code == .badOperation {
-                actions.append(.diverged("the server refused \(error.inReplyTo!) as not fitting its copy of the note at revision \(revision): \(error.message)"))
+                actions.append(
+                    .diverged(
+                        "the server refused \(error.inReplyTo!) as not fitting its copy of the note at revision \(revision): \(error.message)"
+                    ))
             } else {
                 actions.append(.failed("server error \(error.code.rawValue): \(error.message)"))
             }
@@ -84,7 +89,8 @@ extension ClientSession {
             moveRemoteCursors(through: op)
             actions.append(.remoteApplied(op: op, revision: revision))
         } catch {
-            actions.append(.diverged("the server's op for revision \(revision + 1) did not fit the local copy: \(error)"))
+            actions.append(
+                .diverged("the server's op for revision \(revision + 1) did not fit the local copy: \(error)"))
             resynchronizeFromScratch(reason: "a remote op did not fit the local document: \(error)", &actions)
         }
     }
@@ -100,13 +106,17 @@ extension ClientSession {
 
     mutating func onRemoteCursor(_ cursor: RemoteCursor, _ actions: inout [Action]) {
         guard cursor.clientId != clientId, cursor.resourceId == resourceId, connection == .joined else { return }
-        guard cursor.rev == revision else { return } // stale: a newer one follows
+        guard cursor.rev == revision else { return }  // stale: a newer one follows
         // At the server's revision the text is the base of the pending ops; a cursor past its end
         // (a hostile or broken server) is refused rather than shown outside the note.
         let length = outstanding?.op.baseLength ?? document.count
         guard cursor.selection.anchor >= 0, cursor.selection.head >= 0,
-              max(cursor.selection.anchor, cursor.selection.head) <= length else {
-            actions.append(.failed("remote cursor of \(cursor.clientId) at \(cursor.selection.anchor)..\(cursor.selection.head) is outside the note (0...\(length))"))
+            max(cursor.selection.anchor, cursor.selection.head) <= length
+        else {
+            actions.append(
+                .failed(
+                    "remote cursor of \(cursor.clientId) at \(cursor.selection.anchor)..\(cursor.selection.head) is outside the note (0...\(length))"
+                ))
             return
         }
         var selection = cursor.selection

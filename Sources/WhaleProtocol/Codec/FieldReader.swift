@@ -10,7 +10,8 @@ struct FieldReader {
 
     init(_ value: WireJSON, path: String) throws(ProtocolError) {
         guard case .object(let members) = value else {
-            throw ProtocolError(.malformedMessage, "\(path.isEmpty ? "the message" : path) must be an object, got \(value.kind)")
+            throw ProtocolError(
+                .malformedMessage, "\(path.isEmpty ? "the message" : path) must be an object, got \(value.kind)")
         }
         self.path = path
         self.members = members
@@ -34,42 +35,58 @@ struct FieldReader {
 
     mutating func string(_ key: String) throws(ProtocolError) -> String {
         let value = try required(key)
-        guard case .string(let s) = value else { throw ProtocolError(.malformedMessage, "\(name(key)) must be a string, got \(value.kind)") }
+        guard case .string(let s) = value else {
+            throw ProtocolError(.malformedMessage, "\(name(key)) must be a string, got \(value.kind)")
+        }
         return s
     }
 
     mutating func optionalString(_ key: String) throws(ProtocolError) -> String? {
         guard let value = optional(key) else { return nil }
-        guard case .string(let s) = value else { throw ProtocolError(.malformedMessage, "\(name(key)) must be a string, got \(value.kind)") }
+        guard case .string(let s) = value else {
+            throw ProtocolError(.malformedMessage, "\(name(key)) must be a string, got \(value.kind)")
+        }
         return s
     }
 
     mutating func int(_ key: String) throws(ProtocolError) -> Int {
         let value = try required(key)
-        guard case .int(let i) = value else { throw ProtocolError(.malformedMessage, "\(name(key)) must be an integer, got \(value.kind)") }
+        guard case .int(let i) = value else {
+            throw ProtocolError(.malformedMessage, "\(name(key)) must be an integer, got \(value.kind)")
+        }
         return i
     }
 
     mutating func optionalInt(_ key: String) throws(ProtocolError) -> Int? {
         guard let value = optional(key) else { return nil }
-        guard case .int(let i) = value else { throw ProtocolError(.malformedMessage, "\(name(key)) must be an integer, got \(value.kind)") }
+        guard case .int(let i) = value else {
+            throw ProtocolError(.malformedMessage, "\(name(key)) must be an integer, got \(value.kind)")
+        }
         return i
     }
 
     /// The `n`/`s` arrays of an op, validated into a canonical operation (`badOperation` if malformed).
     mutating func operation() throws(ProtocolError) -> Operation {
         let nValue = try required("n"), sValue = try required("s")
-        guard case .array(let nArray) = nValue else { throw ProtocolError(.malformedMessage, "\(name("n")) must be an array, got \(nValue.kind)") }
-        guard case .array(let sArray) = sValue else { throw ProtocolError(.malformedMessage, "\(name("s")) must be an array, got \(sValue.kind)") }
+        guard case .array(let nArray) = nValue else {
+            throw ProtocolError(.malformedMessage, "\(name("n")) must be an array, got \(nValue.kind)")
+        }
+        guard case .array(let sArray) = sValue else {
+            throw ProtocolError(.malformedMessage, "\(name("s")) must be an array, got \(sValue.kind)")
+        }
         var n: [Int] = [], s: [String] = []
         n.reserveCapacity(nArray.count)
         s.reserveCapacity(sArray.count)
         for (i, element) in nArray.enumerated() {
-            guard case .int(let k) = element else { throw ProtocolError(.malformedMessage, "\(name("n"))[\(i)] must be an integer, got \(element.kind)") }
+            guard case .int(let k) = element else {
+                throw ProtocolError(.malformedMessage, "\(name("n"))[\(i)] must be an integer, got \(element.kind)")
+            }
             n.append(k)
         }
         for (i, element) in sArray.enumerated() {
-            guard case .string(let t) = element else { throw ProtocolError(.malformedMessage, "\(name("s"))[\(i)] must be a string, got \(element.kind)") }
+            guard case .string(let t) = element else {
+                throw ProtocolError(.malformedMessage, "\(name("s"))[\(i)] must be a string, got \(element.kind)")
+            }
             s.append(t)
         }
         do {

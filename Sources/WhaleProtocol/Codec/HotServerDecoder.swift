@@ -19,10 +19,10 @@ enum HotServerDecoder {
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> ServerEnvelope? {
         var r = Reader(bytes: bytes)
         guard r.literal(#"{"senderId":"#), let senderId = r.string(),
-              r.literal(#","messageId":"#), let messageId = r.string(),
-              r.literal(#","type":"docChangeReturnOps","data":{"resourceId":"#), let resourceId = r.string(),
-              r.literal(#","n":"#), let n = r.array({ $0.int() }),
-              r.literal(#","s":"#), let s = r.array({ $0.string() })
+            r.literal(#","messageId":"#), let messageId = r.string(),
+            r.literal(#","type":"docChangeReturnOps","data":{"resourceId":"#), let resourceId = r.string(),
+            r.literal(#","n":"#), let n = r.array({ $0.int() }),
+            r.literal(#","s":"#), let s = r.array({ $0.string() })
         else { return nil }
         var opId: String?
         if r.literal(#","opId":"#) {
@@ -32,16 +32,18 @@ enum HotServerDecoder {
         var cursor: AuthorCursor?
         if r.literal(#","cursor":{"userId":"#) {
             guard let userId = r.string(), r.literal(#","clientId":"#), let clientId = r.string(),
-                  r.literal(#","anchor":"#), let anchor = r.int(), r.literal(#","head":"#), let head = r.int(),
-                  r.skip(UInt8(ascii: "}"))
+                r.literal(#","anchor":"#), let anchor = r.int(), r.literal(#","head":"#), let head = r.int(),
+                r.skip(UInt8(ascii: "}"))
             else { return nil }
-            cursor = AuthorCursor(userId: userId, clientId: ClientID(clientId), selection: Selection(anchor: anchor, head: head))
+            cursor = AuthorCursor(
+                userId: userId, clientId: ClientID(clientId), selection: Selection(anchor: anchor, head: head))
         }
         guard r.literal("}}"), r.atEnd else { return nil }
         // A malformed op is the general decoder's to report (`badOperation`, with its path).
         guard let op = try? WireOperation(n: n, s: s).operation() else { return nil }
-        return ServerEnvelope(senderId: senderId, messageId: messageId,
-                              message: .docChangeReturnOps(resourceId: resourceId, op: op, opId: opId, cursor: cursor))
+        return ServerEnvelope(
+            senderId: senderId, messageId: messageId,
+            message: .docChangeReturnOps(resourceId: resourceId, op: op, opId: opId, cursor: cursor))
     }
 
     private struct Reader {
@@ -112,7 +114,10 @@ enum HotServerDecoder {
             let digits = index - digitsStart
             guard digits > 0, index - start <= 18 else { return nil }
             guard digits == 1 || bytes[digitsStart] != 0x30 else { return nil }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            if index < bytes.count,
+                bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e")
+                    || bytes[index] == UInt8(ascii: "E")
+            {
                 return nil
             }
             return negative ? -value : value

@@ -16,28 +16,35 @@ public enum WireCodec {
 
     // MARK: Client → server
 
-    public static func decodeClient(_ bytes: some Collection<UInt8>, maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ClientEnvelope {
+    public static func decodeClient(_ bytes: some Collection<UInt8>, maxBytes: Int = defaultMaxBytes)
+        throws(ProtocolError) -> ClientEnvelope
+    {
         try decodeClient(Array(bytes), maxBytes: maxBytes)
     }
 
     /// The same for bytes already in an array: no generic copy (the server's hot path).
-    public static func decodeClient(_ bytes: [UInt8], maxBytes: Int = defaultMaxBytes) throws(ProtocolError) -> ClientEnvelope {
+    public static func decodeClient(_ bytes: [UInt8], maxBytes: Int = defaultMaxBytes) throws(ProtocolError)
+        -> ClientEnvelope
+    {
         var (envelope, type, messageId) = try open(bytes, maxBytes: maxBytes)
-        _ = envelope.optional("senderId") // clients omit it; tolerated if present
+        _ = envelope.optional("senderId")  // clients omit it; tolerated if present
         var data = try FieldReader(try envelope.required("data"), path: "data")
         try envelope.finish()
         let message: ClientMessage
         switch type {
         case "resourceConnection":
-            message = .resourceConnection(resourceId: try data.string("resourceId"), revision: try data.optionalInt("revision"))
+            message = .resourceConnection(
+                resourceId: try data.string("resourceId"), revision: try data.optionalInt("revision"))
         case "docChange":
-            let resourceId = try data.string("resourceId"), rev = try data.int("rev"), opId = try data.optionalString("opId")
+            let resourceId = try data.string("resourceId"), rev = try data.int("rev"),
+                opId = try data.optionalString("opId")
             message = .docChange(DocChange(resourceId: resourceId, rev: rev, op: try data.operation(), opId: opId))
         case "cursorUpdate":
             let resourceId = try data.string("resourceId"), rev = try data.int("rev")
             let selection = Selection(anchor: try data.int("anchor"), head: try data.int("head"))
             guard selection.anchor >= 0, selection.head >= 0 else {
-                throw ProtocolError(.malformedMessage, "data.anchor and data.head must not be negative", inReplyTo: messageId)
+                throw ProtocolError(
+                    .malformedMessage, "data.anchor and data.head must not be negative", inReplyTo: messageId)
             }
             message = .cursorUpdate(resourceId: resourceId, rev: rev, selection: selection)
         default:
@@ -58,7 +65,10 @@ public enum WireCodec {
             data += opMembers(change.op)
             if let opId = change.opId { data.append(("opId", .string(opId))) }
         case .cursorUpdate(let resourceId, let rev, let selection):
-            data = [("resourceId", .string(resourceId)), ("rev", .int(rev)), ("anchor", .int(selection.anchor)), ("head", .int(selection.head))]
+            data = [
+                ("resourceId", .string(resourceId)), ("rev", .int(rev)), ("anchor", .int(selection.anchor)),
+                ("head", .int(selection.head)),
+            ]
         }
         return WireJSON.object([
             ("messageId", .string(envelope.messageId)),
@@ -78,7 +88,9 @@ public enum WireCodec {
         var envelope = try FieldReader(json, path: "")
         let messageId = try envelope.string("messageId")
         let type: String
-        do { type = try envelope.string("type") } catch { throw ProtocolError(error.code, error.message, inReplyTo: messageId) }
+        do { type = try envelope.string("type") } catch {
+            throw ProtocolError(error.code, error.message, inReplyTo: messageId)
+        }
         return (envelope, type, messageId)
     }
 

@@ -29,7 +29,9 @@ struct WireJSONParser {
     func error(_ reason: String) -> WireJSONError { WireJSONError(offset: index, reason: reason) }
 
     mutating func skipSpace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -120,7 +122,9 @@ struct WireJSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits(&self) > 0 else { throw error("expected a digit in the exponent") }
         }
         if isInteger, index - start <= 18 {
@@ -196,7 +200,8 @@ struct WireJSONParser {
         case UInt8(ascii: "u"):
             let high = try hex4()
             if (0xD800...0xDBFF).contains(high) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw error("lone high surrogate \\u\(String(high, radix: 16))")
                 }
                 index += 2
@@ -204,7 +209,9 @@ struct WireJSONParser {
                 guard (0xDC00...0xDFFF).contains(low) else { throw error("high surrogate not followed by a low one") }
                 return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
             }
-            guard let scalar = Unicode.Scalar(high) else { throw error("lone low surrogate \\u\(String(high, radix: 16))") }
+            guard let scalar = Unicode.Scalar(high) else {
+                throw error("lone low surrogate \\u\(String(high, radix: 16))")
+            }
             return scalar
         default:
             throw error("invalid escape '\\\(Unicode.Scalar(byte))'")

@@ -24,7 +24,7 @@ func composeWithSignError(_ a: Operation, _ b: Operation) throws(OTError) -> Ope
             } else if m == n {
                 x = ac.popFirst(); y = bc.popFirst()
             } else {
-                x = ac.popFirst(); y = .delete(n + m) // the sign error
+                x = ac.popFirst(); y = .delete(n + m)  // the sign error
             }
         case (.insert(let s, let m), .retain(let n)):
             if m <= n {

@@ -28,17 +28,23 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
         case .serverAppliesResendTwice: "server applies an op resent after a reconnect a second time"
         case .remoteCursorWrongRule: "client moves remote cursors by the ot.js rule instead of the remote rule"
         case .revisionResetOnEmpty: "server resets a document's revision to 0 when its last client leaves"
-        case .staleRefetchOverwrites: "model client applies a refetch answered before a newer update it already has (the original's refetch race)"
-        case .echoStorm: "model client re-saves the single record after a refetch, echoing resourceUpdate between clients forever"
-        case .utf8LengthTransform: "server's transform counts insert lengths in UTF-8 bytes while its document counts code points (the original backend's), so concurrent non-ASCII edits are refused"
-        case .ackBeforeDurable: "server acknowledges an op once its commit is queued, not once it is durable (a power loss loses acknowledged ops)"
+        case .staleRefetchOverwrites:
+            "model client applies a refetch answered before a newer update it already has (the original's refetch race)"
+        case .echoStorm:
+            "model client re-saves the single record after a refetch, echoing resourceUpdate between clients forever"
+        case .utf8LengthTransform:
+            "server's transform counts insert lengths in UTF-8 bytes while its document counts code points (the original backend's), so concurrent non-ASCII edits are refused"
+        case .ackBeforeDurable:
+            "server acknowledges an op once its commit is queued, not once it is durable (a power loss loses acknowledged ops)"
         }
     }
 
     /// Whether the mutation sits in the client (otherwise in the server).
     public var isClientSide: Bool {
         switch self {
-        case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty, .utf8LengthTransform, .ackBeforeDurable: false
+        case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty, .utf8LengthTransform,
+            .ackBeforeDurable:
+            false
         default: true
         }
     }

@@ -11,7 +11,8 @@ import WhaleOT
 /// and its client waits for an ack forever.
 func transformCountingUTF8(_ a: Operation, _ b: Operation) throws(OTError) -> Operation {
     guard a.baseLength == b.baseLength else {
-        throw .incompatible("cannot transform operations on different documents: base lengths \(a.baseLength) and \(b.baseLength)")
+        throw .incompatible(
+            "cannot transform operations on different documents: base lengths \(a.baseLength) and \(b.baseLength)")
     }
     var aPrime = Operation(capacity: a.components.count + 2)
     var ac = a.components[...], bc = b.components[...]

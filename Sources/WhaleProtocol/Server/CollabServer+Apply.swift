@@ -3,22 +3,34 @@ import WhaleOT
 extension CollabServer {
     /// Transforms the change against `history[rev...]` one op at a time (the incoming op has tie
     /// priority), applies it, persists it, and broadcasts it to every member, sender included.
-    mutating func apply(_ change: DocChange, from client: ClientID, _ connection: Connection, messageId: String, _ actions: inout [Action]) {
+    mutating func apply(
+        _ change: DocChange, from client: ClientID, _ connection: Connection, messageId: String,
+        _ actions: inout [Action]
+    ) {
         let v2 = connection.protocolVersion == .v2
         // Taken out of the dictionary while it changes, so its text buffer is never copied.
-        guard connection.resourceId == change.resourceId, var document = documents.removeValue(forKey: change.resourceId) else {
-            refuse(ProtocolError(.unknownResource, "not joined to \(change.resourceId)", inReplyTo: messageId), to: client, connection, &actions)
+        guard connection.resourceId == change.resourceId,
+            var document = documents.removeValue(forKey: change.resourceId)
+        else {
+            refuse(
+                ProtocolError(.unknownResource, "not joined to \(change.resourceId)", inReplyTo: messageId), to: client,
+                connection, &actions)
             return
         }
         defer { documents[change.resourceId] = document }
         if v2, let opId = change.opId, let revision = document.appliedOpIds[opId], !has(.serverAppliesResendTwice) {
             // A resend of an op already applied: acknowledge it again, apply nothing.
             let op = document.history[revision - 1]
-            send(.docChangeReturnOps(resourceId: change.resourceId, op: op, opId: opId), messageId: messageId, to: client, &actions)
+            send(
+                .docChangeReturnOps(resourceId: change.resourceId, op: op, opId: opId), messageId: messageId,
+                to: client, &actions)
             return
         }
         guard change.rev >= 0, change.rev <= document.revision else {
-            refuse(ProtocolError(.badRevision, "revision \(change.rev) is not in 0...\(document.revision)", inReplyTo: messageId), to: client, connection, &actions)
+            refuse(
+                ProtocolError(
+                    .badRevision, "revision \(change.rev) is not in 0...\(document.revision)", inReplyTo: messageId),
+                to: client, connection, &actions)
             return
         }
         var op = change.op
@@ -49,29 +61,45 @@ extension CollabServer {
                 anchor: op.transformUnchecked(cursor: selection.anchor, rule: rule),
                 head: op.transformUnchecked(cursor: selection.head, rule: rule))
             document.members[index].selection = moved
-            if isAuthor, v2 { authorCursor = AuthorCursor(userId: connection.userId, clientId: client, selection: moved) }
+            if isAuthor, v2 {
+                authorCursor = AuthorCursor(userId: connection.userId, clientId: client, selection: moved)
+            }
         }
         let revision = document.revision
-        actions.append(.persist(PersistEntry(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId)))
-        actions.append(.applied(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId, author: client))
+        actions.append(
+            .persist(PersistEntry(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId)))
+        actions.append(
+            .applied(resourceId: change.resourceId, revision: revision, op: op, opId: change.opId, author: client))
         for member in document.members {
             let v2Member = member.protocolVersion == .v2
-            send(.docChangeReturnOps(resourceId: change.resourceId, op: op, opId: v2Member ? change.opId : nil, cursor: v2Member ? authorCursor : nil),
-                 messageId: messageId, to: member.clientId, &actions)
+            send(
+                .docChangeReturnOps(
+                    resourceId: change.resourceId, op: op, opId: v2Member ? change.opId : nil,
+                    cursor: v2Member ? authorCursor : nil),
+                messageId: messageId, to: member.clientId, &actions)
         }
     }
 
     /// Protocol 2: moves the cursor from the revision the client saw to the current one and
     /// tells the other protocol-2 members.
-    mutating func updateCursor(_ resourceId: String, rev: Int, selection: Selection, from client: ClientID, _ connection: Connection, messageId: String, _ actions: inout [Action]) {
+    mutating func updateCursor(
+        _ resourceId: String, rev: Int, selection: Selection, from client: ClientID, _ connection: Connection,
+        messageId: String, _ actions: inout [Action]
+    ) {
         guard connection.resourceId == resourceId, let index = documents[resourceId]?.memberIndex(client),
-              var document = documents.removeValue(forKey: resourceId) else {
-            refuse(ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: messageId), to: client, connection, &actions)
+            var document = documents.removeValue(forKey: resourceId)
+        else {
+            refuse(
+                ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: messageId), to: client,
+                connection, &actions)
             return
         }
         defer { documents[resourceId] = document }
         guard rev >= 0, rev <= document.revision else {
-            refuse(ProtocolError(.badRevision, "cursor revision \(rev) is not in 0...\(document.revision)", inReplyTo: messageId), to: client, connection, &actions)
+            refuse(
+                ProtocolError(
+                    .badRevision, "cursor revision \(rev) is not in 0...\(document.revision)", inReplyTo: messageId),
+                to: client, connection, &actions)
             return
         }
         var moved = selection
@@ -80,15 +108,21 @@ extension CollabServer {
                 moved = try op.transform(selection: moved, rule: .remote)
             }
         } catch {
-            refuse(ProtocolError(.badOperation, "cursor: \(error)", inReplyTo: messageId), to: client, connection, &actions)
+            refuse(
+                ProtocolError(.badOperation, "cursor: \(error)", inReplyTo: messageId), to: client, connection, &actions
+            )
             return
         }
         guard moved.anchor <= document.document.count, moved.head <= document.document.count else {
-            refuse(ProtocolError(.badOperation, "cursor is outside the document", inReplyTo: messageId), to: client, connection, &actions)
+            refuse(
+                ProtocolError(.badOperation, "cursor is outside the document", inReplyTo: messageId), to: client,
+                connection, &actions)
             return
         }
         document.members[index].selection = moved
-        let cursor = RemoteCursor(resourceId: resourceId, userId: connection.userId, clientId: client, rev: document.revision, selection: moved)
+        let cursor = RemoteCursor(
+            resourceId: resourceId, userId: connection.userId, clientId: client, rev: document.revision,
+            selection: moved)
         for member in document.members where member.clientId != client && member.protocolVersion == .v2 {
             send(.cursorUpdate(cursor), messageId: makeMessageId(), to: member.clientId, &actions)
         }

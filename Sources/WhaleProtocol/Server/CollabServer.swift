@@ -109,7 +109,8 @@ public struct CollabServer: Sendable {
     /// Sends unless the fault drops messages to a slow client.
     func send(_ message: ServerMessage, messageId: String, to client: ClientID, _ actions: inout [Action]) {
         if has(.serverDropsSlowClient), connections[client]?.slow == true { return }
-        actions.append(.send(client, ServerEnvelope(senderId: configuration.serverId, messageId: messageId, message: message)))
+        actions.append(
+            .send(client, ServerEnvelope(senderId: configuration.serverId, messageId: messageId, message: message)))
     }
 
     /// Refuses a message: protocol 2 gets an `error`; the original protocol has none, so nothing is sent.

@@ -36,8 +36,10 @@ public struct ComparisonRules: Codable, Sendable, Equatable {
     public static let defaultFloor = 2.0
     public static let defaultTailSamples = 50
 
-    public init(maxRegression: Double = 0.1, floor: Double = ComparisonRules.defaultFloor,
-                tailSamples: Int = ComparisonRules.defaultTailSamples, precision: Double = 0.001) {
+    public init(
+        maxRegression: Double = 0.1, floor: Double = ComparisonRules.defaultFloor,
+        tailSamples: Int = ComparisonRules.defaultTailSamples, precision: Double = 0.001
+    ) {
         self.maxRegression = maxRegression
         self.floor = floor
         self.tailSamples = tailSamples
@@ -67,7 +69,8 @@ public struct ComparisonRules: Codable, Sendable, Equatable {
     /// The sentence the table and the page print under the verdict.
     public var description: String {
         let pct = { (v: Double) in String(format: "%g %%", v * 100) }
-        return "regression = growth past \(pct(maxRegression)), past \(String(format: "%g", floor)) (ms or ticks) and past \(pct(precision)) precision; "
+        return
+            "regression = growth past \(pct(maxRegression)), past \(String(format: "%g", floor)) (ms or ticks) and past \(pct(precision)) precision; "
             + "a percentile p is judged with ≥ \(tailSamples)×100/(100−p) samples in every run (p50 \(minimumSamples(percentile: 50)), p90 \(minimumSamples(percentile: 90)), p99 \(minimumSamples(percentile: 99))); maxima are shown, not judged; "
             + "with several runs a side, B's median run against A's worst"
     }

@@ -71,8 +71,9 @@ public struct RunComparison: Codable, Sendable, Equatable {
 
     /// One run against one run, with the default rules and this relative limit.
     public init(a: (path: String, summary: RunSummary), b: (path: String, summary: RunSummary), maxRegression: Double) {
-        self.init(a: ComparisonSide(path: a.path, summary: a.summary), b: ComparisonSide(path: b.path, summary: b.summary),
-                  rules: ComparisonRules(maxRegression: maxRegression))
+        self.init(
+            a: ComparisonSide(path: a.path, summary: a.summary), b: ComparisonSide(path: b.path, summary: b.summary),
+            rules: ComparisonRules(maxRegression: maxRegression))
     }
 
     public init(a sideA: ComparisonSide, b sideB: ComparisonSide, rules: ComparisonRules) {
@@ -84,17 +85,32 @@ public struct RunComparison: Codable, Sendable, Equatable {
         self.rules = rules
         latency = Self.latencyRows(sideA.runs, sideB.runs, rules: rules)
         // A slower figure from a run on a busy machine may be the machine's: shown, not judged.
-        let busy = sideA.runs.enumerated().compactMap { i, r in r.busyMachine().map { "A\(sideA.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
-            + sideB.runs.enumerated().compactMap { i, r in r.busyMachine().map { "B\(sideB.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" } }
+        let busy =
+            sideA.runs.enumerated().compactMap { i, r in
+                r.busyMachine().map { "A\(sideA.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" }
+            }
+            + sideB.runs.enumerated().compactMap { i, r in
+                r.busyMachine().map { "B\(sideB.runs.count > 1 ? " run \(i + 1) (seed \(r.seed))" : ""): \($0)" }
+            }
         // Users on a timer grid (`live.timer-grid`) reach the server in bunches: a different load,
         // whose latency is not the build's to answer for.
         let gridsA = Set(sideA.runs.map { $0.timerGridMs ?? 0 }), gridsB = Set(sideB.runs.map { $0.timerGridMs ?? 0 })
-        func named(_ steps: Set<Int>) -> String { steps.sorted().map { $0 == 0 ? "no timer grid" : "a \($0) ms timer grid" }.joined(separator: " and ") }
-        let gridReason = gridsA == gridsB ? [] : ["A ran with \(named(gridsA)), B with \(named(gridsB)) (live.timer-grid): their users reached the server differently bunched"]
+        func named(_ steps: Set<Int>) -> String {
+            steps.sorted().map { $0 == 0 ? "no timer grid" : "a \($0) ms timer grid" }.joined(separator: " and ")
+        }
+        let gridReason =
+            gridsA == gridsB
+            ? []
+            : [
+                "A ran with \(named(gridsA)), B with \(named(gridsB)) (live.timer-grid): their users reached the server differently bunched"
+            ]
         let reasons = busy + gridReason
         if !reasons.isEmpty {
-            let why = [busy.isEmpty ? nil : "a run was measured on a busy machine", gridReason.isEmpty ? nil : "the runs' timer grids differ"]
-                .compactMap { $0 }.joined(separator: ", and ")
+            let why = [
+                busy.isEmpty ? nil : "a run was measured on a busy machine",
+                gridReason.isEmpty ? nil : "the runs' timer grids differ",
+            ]
+            .compactMap { $0 }.joined(separator: ", and ")
             for i in latency.indices where latency[i].regressed {
                 latency[i].regressed = false
                 latency[i].judged = false
@@ -105,7 +121,9 @@ public struct RunComparison: Codable, Sendable, Equatable {
         verdicts = Self.verdictRows(sideA.runs, sideB.runs)
         let names = Set(sideA.runs.flatMap(\.counts.keys)).union(sideB.runs.flatMap(\.counts.keys)).sorted()
         counts = names.map { name in
-            func mid(_ runs: [RunSummary]) -> Int? { runs.compactMap { $0.counts[name].map(Double.init) }.median.map { Int($0.rounded()) } }
+            func mid(_ runs: [RunSummary]) -> Int? {
+                runs.compactMap { $0.counts[name].map(Double.init) }.median.map { Int($0.rounded()) }
+            }
             return CountRow(name: name, a: mid(sideA.runs), b: mid(sideB.runs))
         }
         regressed = latency.contains(where: \.regressed) || verdicts.contains(where: \.worse)
@@ -127,9 +145,10 @@ public struct RunComparison: Codable, Sendable, Equatable {
                 let x = va.max(), y = vb.median
                 var change: Double?
                 if sameUnit, let x, let y { change = x > 0 ? (y - x) / x : (y > 0 ? .infinity : nil) }
-                var row = LatencyRow(metric: metric, stat: stat, unit: unit, a: x, b: y,
-                                     aRuns: runsA.count > 1 ? va : nil, bRuns: runsB.count > 1 ? vb : nil,
-                                     samples: samples, change: change, judged: false, note: "", regressed: false)
+                var row = LatencyRow(
+                    metric: metric, stat: stat, unit: unit, a: x, b: y,
+                    aRuns: runsA.count > 1 ? va : nil, bRuns: runsB.count > 1 ? vb : nil,
+                    samples: samples, change: change, judged: false, note: "", regressed: false)
                 judge(&row, sameUnit: sameUnit, rules: rules)
                 return row
             }
@@ -157,7 +176,9 @@ public struct RunComparison: Codable, Sendable, Equatable {
             return
         }
         if growth > rules.maxRegression * abs(x), growth > 0 {
-            row.note = growth <= rules.floor ? "+\(figure2(growth)) \(row.unit): within the \(figure2(rules.floor)) \(row.unit) floor"
+            row.note =
+                growth <= rules.floor
+                ? "+\(figure2(growth)) \(row.unit): within the \(figure2(rules.floor)) \(row.unit) floor"
                 : "+\(figure2(growth)) \(row.unit): within histogram precision"
         }
     }
@@ -176,7 +197,9 @@ public struct RunComparison: Codable, Sendable, Equatable {
     static func verdictRows(_ runsA: [RunSummary], _ runsB: [RunSummary]) -> [VerdictRow] {
         // A side's verdict is its worst run's: one run that violated correctness is enough.
         func worst(_ verdicts: [String]) -> String? { verdicts.max { VerdictRank.rank($0) < VerdictRank.rank($1) } }
-        func worse(_ x: String?, _ y: String?) -> Bool { x != nil && y != nil && VerdictRank.rank(y!) > VerdictRank.rank(x!) }
+        func worse(_ x: String?, _ y: String?) -> Bool {
+            x != nil && y != nil && VerdictRank.rank(y!) > VerdictRank.rank(x!)
+        }
         let va = worst(runsA.map(\.verdict)), vb = worst(runsB.map(\.verdict))
         var rows = [VerdictRow(name: "verdict", a: va, b: vb, worse: worse(va, vb))]
         for name in Set(runsA.flatMap(\.checkers.keys)).union(runsB.flatMap(\.checkers.keys)).sorted() {
@@ -189,8 +212,10 @@ public struct RunComparison: Codable, Sendable, Equatable {
         let keys = Set(ta.flatMap(\.keys)).union(tb.flatMap(\.keys)).sorted()
         for key in keys {
             let oa = ta.compactMap { $0[key] }, ob = tb.compactMap { $0[key] }
-            rows.append(VerdictRow(name: "threshold \(key)", a: describe(oa), b: describe(ob),
-                                   worse: !oa.isEmpty && !ob.isEmpty && !mostlyBreached(oa) && mostlyBreached(ob)))
+            rows.append(
+                VerdictRow(
+                    name: "threshold \(key)", a: describe(oa), b: describe(ob),
+                    worse: !oa.isEmpty && !ob.isEmpty && !mostlyBreached(oa) && mostlyBreached(ob)))
         }
         return rows
     }
@@ -224,7 +249,9 @@ public struct RunComparison: Codable, Sendable, Equatable {
     public static func thresholdKey(_ text: String) -> (key: String, measured: String?) {
         guard text.hasSuffix(")"), let open = text.range(of: " (", options: .backwards) else { return (text, nil) }
         let inside = String(text[open.upperBound..<text.index(before: text.endIndex)])
-        if inside.hasPrefix("measured ") { return (String(text[..<open.lowerBound]), String(inside.dropFirst("measured ".count))) }
+        if inside.hasPrefix("measured ") {
+            return (String(text[..<open.lowerBound]), String(inside.dropFirst("measured ".count)))
+        }
         if inside == "no samples" { return (String(text[..<open.lowerBound]), inside) }
         return (text, nil)
     }
@@ -253,7 +280,11 @@ public struct RunComparison: Codable, Sendable, Equatable {
 
     var summaryLine: String {
         let limit = String(format: "%.1f", maxRegression * 100)
-        let outcome = regressed ? "B regressed against A" : !unjudged.isEmpty ? "inconclusive: latency grew, but " + unjudged.joined(separator: "; ") : "no regression"
+        let outcome =
+            regressed
+            ? "B regressed against A"
+            : !unjudged.isEmpty
+                ? "inconclusive: latency grew, but " + unjudged.joined(separator: "; ") : "no regression"
         return outcome + " (max regression \(limit) %, floor \(Self.figure2(rules.floor)))"
     }
 
@@ -268,17 +299,24 @@ public struct RunComparison: Codable, Sendable, Equatable {
         func render(_ rows: [[String]], right: Set<Int>) -> String {
             let widths = rows[0].indices.map { i in rows.map { $0[i].count }.max() ?? 0 }
             return rows.map { row in
-                row.indices.map { i in right.contains(i) ? lpad(row[i], widths[i]) : pad(row[i], widths[i]) }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+                row.indices.map { i in right.contains(i) ? lpad(row[i], widths[i]) : pad(row[i], widths[i]) }.joined(
+                    separator: "  "
+                ).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
             }.joined(separator: "\n") + "\n"
         }
         let words = sideWords
         var out = "A: \(a)\(aRuns > 1 ? " (\(aRuns) runs)" : "")\nB: \(b)\(bRuns > 1 ? " (\(bRuns) runs)" : "")\n\n"
         var rows = [["latency", words.a, words.b, "change", "n", "judgement"]]
         for r in latency {
-            rows.append(["\(r.metric) \(r.stat) (\(r.unit))", Self.figure2(r.a), Self.figure2(r.b), Self.percent(r.change), "\(r.samples)", status(r)])
+            rows.append([
+                "\(r.metric) \(r.stat) (\(r.unit))", Self.figure2(r.a), Self.figure2(r.b), Self.percent(r.change),
+                "\(r.samples)", status(r),
+            ])
         }
         out += render(rows, right: [1, 2, 3, 4])
-        var vrows = [["verdicts", aRuns > 1 ? "A (\(aRuns) runs)" : "A", "", bRuns > 1 ? "B (\(bRuns) runs)" : "B", ""]]
+        var vrows = [
+            ["verdicts", aRuns > 1 ? "A (\(aRuns) runs)" : "A", "", bRuns > 1 ? "B (\(bRuns) runs)" : "B", ""]
+        ]
         for r in verdicts { vrows.append([r.name, r.a ?? "–", "→", r.b ?? "–", r.worse ? "WORSE" : ""]) }
         out += "\n" + render(vrows, right: [])
         var crows = [["counts", aRuns > 1 ? "A median" : "A", bRuns > 1 ? "B median" : "B"]]
@@ -300,26 +338,39 @@ public struct RunComparison: Codable, Sendable, Equatable {
     /// `compare.html`: the same tables as one self-contained page.
     public func html() -> String {
         let words = sideWords
-        var out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\"><title>whalesim: compare</title><style>\(ReportStyle.css)</style></head><body>\n"
-        out += "<h1>Run comparison</h1>\n<p>A: <code>\(WhaleReports.html(a))</code>\(aRuns > 1 ? " (\(aRuns) runs)" : "")<br>B: <code>\(WhaleReports.html(b))</code>\(bRuns > 1 ? " (\(bRuns) runs)" : "")</p>\n"
-        let badge = regressed ? ("invalid", "regressed") : !unjudged.isEmpty ? ("unknown", "inconclusive") : ("valid", "no regression")
-        out += "<p class=\"verdict\"><span class=\"badge \(badge.0)\">\(badge.1)</span> \(WhaleReports.html(summaryLine))</p>\n"
+        var out =
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\"><title>whalesim: compare</title><style>\(ReportStyle.css)</style></head><body>\n"
+        out +=
+            "<h1>Run comparison</h1>\n<p>A: <code>\(WhaleReports.html(a))</code>\(aRuns > 1 ? " (\(aRuns) runs)" : "")<br>B: <code>\(WhaleReports.html(b))</code>\(bRuns > 1 ? " (\(bRuns) runs)" : "")</p>\n"
+        let badge =
+            regressed
+            ? ("invalid", "regressed") : !unjudged.isEmpty ? ("unknown", "inconclusive") : ("valid", "no regression")
+        out +=
+            "<p class=\"verdict\"><span class=\"badge \(badge.0)\">\(badge.1)</span> \(WhaleReports.html(summaryLine))</p>\n"
         out += "<p>\(WhaleReports.html(rules.description))</p>\n"
-        out += "<h2>Latency</h2>\n<table><tr><th>metric</th><th>stat</th><th>unit</th><th class=\"num\">\(words.a)</th><th class=\"num\">\(words.b)</th><th class=\"num\">change</th><th class=\"num\">samples</th><th>judgement</th></tr>\n"
+        out +=
+            "<h2>Latency</h2>\n<table><tr><th>metric</th><th>stat</th><th>unit</th><th class=\"num\">\(words.a)</th><th class=\"num\">\(words.b)</th><th class=\"num\">change</th><th class=\"num\">samples</th><th>judgement</th></tr>\n"
         for r in latency {
             var parts: [String] = []
             if let v = r.aRuns { parts.append("A runs: " + v.map { Self.figure2($0) }.joined(separator: ", ")) }
             if let v = r.bRuns { parts.append("B runs: " + v.map { Self.figure2($0) }.joined(separator: ", ")) }
             let runs = parts.joined(separator: "; ")
-            out += "<tr><td>\(WhaleReports.html(r.metric))</td><td>\(r.stat)</td><td>\(WhaleReports.html(r.unit))</td><td class=\"num\">\(Self.figure2(r.a))</td><td class=\"num\">\(Self.figure2(r.b))</td>"
-            out += "<td class=\"num\(r.regressed ? " invalid" : "")\">\(Self.percent(r.change))</td><td class=\"num\">\(r.samples)</td><td\(r.regressed ? " class=\"invalid\"" : "")\(runs.isEmpty ? "" : " title=\"\(WhaleReports.html(runs))\"")>\(WhaleReports.html(status(r)))</td></tr>\n"
+            out +=
+                "<tr><td>\(WhaleReports.html(r.metric))</td><td>\(r.stat)</td><td>\(WhaleReports.html(r.unit))</td><td class=\"num\">\(Self.figure2(r.a))</td><td class=\"num\">\(Self.figure2(r.b))</td>"
+            out +=
+                "<td class=\"num\(r.regressed ? " invalid" : "")\">\(Self.percent(r.change))</td><td class=\"num\">\(r.samples)</td><td\(r.regressed ? " class=\"invalid\"" : "")\(runs.isEmpty ? "" : " title=\"\(WhaleReports.html(runs))\"")>\(WhaleReports.html(status(r)))</td></tr>\n"
         }
         out += "</table>\n<h2>Verdicts</h2>\n<table><tr><th>what</th><th>A</th><th>B</th></tr>\n"
         for r in verdicts {
-            out += "<tr><td>\(WhaleReports.html(r.name))</td><td>\(WhaleReports.html(r.a ?? "–"))</td><td class=\"\(r.worse ? "invalid" : "")\">\(WhaleReports.html(r.b ?? "–"))\(r.worse ? " (worse)" : "")</td></tr>\n"
+            out +=
+                "<tr><td>\(WhaleReports.html(r.name))</td><td>\(WhaleReports.html(r.a ?? "–"))</td><td class=\"\(r.worse ? "invalid" : "")\">\(WhaleReports.html(r.b ?? "–"))\(r.worse ? " (worse)" : "")</td></tr>\n"
         }
-        out += "</table>\n<h2>Counts</h2>\n<table><tr><th>count</th><th class=\"num\">\(aRuns > 1 ? "A median" : "A")</th><th class=\"num\">\(bRuns > 1 ? "B median" : "B")</th></tr>\n"
-        for r in counts { out += "<tr><td>\(WhaleReports.html(r.name))</td><td class=\"num\">\(r.a.map(String.init) ?? "–")</td><td class=\"num\">\(r.b.map(String.init) ?? "–")</td></tr>\n" }
+        out +=
+            "</table>\n<h2>Counts</h2>\n<table><tr><th>count</th><th class=\"num\">\(aRuns > 1 ? "A median" : "A")</th><th class=\"num\">\(bRuns > 1 ? "B median" : "B")</th></tr>\n"
+        for r in counts {
+            out +=
+                "<tr><td>\(WhaleReports.html(r.name))</td><td class=\"num\">\(r.a.map(String.init) ?? "–")</td><td class=\"num\">\(r.b.map(String.init) ?? "–")</td></tr>\n"
+        }
         return out + "</table>\n</body></html>\n"
     }
 }

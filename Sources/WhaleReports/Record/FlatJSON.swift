@@ -22,7 +22,9 @@ enum FlatJSON {
     /// checks and counts but does not keep (most of a long run's, for a report).
     static func type(_ bytes: [UInt8], _ range: Range<Int>) -> String? {
         var p = Parser(bytes: bytes, i: range.lowerBound, end: range.upperBound)
-        guard let (t, type) = p.checkedObject(), p.atEnd, case .int? = t, case .string(let name)? = type else { return nil }
+        guard let (t, type) = p.checkedObject(), p.atEnd, case .int? = t, case .string(let name)? = type else {
+            return nil
+        }
         return name
     }
 
@@ -138,13 +140,19 @@ enum FlatJSON {
                 digits += 1
                 j += 1
             }
-            if digits > 0, j == end || !(bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E") || (bytes[j] >= 0x30 && bytes[j] <= 0x39)) {
+            if digits > 0,
+                j == end
+                    || !(bytes[j] == UInt8(ascii: ".") || bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E")
+                        || (bytes[j] >= 0x30 && bytes[j] <= 0x39))
+            {
                 i = j
                 return .int(negative ? -value : value)
             }
             let start = i
-            while i < end, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
-                || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { i += 1 }
+            while i < end,
+                (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
+                    || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")
+            { i += 1 }
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
             if let n = Int(text) { return .int(n) }
             // A fraction is cut to its integer; one past Int's range (1e30) is not a history's number.
@@ -189,7 +197,9 @@ enum FlatJSON {
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard var code = hex4() else { return nil }
-                    if (0xD800..<0xDC00).contains(code), literal("\\u"), let low = hex4(), (0xDC00..<0xE000).contains(low) {
+                    if (0xD800..<0xDC00).contains(code), literal("\\u"), let low = hex4(),
+                        (0xDC00..<0xE000).contains(low)
+                    {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     out.append(contentsOf: Array(String(Unicode.Scalar(code) ?? "\u{FFFD}").utf8))
@@ -200,7 +210,9 @@ enum FlatJSON {
         }
 
         mutating func hex4() -> UInt32? {
-            guard i + 4 <= end, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16) else { return nil }
+            guard i + 4 <= end, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             i += 4
             return v
         }

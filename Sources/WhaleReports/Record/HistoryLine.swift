@@ -59,7 +59,8 @@ public struct HistoryLine: Sendable, Equatable {
             defer { start = end + 1 }
             if end == start || (end == start + 1 && bytes[start] == 0x0D) { continue }
             guard let (t, type, fields) = FlatJSON.object(bytes, start..<end) else {
-                throw ReportError.corrupt("\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
+                throw ReportError.corrupt(
+                    "\(file):\(number): not a history line (a flat JSON object with \"t\" and \"type\")")
             }
             lines.append(HistoryLine(t: t, type: type, fields: fields))
         }

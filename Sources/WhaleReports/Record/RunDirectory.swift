@@ -69,7 +69,9 @@ public struct RunDirectory: Sendable {
             throw ReportError.corrupt("\(recordPath): not a run record: \(error)")
         }
         guard record.schemaVersion >= 1, record.schemaVersion <= RunRecordFile.supportedSchemaVersion else {
-            throw ReportError.corrupt("\(recordPath): schemaVersion \(record.schemaVersion) is not supported (1...\(RunRecordFile.supportedSchemaVersion))")
+            throw ReportError.corrupt(
+                "\(recordPath): schemaVersion \(record.schemaVersion) is not supported (1...\(RunRecordFile.supportedSchemaVersion))"
+            )
         }
         let historyPath: String
         do { historyPath = try HistoryFiles.history(in: path) } catch { throw ReportError.missing(error.message) }
@@ -78,7 +80,9 @@ public struct RunDirectory: Sendable {
         // read from the file in passes.
         let summary = record.series != nil && record.documents != nil
         let (history, lineCount) = try readHistory(historyPath, keep: summary ? { summaryTypes.contains($0) } : nil)
-        let shrunk = try record.shrunk?.history.map { try readHistory((path as NSString).appendingPathComponent($0)).lines }
+        let shrunk = try record.shrunk?.history.map {
+            try readHistory((path as NSString).appendingPathComponent($0)).lines
+        }
         var run = RunDirectory(path: path, record: record, history: history, shrunkHistory: shrunk)
         run.historyIsSummary = summary
         run.historyLineCount = lineCount
@@ -95,7 +99,9 @@ public struct RunDirectory: Sendable {
     /// Reads a history file of either form a line at a time (a compact file is never whole in memory).
     /// `keep`: which line types to keep (by `type`; nil keeps every line); every line is still
     /// read and checked, and counted, but only a kept one is built.
-    static func readHistory(_ file: String, keep: ((String) -> Bool)? = nil) throws -> (lines: [HistoryLine], count: Int) {
+    static func readHistory(_ file: String, keep: ((String) -> Bool)? = nil) throws -> (
+        lines: [HistoryLine], count: Int
+    ) {
         var lines: [HistoryLine] = []
         var count = 0
         try forEachCheckedLine(file) { number, bytes in
@@ -116,7 +122,9 @@ public struct RunDirectory: Sendable {
     }
 
     /// Each line's number and bytes, blank lines skipped, after checking it is UTF-8.
-    private static func forEachCheckedLine(_ file: String, _ body: (_ number: Int, _ bytes: [UInt8]) throws -> Void) throws {
+    private static func forEachCheckedLine(_ file: String, _ body: (_ number: Int, _ bytes: [UInt8]) throws -> Void)
+        throws
+    {
         guard FileManager.default.fileExists(atPath: file) else {
             throw ReportError.missing("\(file): missing (the run record names it)")
         }
@@ -125,7 +133,9 @@ public struct RunDirectory: Sendable {
             try HistoryFiles.forEachLine(file) { bytes in
                 number += 1
                 if bytes.isEmpty || bytes == [0x0D] { return }
-                guard String(validating: bytes, as: UTF8.self) != nil else { throw ReportError.corrupt("\(file):\(number): not UTF-8") }
+                guard String(validating: bytes, as: UTF8.self) != nil else {
+                    throw ReportError.corrupt("\(file):\(number): not UTF-8")
+                }
                 try body(number, bytes)
             }
         } catch let e as RecordFileError {

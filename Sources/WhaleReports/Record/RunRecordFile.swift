@@ -83,11 +83,17 @@ public enum OptionValue: Codable, Sendable, Equatable, CustomStringConvertible {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let v = try? c.decode(Int.self) { self = .int(v) }
-        else if let v = try? c.decode(Double.self) { self = .double(v) }
-        else if let v = try? c.decode(Bool.self) { self = .bool(v) }
-        else if let v = try? c.decode(String.self) { self = .string(v) }
-        else { self = .list(try c.decode([String].self)) }
+        if let v = try? c.decode(Int.self) {
+            self = .int(v)
+        } else if let v = try? c.decode(Double.self) {
+            self = .double(v)
+        } else if let v = try? c.decode(Bool.self) {
+            self = .bool(v)
+        } else if let v = try? c.decode(String.self) {
+            self = .string(v)
+        } else {
+            self = .list(try c.decode([String].self))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

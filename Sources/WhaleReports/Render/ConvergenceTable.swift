@@ -34,7 +34,8 @@ struct ConvergenceTable {
         var out = "<section id=\"convergence\"><h2>Convergence per document</h2>\n"
         if let q = run.history.last(where: { $0.type == "quiescence" }) {
             let reached = q.bool("reached") ?? false
-            out += "<p>\(reached ? "quiescent \(q.int("ticksAfterHeal") ?? 0) \(html(run.record.unit)) after healing" : "<span class=\"invalid\">no quiescence</span> within the liveness budget")</p>\n"
+            out +=
+                "<p>\(reached ? "quiescent \(q.int("ticksAfterHeal") ?? 0) \(html(run.record.unit)) after healing" : "<span class=\"invalid\">no quiescence</span> within the liveness budget")</p>\n"
         }
         var server: [String: (text: String, revision: Int, ops: Int)] = [:]
         var order: [String] = []
@@ -46,17 +47,23 @@ struct ConvergenceTable {
         let docOf = Self.documentOf(run)
         let finals = run.history.filter { $0.type == "clientFinal" }.compactMap { line -> ClientFinal? in
             guard let c = line.client else { return nil }
-            return ClientFinal(client: c, document: docOf[c], text: line.string("text") ?? "", revision: line.int("revision") ?? 0,
-                               pending: line.int("pendingOps") ?? 0, connected: line.bool("connected") ?? false)
+            return ClientFinal(
+                client: c, document: docOf[c], text: line.string("text") ?? "", revision: line.int("revision") ?? 0,
+                pending: line.int("pendingOps") ?? 0, connected: line.bool("connected") ?? false)
         }
-        guard !order.isEmpty else { return out + "<p class=\"note\">the run recorded no final state (it did not reach the liveness phase)</p>\n</section>\n" }
-        out += "<table><tr><th>document</th><th class=\"num\">server revision</th><th class=\"num\">length</th><th class=\"num\">history ops</th><th>clients converged</th></tr>\n"
+        guard !order.isEmpty else {
+            return out
+                + "<p class=\"note\">the run recorded no final state (it did not reach the liveness phase)</p>\n</section>\n"
+        }
+        out +=
+            "<table><tr><th>document</th><th class=\"num\">server revision</th><th class=\"num\">length</th><th class=\"num\">history ops</th><th>clients converged</th></tr>\n"
         for d in order.prefix(maxRows) {
             let s = server[d]!
             let mine = finals.filter { $0.document == d }
             let same = mine.filter { $0.text == s.text }.count
             let cls = same == mine.count ? "valid" : "invalid"
-            out += "<tr><td>\(html(d))</td><td class=\"num\">\(s.revision)</td><td class=\"num\">\(s.text.unicodeScalars.count)</td><td class=\"num\">\(s.ops)</td>"
+            out +=
+                "<tr><td>\(html(d))</td><td class=\"num\">\(s.revision)</td><td class=\"num\">\(s.text.unicodeScalars.count)</td><td class=\"num\">\(s.ops)</td>"
             out += "<td><span class=\"badge \(cls)\">\(same)/\(mine.count)</span></td></tr>\n"
         }
         out += "</table>\n"
@@ -69,7 +76,8 @@ struct ConvergenceTable {
             var status = "<span class=\"note\">document unknown</span>", same = false
             if let d = c.document, let s = server[d] {
                 if let at = Self.firstDifference(c.text, s.text) {
-                    status = "<span class=\"invalid\">differs at scalar \(at): client …\(html(excerpt(c.text, at)))… server …\(html(excerpt(s.text, at)))…</span>"
+                    status =
+                        "<span class=\"invalid\">differs at scalar \(at): client …\(html(excerpt(c.text, at)))… server …\(html(excerpt(s.text, at)))…</span>"
                 } else if c.revision != s.revision {
                     status = "<span class=\"unknown\">same text, revision \(c.revision) vs \(s.revision)</span>"
                 } else {
@@ -80,14 +88,19 @@ struct ConvergenceTable {
             if same, finals.count > Self.allClientsUpTo { hidden += 1 } else { rows.append((c, status)) }
         }
         if !rows.isEmpty {
-            out += "<table><tr><th>client</th><th>document</th><th class=\"num\">revision</th><th class=\"num\">pending ops</th><th>connected</th><th>text</th></tr>\n"
+            out +=
+                "<table><tr><th>client</th><th>document</th><th class=\"num\">revision</th><th class=\"num\">pending ops</th><th>connected</th><th>text</th></tr>\n"
             for (c, status) in rows.prefix(maxRows) {
-                out += "<tr><td>\(html(c.client))</td><td>\(html(c.document ?? "?"))</td><td class=\"num\">\(c.revision)</td><td class=\"num\">\(c.pending)</td><td>\(c.connected ? "yes" : "no")</td><td>\(status)</td></tr>\n"
+                out +=
+                    "<tr><td>\(html(c.client))</td><td>\(html(c.document ?? "?"))</td><td class=\"num\">\(c.revision)</td><td class=\"num\">\(c.pending)</td><td>\(c.connected ? "yes" : "no")</td><td>\(status)</td></tr>\n"
             }
             out += "</table>\n"
         }
         if rows.count > maxRows { out += "<p class=\"note\">\(rows.count - maxRows) more clients not listed</p>\n" }
-        if hidden > 0 { out += "<p>\(hidden) of \(finals.count) clients ended with their server's text and revision\(hidden == finals.count ? "" : " (the others are listed)").</p>\n" }
+        if hidden > 0 {
+            out +=
+                "<p>\(hidden) of \(finals.count) clients ended with their server's text and revision\(hidden == finals.count ? "" : " (the others are listed)").</p>\n"
+        }
         return out + "</section>\n"
     }
 

@@ -15,18 +15,24 @@ public struct JUnitXML {
         var cases: [JUnitDocument.Case] = []
         for v in r.verdicts {
             let first = v.evidence.first.map { ": " + $0 } ?? ""
-            let outcome: JUnitDocument.Outcome = switch v.verdict {
-            case "valid": .passed
-            case "invalid": .failed(message: "\(v.checker) is invalid\(first)", type: "invalid", text: v.evidence.joined(separator: "\n"))
-            default: .skipped(message: "\(v.checker) is \(v.verdict)\(first)")
-            }
+            let outcome: JUnitDocument.Outcome =
+                switch v.verdict {
+                case "valid": .passed
+                case "invalid":
+                    .failed(
+                        message: "\(v.checker) is invalid\(first)", type: "invalid",
+                        text: v.evidence.joined(separator: "\n"))
+                default: .skipped(message: "\(v.checker) is \(v.verdict)\(first)")
+                }
             cases.append(.init(classname: suite + ".checkers", name: v.checker, outcome: outcome))
         }
         for t in r.thresholds {
             let outcome: JUnitDocument.Outcome =
-                if let why = t.unknown { .skipped(message: why) }
-                else if !t.met { .failed(message: "threshold breached: \(t.threshold)", type: "threshold", text: thresholdEvidence(t.threshold)) }
-                else { .passed }
+                if let why = t.unknown { .skipped(message: why) } else if !t.met {
+                    .failed(
+                        message: "threshold breached: \(t.threshold)", type: "threshold",
+                        text: thresholdEvidence(t.threshold))
+                } else { .passed }
             cases.append(.init(classname: suite + ".thresholds", name: t.threshold, outcome: outcome))
         }
         var properties: [(name: String, value: String)] = [
@@ -35,7 +41,8 @@ public struct JUnitXML {
         ]
         if let s = r.shrunk { properties.append(("shrunkReplay", s.replayCommand)) }
         let run = JUnitDocument.Suite(
-            name: "\(suite) seed \(r.seed)", time: r.wallSeconds, timestamp: r.startedAt.map(JUnitDocument.timestamp(iso8601:)),
+            name: "\(suite) seed \(r.seed)", time: r.wallSeconds,
+            timestamp: r.startedAt.map(JUnitDocument.timestamp(iso8601:)),
             properties: properties, cases: cases, systemOut: "replay: " + (r.shrunk?.replayCommand ?? r.replayCommand))
         return JUnitDocument(name: "whalesim", time: r.wallSeconds, suites: [run]).render()
     }
@@ -43,7 +50,9 @@ public struct JUnitXML {
     /// The checker's evidence behind a breached `checker == verdict` threshold.
     private func thresholdEvidence(_ threshold: String) -> String {
         let checker = threshold.split(separator: " ").first.map(String.init) ?? ""
-        guard let v = run.record.verdicts.first(where: { $0.checker == checker }) else { return "no verdict for \(checker)" }
+        guard let v = run.record.verdicts.first(where: { $0.checker == checker }) else {
+            return "no verdict for \(checker)"
+        }
         return (["\(checker) is \(v.verdict)"] + v.evidence).joined(separator: "\n")
     }
 }

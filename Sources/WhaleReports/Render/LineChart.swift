@@ -27,28 +27,37 @@ struct LineChart {
 
     func render() -> String {
         let yMax = Self.niceCeiling(lines.flatMap { $0.values.compactMap { $0 } }.max() ?? 0)
-        var svg = "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(html(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        var svg =
+            "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(html(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
         // Fault windows first, so the lines stay on top.
         for w in series.faultWindows.prefix(Self.maxFaultWindows) {
             let x0 = x(Double(w.start)), x1 = max(x(Double(w.end)), x0 + 1)
-            svg += "<rect class=\"fault \(html(w.kind))\" x=\"\(f(x0))\" y=\"\(f(Self.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotHeight))\"><title>\(html(w.label)) \(w.start)–\(w.end) \(html(series.unit))</title></rect>"
+            svg +=
+                "<rect class=\"fault \(html(w.kind))\" x=\"\(f(x0))\" y=\"\(f(Self.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotHeight))\"><title>\(html(w.label)) \(w.start)–\(w.end) \(html(series.unit))</title></rect>"
         }
         for i in 0...4 {
             let v = yMax * Double(i) / 4, yy = y(v, yMax)
-            svg += "<line class=\"grid\" x1=\"\(f(Self.left))\" x2=\"\(f(Self.width - Self.right))\" y1=\"\(f(yy))\" y2=\"\(f(yy))\"/>"
-            svg += "<text class=\"tick\" x=\"\(f(Self.left - 6))\" y=\"\(f(yy + 4))\" text-anchor=\"end\">\(figure(v))</text>"
+            svg +=
+                "<line class=\"grid\" x1=\"\(f(Self.left))\" x2=\"\(f(Self.width - Self.right))\" y1=\"\(f(yy))\" y2=\"\(f(yy))\"/>"
+            svg +=
+                "<text class=\"tick\" x=\"\(f(Self.left - 6))\" y=\"\(f(yy + 4))\" text-anchor=\"end\">\(figure(v))</text>"
         }
         let step = Double(SeriesDerivation.niceWidth(max(1, series.end) * SeriesDerivation.targetBuckets / 6))
         var t = 0.0
         while t <= Double(series.end) {
             let xx = x(t)
-            svg += "<line class=\"axis\" x1=\"\(f(xx))\" x2=\"\(f(xx))\" y1=\"\(f(Self.top + plotHeight))\" y2=\"\(f(Self.top + plotHeight + 4))\"/>"
-            svg += "<text class=\"tick\" x=\"\(f(xx))\" y=\"\(f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(Int(t))</text>"
+            svg +=
+                "<line class=\"axis\" x1=\"\(f(xx))\" x2=\"\(f(xx))\" y1=\"\(f(Self.top + plotHeight))\" y2=\"\(f(Self.top + plotHeight + 4))\"/>"
+            svg +=
+                "<text class=\"tick\" x=\"\(f(xx))\" y=\"\(f(Self.top + plotHeight + 16))\" text-anchor=\"middle\">\(Int(t))</text>"
             t += step
         }
-        svg += "<line class=\"axis\" x1=\"\(f(Self.left))\" x2=\"\(f(Self.width - Self.right))\" y1=\"\(f(Self.top + plotHeight))\" y2=\"\(f(Self.top + plotHeight))\"/>"
-        svg += "<text class=\"label\" x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.height - 6))\" text-anchor=\"middle\">time (\(html(series.unit)))</text>"
-        svg += "<text class=\"label\" x=\"14\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(Self.top + plotHeight / 2)))\">\(html(yLabel))</text>"
+        svg +=
+            "<line class=\"axis\" x1=\"\(f(Self.left))\" x2=\"\(f(Self.width - Self.right))\" y1=\"\(f(Self.top + plotHeight))\" y2=\"\(f(Self.top + plotHeight))\"/>"
+        svg +=
+            "<text class=\"label\" x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.height - 6))\" text-anchor=\"middle\">time (\(html(series.unit)))</text>"
+        svg +=
+            "<text class=\"label\" x=\"14\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(Self.top + plotHeight / 2)))\">\(html(yLabel))</text>"
         for (k, line) in lines.enumerated() {
             svg += path(line, yMax: yMax, style: k % 6)
         }
@@ -74,14 +83,19 @@ struct LineChart {
     /// A legend (HTML) naming each line in its colour, and the fault windows if any.
     func legend() -> String {
         var out = "<p class=\"legend\">"
-        for (k, line) in lines.enumerated() { out += "<span><i class=\"swatch s\(k % 6)\"></i>\(html(line.name))</span>" }
+        for (k, line) in lines.enumerated() {
+            out += "<span><i class=\"swatch s\(k % 6)\"></i>\(html(line.name))</span>"
+        }
         if !series.faultWindows.isEmpty {
             // One swatch per kind present, named as the fault catalog names it.
             var kinds: [String] = []
             for w in series.faultWindows where !kinds.contains(w.kind) { kinds.append(w.kind) }
-            for kind in kinds.sorted() { out += "<span><i class=\"swatch fault \(html(kind))\"></i>\(html(kind))</span>" }
+            for kind in kinds.sorted() {
+                out += "<span><i class=\"swatch fault \(html(kind))\"></i>\(html(kind))</span>"
+            }
             if series.faultWindows.count > Self.maxFaultWindows {
-                out += "<span class=\"note\">\(Self.maxFaultWindows) of \(series.faultWindows.count) fault windows drawn</span>"
+                out +=
+                    "<span class=\"note\">\(Self.maxFaultWindows) of \(series.faultWindows.count) fault windows drawn</span>"
             }
         }
         return out + "</p>"

@@ -26,13 +26,13 @@ public struct ReportHTML {
     public func render() -> String {
         let r = run.record
         var page = """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-        <meta name="color-scheme" content="light dark">
-        <title>whalesim: \(html(r.scenario)) seed \(r.seed): \(html(r.verdict))</title>
-        <style>\(ReportStyle.css)</style></head><body>
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>whalesim: \(html(r.scenario)) seed \(r.seed): \(html(r.verdict))</title>
+            <style>\(ReportStyle.css)</style></head><body>
 
-        """
+            """
         page += header()
         page += verdictsSection()
         page += ReproducerSection(reproducer: run.reproducer, maxSteps: limits.evidenceLines).render()
@@ -42,7 +42,8 @@ public struct ReportHTML {
         page += salesforceSection()
         page += runSection()
         if r.verdict != "valid" { page += Timeline(run: run, maxRows: limits.timelineRows).render() }
-        page += "<p class=\"meta\">whalesim \(html(r.whalesimVersion)) · run record schema \(r.schemaVersion) · history \(html(r.historyHash))</p>\n</body></html>\n"
+        page +=
+            "<p class=\"meta\">whalesim \(html(r.whalesimVersion)) · run record schema \(r.schemaVersion) · history \(html(r.historyHash))</p>\n</body></html>\n"
         return page
     }
 
@@ -54,23 +55,31 @@ public struct ReportHTML {
         if !r.thresholds.isEmpty { out += " · thresholds \(met)/\(r.thresholds.count) met" }
         out += "</p>\n"
         if let signal = r.interrupted {
-            out += "<p class=\"interrupted\"><strong>interrupted</strong> by \(html(signal)): the load was cut short; what was recorded is judged, and what could not be finished is unknown</p>\n"
+            out +=
+                "<p class=\"interrupted\"><strong>interrupted</strong> by \(html(signal)): the load was cut short; what was recorded is judged, and what could not be finished is unknown</p>\n"
         }
         if let started = r.startedAt {
             out += "<p class=\"meta\">started <time class=\"started\">\(html(started))</time>"
-            if let wall = r.wallSeconds { out += " · took <span class=\"wall\">\(figure((wall * 10).rounded() / 10)) s</span>" }
+            if let wall = r.wallSeconds {
+                out += " · took <span class=\"wall\">\(figure((wall * 10).rounded() / 10)) s</span>"
+            }
             out += " · time in \(html(r.unit))</p>\n"
         }
         out += "<p>replay: <code>\(html(r.replayCommand))</code></p>\n"
-        if let s = r.shrunk { out += "<p>shrunk replay (\(s.clients) clients, \(s.ops) ops, \(s.runs) runs): <code>\(html(s.replayCommand))</code></p>\n" }
+        if let s = r.shrunk {
+            out +=
+                "<p>shrunk replay (\(s.clients) clients, \(s.ops) ops, \(s.runs) runs): <code>\(html(s.replayCommand))</code></p>\n"
+        }
         return out + "</header>\n"
     }
 
     func verdictsSection() -> String {
         let r = run.record
-        var out = "<section id=\"verdicts\"><h2>Checkers</h2>\n<table><tr><th>checker</th><th>verdict</th><th>evidence</th></tr>\n"
+        var out =
+            "<section id=\"verdicts\"><h2>Checkers</h2>\n<table><tr><th>checker</th><th>verdict</th><th>evidence</th></tr>\n"
         for v in r.verdicts {
-            out += "<tr><td>\(html(v.checker))</td><td><span class=\"badge \(html(v.verdict))\">\(html(v.verdict))</span></td><td>"
+            out +=
+                "<tr><td>\(html(v.checker))</td><td><span class=\"badge \(html(v.verdict))\">\(html(v.verdict))</span></td><td>"
             out += evidenceList(v.evidence)
             out += "</td></tr>\n"
         }
@@ -78,8 +87,10 @@ public struct ReportHTML {
         if !r.thresholds.isEmpty {
             out += "<h3>Thresholds</h3>\n<table><tr><th>threshold</th><th>outcome</th></tr>\n"
             for t in r.thresholds {
-                let (badge, word) = t.unknown != nil ? ("unknown", "unknown") : t.met ? ("valid", "met") : ("invalid", "breached")
-                out += "<tr><td><code>\(html(t.threshold))</code></td><td><span class=\"badge \(badge)\">\(word)</span>\(t.unknown.map { " <span class=\"note\">\(html($0))</span>" } ?? "")</td></tr>\n"
+                let (badge, word) =
+                    t.unknown != nil ? ("unknown", "unknown") : t.met ? ("valid", "met") : ("invalid", "breached")
+                out +=
+                    "<tr><td><code>\(html(t.threshold))</code></td><td><span class=\"badge \(badge)\">\(word)</span>\(t.unknown.map { " <span class=\"note\">\(html($0))</span>" } ?? "")</td></tr>\n"
             }
             out += "</table>\n"
         }
@@ -90,7 +101,9 @@ public struct ReportHTML {
         guard !lines.isEmpty else { return "" }
         var out = "<ul class=\"evidence\">"
         for line in lines.prefix(limits.evidenceLines) { out += "<li>\(html(line))</li>" }
-        if lines.count > limits.evidenceLines { out += "<li class=\"note\">\(lines.count - limits.evidenceLines) more lines not shown</li>" }
+        if lines.count > limits.evidenceLines {
+            out += "<li class=\"note\">\(lines.count - limits.evidenceLines) more lines not shown</li>"
+        }
         return out + "</ul>"
     }
 
@@ -111,14 +124,19 @@ public struct ReportHTML {
         for (key, title) in Self.latencyNames + present {
             out += "<h3>\(html(title))</h3>\n"
             guard let s = series.latency[key], s.overall.count > 0 else {
-                out += "<p class=\"note\">no \(html(title)) samples in this run\(series.unit == "ticks" && (key == "graphql" || key == "soql") ? " (the simulator has no GraphQL or SOQL traffic)" : "")</p>\n"
+                out +=
+                    "<p class=\"note\">no \(html(title)) samples in this run\(series.unit == "ticks" && (key == "graphql" || key == "soql") ? " (the simulator has no GraphQL or SOQL traffic)" : "")</p>\n"
                 continue
             }
             let o = s.overall
-            out += "<p class=\"mono\">\(o.count) samples · p50 \(figure(o.p50)) · p90 \(figure(o.p90)) · p99 \(figure(o.p99)) · max \(figure(o.max)) \(html(series.unit))</p>\n"
-            let chart = LineChart(title: "\(title) latency", yLabel: "latency (\(series.unit))", series: series, lines: [
-                .init(name: "p50", values: s.p50), .init(name: "p90", values: s.p90), .init(name: "p99", values: s.p99), .init(name: "max", values: s.max),
-            ])
+            out +=
+                "<p class=\"mono\">\(o.count) samples · p50 \(figure(o.p50)) · p90 \(figure(o.p90)) · p99 \(figure(o.p99)) · max \(figure(o.max)) \(html(series.unit))</p>\n"
+            let chart = LineChart(
+                title: "\(title) latency", yLabel: "latency (\(series.unit))", series: series,
+                lines: [
+                    .init(name: "p50", values: s.p50), .init(name: "p90", values: s.p90),
+                    .init(name: "p99", values: s.p99), .init(name: "max", values: s.max),
+                ])
             out += chart.render() + "\n" + chart.legend() + "\n"
         }
         return out + "</section>\n"
@@ -127,13 +145,17 @@ public struct ReportHTML {
     func activitySection() -> String {
         let per = "per \(series.bucketWidth) \(series.unit)"
         var out = "<section id=\"activity\"><h2>Throughput, clients and errors</h2>\n<h3>Ops \(html(per))</h3>\n"
-        let throughput = LineChart(title: "ops over time", yLabel: "ops \(per)", series: series, lines: series.counters.keys.sorted().map {
-            .init(name: $0.replacingOccurrences(of: "_", with: " "), values: series.counters[$0]!.map(Double.init))
-        })
+        let throughput = LineChart(
+            title: "ops over time", yLabel: "ops \(per)", series: series,
+            lines: series.counters.keys.sorted().map {
+                .init(name: $0.replacingOccurrences(of: "_", with: " "), values: series.counters[$0]!.map(Double.init))
+            })
         out += throughput.render() + "\n" + throughput.legend() + "\n<h3>Connected clients</h3>\n"
-        let clients = LineChart(title: "connected clients", yLabel: "clients", series: series, lines: [
-            .init(name: "connected", values: series.connected.map(Double.init)),
-        ])
+        let clients = LineChart(
+            title: "connected clients", yLabel: "clients", series: series,
+            lines: [
+                .init(name: "connected", values: series.connected.map(Double.init))
+            ])
         out += clients.render() + "\n" + clients.legend() + "\n"
         if let m = series.machine { out += machineCharts(m) }
         out += "<h3>Errors by kind</h3>\n"
@@ -141,20 +163,31 @@ public struct ReportHTML {
             out += "<p class=\"note\">no errors in this run</p>\n"
         } else {
             let kinds = series.errors.keys.sorted()
-            let errors = LineChart(title: "errors by kind", yLabel: "errors \(per)", series: series, lines: kinds.map {
-                .init(name: $0, values: series.errors[$0]!.map(Double.init))
-            })
-            out += errors.render() + "\n" + errors.legend() + "\n<table><tr><th>kind</th><th class=\"num\">count</th></tr>\n"
-            for k in kinds { out += "<tr><td>\(html(k))</td><td class=\"num\">\(series.errors[k]!.reduce(0, +))</td></tr>\n" }
+            let errors = LineChart(
+                title: "errors by kind", yLabel: "errors \(per)", series: series,
+                lines: kinds.map {
+                    .init(name: $0, values: series.errors[$0]!.map(Double.init))
+                })
+            out +=
+                errors.render() + "\n" + errors.legend()
+                + "\n<table><tr><th>kind</th><th class=\"num\">count</th></tr>\n"
+            for k in kinds {
+                out += "<tr><td>\(html(k))</td><td class=\"num\">\(series.errors[k]!.reduce(0, +))</td></tr>\n"
+            }
             out += "</table>\n"
         }
         if !series.faultWindows.isEmpty {
-            out += "<h3>Fault windows</h3>\n<table><tr><th>fault</th><th class=\"num\">from</th><th class=\"num\">to</th></tr>\n"
+            out +=
+                "<h3>Fault windows</h3>\n<table><tr><th>fault</th><th class=\"num\">from</th><th class=\"num\">to</th></tr>\n"
             for w in series.faultWindows.prefix(limits.tableRows) {
-                out += "<tr><td>\(html(w.label))</td><td class=\"num\">\(w.start)</td><td class=\"num\">\(w.end)</td></tr>\n"
+                out +=
+                    "<tr><td>\(html(w.label))</td><td class=\"num\">\(w.start)</td><td class=\"num\">\(w.end)</td></tr>\n"
             }
             out += "</table>\n"
-            if series.faultWindows.count > limits.tableRows { out += "<p class=\"note\">\(series.faultWindows.count - limits.tableRows) more fault windows not listed</p>\n" }
+            if series.faultWindows.count > limits.tableRows {
+                out +=
+                    "<p class=\"note\">\(series.faultWindows.count - limits.tableRows) more fault windows not listed</p>\n"
+            }
         }
         return out + "</section>\n"
     }
@@ -164,19 +197,25 @@ public struct ReportHTML {
     func machineCharts(_ m: MachineSeries) -> String {
         var out = "<h3>The runner's machine (\(m.cores) cores)</h3>\n"
         if let bound = m.foreignBound {
-            out += "<p class=\"note\">A second is contended (shaded) when other processes used at least \(figure(bound)) of a core while at least \(Int(m.busyBound * 100))% of all cores were busy: the server may have been starved then, so a latency breached only in those seconds is not blamed on it.</p>\n"
+            out +=
+                "<p class=\"note\">A second is contended (shaded) when other processes used at least \(figure(bound)) of a core while at least \(Int(m.busyBound * 100))% of all cores were busy: the server may have been starved then, so a latency breached only in those seconds is not blamed on it.</p>\n"
         } else {
-            out += "<p class=\"note\">This run judged every latency breach as the server's, however busy the machine was (foreign-cpu-bound: off).</p>\n"
+            out +=
+                "<p class=\"note\">This run judged every latency breach as the server's, however busy the machine was (foreign-cpu-bound: off).</p>\n"
         }
-        let cpu = LineChart(title: "machine CPU", yLabel: "cores", series: series, lines: [
-            .init(name: "busy", values: m.busy.map { $0.map { $0 * Double(m.cores) } }),
-            .init(name: "other processes", values: m.foreign),
-        ])
+        let cpu = LineChart(
+            title: "machine CPU", yLabel: "cores", series: series,
+            lines: [
+                .init(name: "busy", values: m.busy.map { $0.map { $0 * Double(m.cores) } }),
+                .init(name: "other processes", values: m.foreign),
+            ])
         out += cpu.render() + "\n" + cpu.legend() + "\n"
         if m.pressure.contains(where: { $0 != nil }) {
-            let pressure = LineChart(title: "CPU pressure", yLabel: "% of time a task waited for a CPU", series: series, lines: [
-                .init(name: "some", values: m.pressure.map { $0.map { $0 * 100 } }),
-            ])
+            let pressure = LineChart(
+                title: "CPU pressure", yLabel: "% of time a task waited for a CPU", series: series,
+                lines: [
+                    .init(name: "some", values: m.pressure.map { $0.map { $0 * 100 } })
+                ])
             out += pressure.render() + "\n" + pressure.legend() + "\n"
         }
         return out
@@ -187,9 +226,11 @@ public struct ReportHTML {
         guard let sf = run.record.salesforce, sf.requests > 0 else {
             return out + "<p class=\"note\">no Salesforce traffic in this run</p>\n</section>\n"
         }
-        out += "<p>\(sf.requests) requests, \(sf.errors) errors</p>\n<table><tr><th>endpoint</th><th class=\"num\">requests</th><th class=\"num\">errors</th><th class=\"num\">p50 (\(html(sf.unit)))</th><th class=\"num\">p99 (\(html(sf.unit)))</th></tr>\n"
+        out +=
+            "<p>\(sf.requests) requests, \(sf.errors) errors</p>\n<table><tr><th>endpoint</th><th class=\"num\">requests</th><th class=\"num\">errors</th><th class=\"num\">p50 (\(html(sf.unit)))</th><th class=\"num\">p99 (\(html(sf.unit)))</th></tr>\n"
         for e in sf.endpoints.prefix(limits.tableRows) {
-            out += "<tr><td><code>\(html(e.endpoint))</code></td><td class=\"num\">\(e.requests)</td><td class=\"num\">\(e.errors)</td><td class=\"num\">\(figure(e.p50))</td><td class=\"num\">\(figure(e.p99))</td></tr>\n"
+            out +=
+                "<tr><td><code>\(html(e.endpoint))</code></td><td class=\"num\">\(e.requests)</td><td class=\"num\">\(e.errors)</td><td class=\"num\">\(figure(e.p50))</td><td class=\"num\">\(figure(e.p99))</td></tr>\n"
         }
         return out + "</table>\n</section>\n"
     }
@@ -198,9 +239,13 @@ public struct ReportHTML {
         let r = run.record
         var out = "<section id=\"run\"><h2>Scenario and counts</h2>\n<table><tr><th>option</th><th>value</th></tr>\n"
         out += "<tr><td>scenario</td><td>\(html(r.scenario))</td></tr>\n<tr><td>seed</td><td>\(r.seed)</td></tr>\n"
-        for key in r.options.keys.sorted() { out += "<tr><td>\(html(key))</td><td>\(html(r.options[key]!.description))</td></tr>\n" }
+        for key in r.options.keys.sorted() {
+            out += "<tr><td>\(html(key))</td><td>\(html(r.options[key]!.description))</td></tr>\n"
+        }
         out += "</table>\n<table><tr><th>count</th><th class=\"num\">value</th></tr>\n"
-        for key in r.counts.keys.sorted() { out += "<tr><td>\(html(key))</td><td class=\"num\">\(r.counts[key]!)</td></tr>\n" }
+        for key in r.counts.keys.sorted() {
+            out += "<tr><td>\(html(key))</td><td class=\"num\">\(r.counts[key]!)</td></tr>\n"
+        }
         return out + "</table>\n</section>\n"
     }
 }

@@ -9,11 +9,13 @@ struct ReproducerSection {
         guard let r = reproducer else { return "" }
         var out = "<section id=\"reproducer\"><h2>Simulator reproducer</h2>\n"
         let badge = r.status == "reproduced" ? "valid" : "unknown"
-        out += "<p>\(html(r.note)), \(html(r.checker)) invalid: <span class=\"badge \(badge)\">\(html(r.status))</span> in simulation"
+        out +=
+            "<p>\(html(r.note)), \(html(r.checker)) invalid: <span class=\"badge \(badge)\">\(html(r.status))</span> in simulation"
         out += " · server order \(html(r.serverOrder))</p>\n"
         out += "<p>live replay: <code>\(html(r.liveReplay))</code></p>\n"
         if r.status != "not reproduced" {
-            out += "<p>simulated replay (<a href=\"\(html(r.reproducer))\">\(html(r.reproducer))</a>): <code>\(html(r.replay))</code></p>\n"
+            out +=
+                "<p>simulated replay (<a href=\"\(html(r.reproducer))\">\(html(r.reproducer))</a>): <code>\(html(r.replay))</code></p>\n"
         }
         for note in r.notes { out += "<p class=\"meta\">\(html(note))</p>\n" }
         if let s = r.shrunk {
@@ -22,7 +24,9 @@ struct ReproducerSection {
             out += "<h3>Shrunk history</h3>\n<ol class=\"script\">\n"
             for line in s.script.prefix(maxSteps) { out += "<li><code>\(html(line))</code></li>\n" }
             out += "</ol>\n"
-            if s.script.count > maxSteps { out += "<p class=\"meta\">… \(s.script.count - maxSteps) more steps, in the file</p>\n" }
+            if s.script.count > maxSteps {
+                out += "<p class=\"meta\">… \(s.script.count - maxSteps) more steps, in the file</p>\n"
+            }
             if !s.evidence.isEmpty {
                 out += "<p>the shrunk run's evidence:</p>\n<ul>\n"
                 for line in s.evidence.prefix(maxSteps) { out += "<li>\(html(line))</li>\n" }

@@ -56,7 +56,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
         thresholds = r.thresholds
         counts = r.counts
         latency = series.latency.mapValues { s in
-            Latency(count: s.overall.count, p50: s.overall.p50, p90: s.overall.p90, p99: s.overall.p99, max: s.overall.max, unit: series.unit)
+            Latency(
+                count: s.overall.count, p50: s.overall.p50, p90: s.overall.p90, p99: s.overall.p99, max: s.overall.max,
+                unit: series.unit)
         }
         replay = r.replayCommand
         shrunkReplay = r.shrunk?.replayCommand
@@ -79,8 +81,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public func busyMachine(share: Double = 0.1) -> String? {
         guard let total = runSeconds, total > 0 else { return nil }
         var parts: [String] = []
-        if let s = saturatedSeconds, Double(s) > share * Double(total) { parts.append("its load generator was saturated \(s) of \(total) s") }
-        if let c = contendedSeconds, Double(c) > share * Double(total) { parts.append("its machine was busy with other processes \(c) of \(total) s") }
+        if let s = saturatedSeconds, Double(s) > share * Double(total) {
+            parts.append("its load generator was saturated \(s) of \(total) s")
+        }
+        if let c = contendedSeconds, Double(c) > share * Double(total) {
+            parts.append("its machine was busy with other processes \(c) of \(total) s")
+        }
         return parts.isEmpty ? nil : parts.joined(separator: " and ")
     }
 

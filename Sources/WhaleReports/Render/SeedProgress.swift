@@ -40,7 +40,8 @@ public struct SeedProgress: Sendable, Equatable {
         let filled = Int((fraction * Double(cells)).rounded(.down))
         let digits = String(total).count
         let count = String(repeating: " ", count: max(0, digits - String(done).count)) + "\(done)/\(total)"
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "·", count: cells - filled) + "] " + count + " · " + details
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "·", count: cells - filled) + "] "
+            + count + " · " + details
     }
 
     /// `  [done/total] F failed, R seeds/s, T left`: the plain periodic line.
@@ -51,7 +52,9 @@ public struct SeedProgress: Sendable, Equatable {
     private var details: String {
         var parts = ["\(failures) failed"]
         parts.append(rate.map { Self.rateText($0) + " seeds/s" } ?? "– seeds/s")
-        if done >= total { parts.append("done in " + Self.duration(elapsedSeconds)) } else {
+        if done >= total {
+            parts.append("done in " + Self.duration(elapsedSeconds))
+        } else {
             parts.append(remainingSeconds.map { Self.duration($0) + " left" } ?? "time left unknown")
         }
         return parts.joined(separator: " · ")

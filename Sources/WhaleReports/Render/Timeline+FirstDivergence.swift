@@ -13,7 +13,8 @@ extension Timeline {
     ///    transform, where OT divergence arises), else the first op the server transformed on
     ///    its document (applied past the op's base revision);
     /// 3. else that client's final state.
-    static func firstDivergence(_ lines: [HistoryLine], evidence: [String], documentOf: [String: String]) -> Divergence? {
+    static func firstDivergence(_ lines: [HistoryLine], evidence: [String], documentOf: [String: String]) -> Divergence?
+    {
         var scan = DivergenceScan(evidence: evidence, documentOf: documentOf)
         for (row, line) in lines.enumerated() { scan.take(row, line) }
         // An array cannot fail to read.
@@ -52,7 +53,9 @@ extension Timeline {
             switch line.type {
             case "serverFinal": if let d = line.string("document") { serverText[d] = line.string("text") }
             case "clientFinal":
-                if let c = line.client, let d = documentOf[c] { finals.append((row, line.t, c, d, line.string("text"))) }
+                if let c = line.client, let d = documentOf[c] {
+                    finals.append((row, line.t, c, d, line.string("text")))
+                }
             default: break
             }
         }
@@ -62,9 +65,12 @@ extension Timeline {
         func finish(_ passes: HistoryPasses) throws -> Divergence? {
             let named = [byTime, byOp].compactMap { $0 }.min { $0.row < $1.row }
             if let named { return Divergence(row: named.row, t: named.t, why: "the earliest event the evidence names") }
-            guard let final = finals.first(where: { f in serverText[f.document].map { f.text != $0 } ?? false }) else { return nil }
+            guard let final = finals.first(where: { f in serverText[f.document].map { f.text != $0 } ?? false }) else {
+                return nil
+            }
             let client = final.client, document = final.document
-            var concurrent = ConcurrentApply(client: client), transform = ServerTransform(document: document, documentOf: documentOf)
+            var concurrent = ConcurrentApply(client: client),
+                transform = ServerTransform(document: document, documentOf: documentOf)
             var hit: (row: Int, t: Int)?, transformed: (row: Int, t: Int)?
             try passes.each { row, line in
                 if concurrent.take(line) { hit = (row, line.t); return false }
@@ -72,10 +78,18 @@ extension Timeline {
                 return true
             }
             if let hit {
-                return Divergence(row: hit.row, t: hit.t, why: "\(client), whose text diverged, applies a remote op while its own is in flight: its first concurrent transform")
+                return Divergence(
+                    row: hit.row, t: hit.t,
+                    why:
+                        "\(client), whose text diverged, applies a remote op while its own is in flight: its first concurrent transform"
+                )
             }
             if let transformed {
-                return Divergence(row: transformed.row, t: transformed.t, why: "the server's first transformed op on \(document), the document of \(client), whose text diverged")
+                return Divergence(
+                    row: transformed.row, t: transformed.t,
+                    why:
+                        "the server's first transformed op on \(document), the document of \(client), whose text diverged"
+                )
             }
             return Divergence(row: final.row, t: final.t, why: "\(client)'s final text differs from the server's")
         }
@@ -123,7 +137,8 @@ extension Timeline {
                 base[id] = b
             }
             guard line.type == "serverApply", line.string("document") == document, let id = line.opId,
-                  let r = line.int("revision"), let b = base[id] else { return false }
+                let r = line.int("revision"), let b = base[id]
+            else { return false }
             return r > b + 1
         }
     }

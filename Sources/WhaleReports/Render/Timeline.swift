@@ -25,7 +25,9 @@ struct Timeline {
             if let c = line.client, let d = line.string("document") { map[c] = d }
         }
         if documents.count == 1 {
-            for line in lines where line.type == "clientFinal" { if let c = line.client, map[c] == nil { map[c] = documents.first! } }
+            for line in lines where line.type == "clientFinal" {
+                if let c = line.client, map[c] == nil { map[c] = documents.first! }
+            }
         }
         return map
     }
@@ -56,7 +58,9 @@ struct Timeline {
         var scan = DivergenceScan(evidence: evidence, documentOf: documentOf)
         try passes.each { row, line in
             w.count += 1
-            for key in ["client", "observer"] { if let c = line.string(key), c != "?", seen.insert(c).inserted { w.clients.append(c) } }
+            for key in ["client", "observer"] {
+                if let c = line.string(key), c != "?", seen.insert(c).inserted { w.clients.append(c) }
+            }
             scan.take(row, line)
             if row < maxRows { w.rows.append(line) }
             return true
@@ -80,7 +84,8 @@ struct Timeline {
         let shrunk = run.shrunkHistory != nil
         var out = "<section id=\"timeline\"><h2>\(shrunk ? "Shrunk history" : "History") per client</h2>\n"
         if let s = run.record.shrunk, shrunk {
-            out += "<p>The failure shrunk to \(s.clients) clients and \(s.ops) ops (seed \(s.seed)). Replay: <code>\(html(s.replayCommand))</code></p>\n"
+            out +=
+                "<p>The failure shrunk to \(s.clients) clients and \(s.ops) ops (seed \(s.seed)). Replay: <code>\(html(s.replayCommand))</code></p>\n"
         } else {
             out += "<p>Replay: <code>\(html(run.record.replayCommand))</code></p>\n"
         }
@@ -88,15 +93,18 @@ struct Timeline {
         let w: Window
         do { w = try window(documentOf: documentOf) } catch {
             // The file was read whole when the run was loaded; this is a file changed since.
-            return out + "<p class=\"invalid\">The history could not be read again: \(html("\(error)"))</p>\n</section>\n"
+            return out
+                + "<p class=\"invalid\">The history could not be read again: \(html("\(error)"))</p>\n</section>\n"
         }
         let clients = w.clients
         let hit = w.divergence?.row
         if let divergence = w.divergence {
-            out += "<p>First divergence (highlighted): row \(divergence.row + 1), t=\(divergence.t): \(html(divergence.why)).</p>\n"
+            out +=
+                "<p>First divergence (highlighted): row \(divergence.row + 1), t=\(divergence.t): \(html(divergence.why)).</p>\n"
         }
         if w.range.count < w.count {
-            out += "<p class=\"note\">Rows \(w.range.lowerBound + 1)–\(w.range.upperBound) of \(w.count) shown (the timeline is capped at \(maxRows) rows); the whole history is in \(html(shrunk ? run.record.shrunk?.history ?? "" : RunDirectory.historyFile)).</p>\n"
+            out +=
+                "<p class=\"note\">Rows \(w.range.lowerBound + 1)–\(w.range.upperBound) of \(w.count) shown (the timeline is capped at \(maxRows) rows); the whole history is in \(html(shrunk ? run.record.shrunk?.history ?? "" : RunDirectory.historyFile)).</p>\n"
         }
         // Many clients: one "who" column instead of a column each, so the page stays small.
         let wide = clients.count <= Self.maxClientColumns
@@ -110,7 +118,9 @@ struct Timeline {
         let column = Dictionary(uniqueKeysWithValues: clients.enumerated().map { ($1, $0) })
         for (i, line) in zip(w.range, w.rows) {
             var (who, cls, text) = Self.cell(line)
-            if text.unicodeScalars.count > Self.maxCellScalars { text = String(String.UnicodeScalarView(text.unicodeScalars.prefix(Self.maxCellScalars))) + "…" }
+            if text.unicodeScalars.count > Self.maxCellScalars {
+                text = String(String.UnicodeScalarView(text.unicodeScalars.prefix(Self.maxCellScalars))) + "…"
+            }
             out += "<tr\(i == hit ? " class=\"hit\"" : "")><td class=\"t\">\(line.t)</td>"
             if wide {
                 let col = who.flatMap { column[$0] } ?? clients.count
@@ -130,7 +140,11 @@ struct Timeline {
         let id = l.opId ?? "?", rev = l.int("revision").map { "r\($0)" } ?? ""
         func sel() -> String { "[\(l.int("anchor").map(String.init) ?? "–"),\(l.int("head").map(String.init) ?? "–")]" }
         switch l.type {
-        case "edit": return (l.client, "", "edit @\(l.int("position") ?? 0) −\(l.int("deleted") ?? 0) +\(String(reflecting: l.string("inserted") ?? ""))")
+        case "edit":
+            return (
+                l.client, "",
+                "edit @\(l.int("position") ?? 0) −\(l.int("deleted") ?? 0) +\(String(reflecting: l.string("inserted") ?? ""))"
+            )
         case "invoke": return (l.client, "", "invoke \(id) \(l.string("op") ?? "") base r\(l.int("baseRevision") ?? 0)")
         case "send": return (l.client, "", "send \(id) at \(rev)")
         case "ack": return (l.client, "ack", "ack \(id) → \(rev)")
@@ -139,26 +153,53 @@ struct Timeline {
         case "error": return (l.client, "fail", "error \(l.string("code") ?? ""): \(l.string("message") ?? "")")
         case "selectionSet": return (l.client, "cursor", "select \(sel()) at \(rev)")
         case "ownCursor": return (l.client, "cursor", "own cursor \(sel()) at \(rev)")
-        case "remoteCursor": return (l.string("observer"), "cursor", "sees \(l.string("subject") ?? "?") at \(sel()) \(rev)")
+        case "remoteCursor":
+            return (l.string("observer"), "cursor", "sees \(l.string("subject") ?? "?") at \(sel()) \(rev)")
         case "connect": return (l.client, "", "connect")
         case "disconnect": return (l.client, "fault-ev", "disconnect (\(l.string("cause") ?? ""))")
         case "clientFinal":
             let n = (l.string("text") ?? "").unicodeScalars.count
-            return (l.client, "", "final \(rev), \(n) scalars, \(l.int("pendingOps") ?? 0) pending\(l.bool("connected") == false ? ", offline" : "")")
-        case "serverApply": return (nil, "", "\(l.string("document") ?? "") applies \(id) from \(l.client ?? "?") as \(rev): \(l.string("op") ?? "")")
-        case "serverRevision": return (nil, "fault-ev", "\(l.string("document") ?? "") revision \(l.int("from") ?? 0) → \(l.int("to") ?? 0) (\(l.string("cause") ?? ""))")
+            return (
+                l.client, "",
+                "final \(rev), \(n) scalars, \(l.int("pendingOps") ?? 0) pending\(l.bool("connected") == false ? ", offline" : "")"
+            )
+        case "serverApply":
+            return (
+                nil, "",
+                "\(l.string("document") ?? "") applies \(id) from \(l.client ?? "?") as \(rev): \(l.string("op") ?? "")"
+            )
+        case "serverRevision":
+            return (
+                nil, "fault-ev",
+                "\(l.string("document") ?? "") revision \(l.int("from") ?? 0) → \(l.int("to") ?? 0) (\(l.string("cause") ?? ""))"
+            )
         case "observation":
             let span = "revisions \((l.int("from") ?? 0) + 1)–\(l.int("to") ?? 0)"
-            let what = switch l.string("kind") { case "filled": "\(span) taken from the server's account"; case "conflict": "CONFLICT at \(span)"; default: "\(span) not observed" }
-            return (nil, l.string("kind") == "filled" ? "" : "fault-ev", "\(l.string("document") ?? "") \(what): \(l.string("detail") ?? "")")
+            let what =
+                switch l.string("kind") {
+                case "filled": "\(span) taken from the server's account";
+                case "conflict": "CONFLICT at \(span)";
+                default: "\(span) not observed"
+                }
+            return (
+                nil, l.string("kind") == "filled" ? "" : "fault-ev",
+                "\(l.string("document") ?? "") \(what): \(l.string("detail") ?? "")"
+            )
         case "cursorDelivered": return (nil, "cursor", "cursor of \(l.client ?? "?") \(sel()) at \(rev)")
         case "serverCrash": return (nil, "fault-ev", "server crashes")
         case "serverRestart": return (nil, "fault-ev", "server restarts")
         case "note": return (nil, "fault-ev", l.string("text") ?? "")
         case "heal": return (nil, "", "heal: faults end, liveness phase")
-        case "quiescence": return (nil, "", l.bool("reached") == true ? "quiescent after \(l.int("ticksAfterHeal") ?? 0)" : "no quiescence")
+        case "quiescence":
+            return (
+                nil, "", l.bool("reached") == true ? "quiescent after \(l.int("ticksAfterHeal") ?? 0)" : "no quiescence"
+            )
         case "traffic": return (nil, "", "traffic: \(l.int("messages") ?? 0) messages, \(l.int("edits") ?? 0) edits")
-        case "serverFinal": return (nil, "", "final \(l.string("document") ?? "") \(rev), \((l.string("text") ?? "").unicodeScalars.count) scalars")
+        case "serverFinal":
+            return (
+                nil, "",
+                "final \(l.string("document") ?? "") \(rev), \((l.string("text") ?? "").unicodeScalars.count) scalars"
+            )
         default:
             let fields = l.fields.keys.sorted().map { "\($0)=\(l.fields[$0]!)" }.joined(separator: " ")
             return (l.client, "", "\(l.type) \(fields)")

@@ -36,8 +36,11 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
         /// "inconclusive (exit 3): the machine was busy with other processes ..."); nil when it passed.
         public var reason: String?
 
-        public init(seed: UInt64, directory: String?, verdict: String, exitCode: Int32, opAckP99Ms: Double?, wallSeconds: Double, error: String? = nil,
-                    reason: String? = nil) {
+        public init(
+            seed: UInt64, directory: String?, verdict: String, exitCode: Int32, opAckP99Ms: Double?,
+            wallSeconds: Double, error: String? = nil,
+            reason: String? = nil
+        ) {
             self.seed = seed
             self.directory = directory
             self.verdict = verdict
@@ -66,7 +69,10 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     public var failures: [String: [UInt64]]
     public var whalesimVersion: String?
 
-    public init(scenario: String, firstSeed: UInt64, runs: [Run], startedAt: String? = nil, wallSeconds: Double? = nil, whalesimVersion: String? = nil) {
+    public init(
+        scenario: String, firstSeed: UInt64, runs: [Run], startedAt: String? = nil, wallSeconds: Double? = nil,
+        whalesimVersion: String? = nil
+    ) {
         self.scenario = scenario
         self.firstSeed = firstSeed
         count = runs.count
@@ -109,14 +115,16 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     /// "pass in all 5 runs", "correctness violated in 1 of 5 runs (exit 2)", ...
     public var verdictLine: String {
         let failed = runs.filter { $0.exitCode != 0 }.count
-        let word = switch exitCode {
-        case 0: "pass"
-        case 1: "threshold breached"
-        case 2: "correctness violated"
-        case 3: "inconclusive"
-        default: "failed"
-        }
-        return exitCode == 0 ? "pass in all \(count) runs" : "\(word) (exit \(exitCode)); \(failed) of \(count) runs did not pass"
+        let word =
+            switch exitCode {
+            case 0: "pass"
+            case 1: "threshold breached"
+            case 2: "correctness violated"
+            case 3: "inconclusive"
+            default: "failed"
+            }
+        return exitCode == 0
+            ? "pass in all \(count) runs" : "\(word) (exit \(exitCode)); \(failed) of \(count) runs did not pass"
     }
 
     static func ms(_ v: Double?) -> String { v.map { String(format: "%.2f ms", $0) } ?? "–" }
@@ -124,7 +132,8 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     /// One line for one run, as `run --repeat` prints it when the run ends.
     public static func line(_ r: Run, index: Int, of total: Int) -> String {
         let outcome = r.exitCode == 0 ? "pass" : "\(r.failure ?? "failed")"
-        return "run \(index + 1)/\(total) seed \(r.seed): \(r.verdict), exit \(r.exitCode) (\(outcome)), op_ack p99 \(ms(r.opAckP99Ms)), \(String(format: "%.1f", r.wallSeconds)) s"
+        return
+            "run \(index + 1)/\(total) seed \(r.seed): \(r.verdict), exit \(r.exitCode) (\(outcome)), op_ack p99 \(ms(r.opAckP99Ms)), \(String(format: "%.1f", r.wallSeconds)) s"
             + (r.reason.map { ": \($0)" } ?? "")
     }
 
@@ -132,21 +141,35 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     public func table() -> String {
         var rows = [["seed", "verdict", "exit", "failure", "op_ack p99", "wall"]]
         for r in runs {
-            rows.append(["\(r.seed)", r.verdict, "\(r.exitCode)", r.failure ?? "–", Self.ms(r.opAckP99Ms), String(format: "%.1f s", r.wallSeconds)])
+            rows.append([
+                "\(r.seed)", r.verdict, "\(r.exitCode)", r.failure ?? "–", Self.ms(r.opAckP99Ms),
+                String(format: "%.1f s", r.wallSeconds),
+            ])
         }
         let widths = rows[0].indices.map { i in rows.map { $0[i].count }.max() ?? 0 }
-        var out = "repeat: \(count) runs of \(scenario), seeds \(firstSeed)...\(firstSeed + UInt64(max(count, 1) - 1))\n"
+        var out =
+            "repeat: \(count) runs of \(scenario), seeds \(firstSeed)...\(firstSeed + UInt64(max(count, 1) - 1))\n"
         for row in rows {
-            out += row.indices.map { i in row[i].padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            out +=
+                row.indices.map { i in row[i].padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(
+                    separator: "  "
+                )
                 .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
         }
         let p99s = runs.compactMap(\.opAckP99Ms).sorted()
         if let lo = p99s.first, let hi = p99s.last, let mid = p99s.median {
             out += "op_ack p99: min \(Self.ms(lo)), median \(Self.ms(mid)), max \(Self.ms(hi))\n"
         }
-        out += "exit codes: " + exitCodes.sorted { Self.severity(Int32($0.key) ?? 0) > Self.severity(Int32($1.key) ?? 0) }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "\n"
+        out +=
+            "exit codes: "
+            + exitCodes.sorted { Self.severity(Int32($0.key) ?? 0) > Self.severity(Int32($1.key) ?? 0) }.map {
+                "\($0.key) ×\($0.value)"
+            }.joined(separator: ", ") + "\n"
         for kind in ["correctness", "threshold", "inconclusive", "error"] {
-            let label = ["correctness": "correctness (exit 2)", "threshold": "threshold (exit 1)", "inconclusive": "inconclusive (exit 3)", "error": "could not run"][kind]!
+            let label = [
+                "correctness": "correctness (exit 2)", "threshold": "threshold (exit 1)",
+                "inconclusive": "inconclusive (exit 3)", "error": "could not run",
+            ][kind]!
             guard let seeds = failures[kind] else {
                 if kind != "error" { out += "\(label): none\n" }
                 continue
@@ -178,8 +201,11 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     public static func load(_ dir: String) throws -> RepeatSummary? {
         let file = (dir as NSString).appendingPathComponent("summary.json")
         guard FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("run.json")) == false,
-              let data = FileManager.default.contents(atPath: file) else { return nil }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["kind"] as? String == "repeat" else { return nil }
+            let data = FileManager.default.contents(atPath: file)
+        else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["kind"] as? String == "repeat"
+        else { return nil }
         do { return try JSONDecoder().decode(RepeatSummary.self, from: data) } catch {
             throw ReportError.corrupt("\(file): not a repeat summary: \(error)")
         }
@@ -207,23 +233,41 @@ public struct RepeatSummary: Codable, Sendable, Equatable {
     /// `report.html` of the repeat: the verdict, one row per run linking its report, the failures by kind.
     public func html() -> String {
         let badge = exitCode == 0 ? "valid" : exitCode == 2 ? "invalid" : "unknown"
-        var out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\"><title>whalesim: \(WhaleReports.html(scenario)) ×\(count)</title><style>\(ReportStyle.css)</style></head><body>\n"
-        out += "<h1>\(WhaleReports.html(scenario)): \(count) runs, seeds \(firstSeed)…\(firstSeed + UInt64(max(count, 1) - 1))</h1>\n"
-        out += "<p class=\"verdict\"><span class=\"badge \(badge)\">exit \(exitCode)</span> \(WhaleReports.html(verdictLine))</p>\n"
-        if let startedAt { out += "<p>started \(WhaleReports.html(startedAt))\(wallSeconds.map { String(format: ", %.1f s", $0) } ?? "")</p>\n" }
-        out += "<h2>Runs</h2>\n<table><tr><th class=\"num\">seed</th><th>verdict</th><th class=\"num\">exit</th><th>failure</th><th class=\"num\">op_ack p99</th><th class=\"num\">wall</th><th>report</th></tr>\n"
+        var out =
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"color-scheme\" content=\"light dark\"><title>whalesim: \(WhaleReports.html(scenario)) ×\(count)</title><style>\(ReportStyle.css)</style></head><body>\n"
+        out +=
+            "<h1>\(WhaleReports.html(scenario)): \(count) runs, seeds \(firstSeed)…\(firstSeed + UInt64(max(count, 1) - 1))</h1>\n"
+        out +=
+            "<p class=\"verdict\"><span class=\"badge \(badge)\">exit \(exitCode)</span> \(WhaleReports.html(verdictLine))</p>\n"
+        if let startedAt {
+            out +=
+                "<p>started \(WhaleReports.html(startedAt))\(wallSeconds.map { String(format: ", %.1f s", $0) } ?? "")</p>\n"
+        }
+        out +=
+            "<h2>Runs</h2>\n<table><tr><th class=\"num\">seed</th><th>verdict</th><th class=\"num\">exit</th><th>failure</th><th class=\"num\">op_ack p99</th><th class=\"num\">wall</th><th>report</th></tr>\n"
         for r in runs {
-            let link = r.directory.map { "<a href=\"\(WhaleReports.html($0))/report.html\">\(WhaleReports.html(($0 as NSString).lastPathComponent))</a>" } ?? WhaleReports.html(r.error ?? "no run directory")
+            let link =
+                r.directory.map {
+                    "<a href=\"\(WhaleReports.html($0))/report.html\">\(WhaleReports.html(($0 as NSString).lastPathComponent))</a>"
+                } ?? WhaleReports.html(r.error ?? "no run directory")
             let cls = r.exitCode == 0 ? "valid" : r.exitCode == 2 ? "invalid" : "unknown"
-            out += "<tr><td class=\"num\">\(r.seed)</td><td>\(WhaleReports.html(r.verdict))</td><td class=\"num \(cls)\">\(r.exitCode)</td><td>\(WhaleReports.html(r.failure ?? "–"))\(r.reason.map { "<br><small>\(WhaleReports.html($0))</small>" } ?? "")</td>"
-            out += "<td class=\"num\">\(Self.ms(r.opAckP99Ms))</td><td class=\"num\">\(String(format: "%.1f s", r.wallSeconds))</td><td>\(link)</td></tr>\n"
+            out +=
+                "<tr><td class=\"num\">\(r.seed)</td><td>\(WhaleReports.html(r.verdict))</td><td class=\"num \(cls)\">\(r.exitCode)</td><td>\(WhaleReports.html(r.failure ?? "–"))\(r.reason.map { "<br><small>\(WhaleReports.html($0))</small>" } ?? "")</td>"
+            out +=
+                "<td class=\"num\">\(Self.ms(r.opAckP99Ms))</td><td class=\"num\">\(String(format: "%.1f s", r.wallSeconds))</td><td>\(link)</td></tr>\n"
         }
         out += "</table>\n<h2>Failures</h2>\n<ul>\n"
-        for (kind, label) in [("correctness", "correctness (exit 2)"), ("threshold", "threshold (exit 1)"), ("inconclusive", "inconclusive (exit 3)"), ("error", "could not run")] {
-            guard let seeds = failures[kind] else { if kind != "error" { out += "<li>\(label): none</li>\n" }; continue }
+        for (kind, label) in [
+            ("correctness", "correctness (exit 2)"), ("threshold", "threshold (exit 1)"),
+            ("inconclusive", "inconclusive (exit 3)"), ("error", "could not run"),
+        ] {
+            guard let seeds = failures[kind] else {
+                if kind != "error" { out += "<li>\(label): none</li>\n" }; continue
+            }
             out += "<li>\(label): seeds \(seeds.map(String.init).joined(separator: ", "))</li>\n"
         }
-        out += "</ul>\n<p>Compare two repeats with <code>whalesim report --compare A B</code>: B's median run is judged against A's worst.</p>\n"
+        out +=
+            "</ul>\n<p>Compare two repeats with <code>whalesim report --compare A B</code>: B's median run is judged against A's worst.</p>\n"
         return out + "</body></html>\n"
     }
 }

@@ -9,7 +9,9 @@ enum FaultWindows {
         var windows: [FaultWindow] = []
         func begin(_ key: String, _ kind: String, _ t: Int) { if open[key] == nil { open[key] = (kind, t) } }
         func close(_ key: String, _ t: Int) {
-            if let o = open.removeValue(forKey: key) { windows.append(FaultWindow(kind: o.kind, label: key, start: o.start, end: max(t, o.start))) }
+            if let o = open.removeValue(forKey: key) {
+                windows.append(FaultWindow(kind: o.kind, label: key, start: o.start, end: max(t, o.start)))
+            }
         }
         for line in history {
             switch line.type {

@@ -19,9 +19,12 @@ public struct RunSeries: Codable, Sendable, Equatable {
     /// How busy the runner's machine was (live runs on Linux; absent otherwise).
     public var machine: MachineSeries?
 
-    public init(unit: String, bucketWidth: Int, bucketStarts: [Int], latency: [String: LatencySeries] = [:],
-                counters: [String: [Int]] = [:], connected: [Int] = [], errors: [String: [Int]] = [:], faultWindows: [FaultWindow] = [],
-                machine: MachineSeries? = nil) {
+    public init(
+        unit: String, bucketWidth: Int, bucketStarts: [Int], latency: [String: LatencySeries] = [:],
+        counters: [String: [Int]] = [:], connected: [Int] = [], errors: [String: [Int]] = [:],
+        faultWindows: [FaultWindow] = [],
+        machine: MachineSeries? = nil
+    ) {
         self.unit = unit
         self.bucketWidth = bucketWidth
         self.bucketStarts = bucketStarts
@@ -110,7 +113,9 @@ public struct MachineSeries: Codable, Sendable, Equatable {
     public var foreign: [Double?]
     public var pressure: [Double?]
 
-    public init(cores: Int, foreignBound: Double?, busyBound: Double, busy: [Double?], foreign: [Double?], pressure: [Double?]) {
+    public init(
+        cores: Int, foreignBound: Double?, busyBound: Double, busy: [Double?], foreign: [Double?], pressure: [Double?]
+    ) {
         self.cores = cores
         self.foreignBound = foreignBound
         self.busyBound = busyBound

@@ -9,7 +9,9 @@ public enum SeriesDerivation {
     /// About this many buckets; the width is rounded to 1, 2 or 5 × 10ⁿ.
     public static let targetBuckets = 60
 
-    public static func derive(_ history: [HistoryLine], documents: [RunRecordFile.DocumentClients]?, unit: String = "ticks") -> RunSeries {
+    public static func derive(
+        _ history: [HistoryLine], documents: [RunRecordFile.DocumentClients]?, unit: String = "ticks"
+    ) -> RunSeries {
         let end = max(1, (history.map(\.t).max() ?? 0) + 1)
         let width = niceWidth(end)
         let count = (end + width - 1) / width
@@ -28,7 +30,9 @@ public enum SeriesDerivation {
                 if let id = line.opId, invokeTime[id] == nil { invokeTime[id] = line.t }
             case "ack":
                 acked[bucket(line.t)] += 1
-                if let id = line.opId, let start = invokeTime[id] { ackSamples.append((line.t, Double(line.t - start))) }
+                if let id = line.opId, let start = invokeTime[id] {
+                    ackSamples.append((line.t, Double(line.t - start)))
+                }
             case "error", "failed":
                 let kind = line.type + ":" + (line.string("code") ?? line.string("reason") ?? "?")
                 errors[kind, default: [Int](repeating: 0, count: count)][bucket(line.t)] += 1
@@ -57,12 +61,15 @@ public enum SeriesDerivation {
         }
     }
 
-    static func latencySeries(_ samples: [(time: Int, value: Double)], count: Int, bucket: (Int) -> Int) -> LatencySeries {
+    static func latencySeries(_ samples: [(time: Int, value: Double)], count: Int, bucket: (Int) -> Int)
+        -> LatencySeries
+    {
         var perBucket = [[Double]](repeating: [], count: count)
         for s in samples { perBucket[bucket(s.time)].append(s.value) }
         let figures = perBucket.map { LatencyFigures(samples: $0) }
-        return LatencySeries(p50: figures.map(\.p50), p90: figures.map(\.p90), p99: figures.map(\.p99), max: figures.map(\.max),
-                             overall: LatencyFigures(samples: samples.map(\.value)))
+        return LatencySeries(
+            p50: figures.map(\.p50), p90: figures.map(\.p90), p99: figures.map(\.p99), max: figures.map(\.max),
+            overall: LatencyFigures(samples: samples.map(\.value)))
     }
 
     /// Clients connected at the end of each bucket.
@@ -71,7 +78,13 @@ public enum SeriesDerivation {
         var out = [Int](repeating: -1, count: count)
         for line in history {
             guard let client = line.client else { continue }
-            if line.type == "connect" { up.insert(client) } else if line.type == "disconnect" { up.remove(client) } else { continue }
+            if line.type == "connect" {
+                up.insert(client)
+            } else if line.type == "disconnect" {
+                up.remove(client)
+            } else {
+                continue
+            }
             out[bucket(line.t)] = up.count
         }
         var last = 0
@@ -81,7 +94,9 @@ public enum SeriesDerivation {
         return out
     }
 
-    static func remoteApplySamples(_ history: [HistoryLine], documents: [RunRecordFile.DocumentClients]?, invokeTime: [String: Int]) -> [(time: Int, value: Double)] {
+    static func remoteApplySamples(
+        _ history: [HistoryLine], documents: [RunRecordFile.DocumentClients]?, invokeTime: [String: Int]
+    ) -> [(time: Int, value: Double)] {
         var clientsOf: [String: [String]] = [:]
         if let documents {
             for d in documents { clientsOf[d.name] = d.clients }
@@ -100,7 +115,11 @@ public enum SeriesDerivation {
         for line in history where line.type == "clientRevision" {
             guard let c = line.client, let r = line.int("revision") else { continue }
             let k: Int
-            if let known = index[c] { k = known } else { k = times.count; index[c] = k; times.append([]); revs.append([]) }
+            if let known = index[c] {
+                k = known
+            } else {
+                k = times.count; index[c] = k; times.append([]); revs.append([])
+            }
             times[k].append(line.t)
             revs[k].append(r)
         }
@@ -108,7 +127,8 @@ public enum SeriesDerivation {
         var samples: [(time: Int, value: Double)] = []
         for line in history where line.type == "serverApply" {
             guard let d = line.string("document"), let origin = line.client, let id = line.opId,
-                  let r = line.int("revision"), let start = invokeTime[id] else { continue }
+                let r = line.int("revision"), let start = invokeTime[id]
+            else { continue }
             for (name, k) in others[d] ?? [] where name != origin {
                 guard let k else { continue }
                 // Binary search to the first revision change at or after the apply, then the

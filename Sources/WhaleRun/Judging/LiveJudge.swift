@@ -11,14 +11,19 @@ enum LiveJudge {
         let drove = history.events.contains { if case .modelClientFinal = $0.event { true } else { false } }
         var results = Checkers.run(scenario.checkers.filter { $0 != .model || drove }, on: history)
         if scenario.checkers.contains(.model), !drove {
-            let why = scenario.model == nil ? "the scenario has no model section" : "the server offers no whalesim GraphQL extensions, so no model page was driven"
-            results.append(CheckResult(checker: .model, verdict: .unknown, evidence: ["no model pages recorded: \(why)"]))
+            let why =
+                scenario.model == nil
+                ? "the scenario has no model section"
+                : "the server offers no whalesim GraphQL extensions, so no model page was driven"
+            results.append(
+                CheckResult(checker: .model, verdict: .unknown, evidence: ["no model pages recorded: \(why)"]))
         }
         return results
     }
 
     static func thresholds(_ scenario: Scenario, _ results: [CheckResult]) -> [(Threshold, Bool)] {
-        scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown)) }
+        scenario.thresholds.map { t in (t, t.isMet(by: results.first { $0.checker == t.checker }?.verdict ?? .unknown))
+        }
     }
 
     /// What metric thresholds are judged on: the whole run's histograms, the per-second ones (for
@@ -80,9 +85,14 @@ enum LiveJudge {
             f.saturatedOut = (saturated + contended).map { $0.start..<($0.end + bucketMs) }
             func seconds(_ w: [FaultWindow]) -> Int { w.reduce(0) { $0 + ($1.end - $1.start) } / bucketMs }
             var why: [String] = []
-            if !saturated.isEmpty { why.append("whose load generator was saturated for \(seconds(saturated)) s (runner_lag p99 past \(lagBoundMs)ms)") }
+            if !saturated.isEmpty {
+                why.append(
+                    "whose load generator was saturated for \(seconds(saturated)) s (runner_lag p99 past \(lagBoundMs)ms)"
+                )
+            }
             if !contended.isEmpty {
-                why.append("whose machine was busy with other processes for \(seconds(contended)) s (\(contentionRule))")
+                why.append(
+                    "whose machine was busy with other processes for \(seconds(contended)) s (\(contentionRule))")
             }
             return (f, why.joined(separator: " and "))
         }
@@ -90,7 +100,9 @@ enum LiveJudge {
 
     /// The measured value a metric threshold is judged on: ms for latencies, a fraction for `errors.rate`.
     static func figure(_ t: MetricThreshold, _ f: Figures) -> Double? {
-        if t.metric == "errors" { return t.stat == "count" ? Double(f.errors) : Double(f.errors) / Double(max(1, f.attempts)) }
+        if t.metric == "errors" {
+            return t.stat == "count" ? Double(f.errors) : Double(f.errors) / Double(max(1, f.attempts))
+        }
         if t.stat == "count" { return Double(f.histogram(t.metric, t.scope)?.count ?? 0) }
         return f.histogram(t.metric, t.scope)?.stat(t.stat)
     }
@@ -98,9 +110,13 @@ enum LiveJudge {
     /// Why a latency threshold cannot be judged: the runner's own lag over the same window was
     /// past its bound, so what it measured may be its own delay (nil: it can be judged).
     static func saturation(_ t: MetricThreshold, _ f: Figures) -> String? {
-        guard t.isLatency, t.metric != "runner_lag", let lag = f.histogram("runner_lag", t.scope)?.percentileMs(99) else { return nil }
+        guard t.isLatency, t.metric != "runner_lag", let lag = f.histogram("runner_lag", t.scope)?.percentileMs(99)
+        else { return nil }
         guard lag > Double(f.lagBoundMs) else { return nil }
-        return String(format: "the load generator was saturated: its scheduling lag (runner_lag) p99 was %.1fms over %@, past its bound of %dms, so this latency may be the runner's own", lag, t.scope.map { "the \($0.rawValue) window" } ?? "the run", f.lagBoundMs)
+        return String(
+            format:
+                "the load generator was saturated: its scheduling lag (runner_lag) p99 was %.1fms over %@, past its bound of %dms, so this latency may be the runner's own",
+            lag, t.scope.map { "the \($0.rawValue) window" } ?? "the run", f.lagBoundMs)
     }
 
     /// Why a breached latency threshold cannot be blamed on the server: over its window the
@@ -108,20 +124,25 @@ enum LiveJudge {
     /// not (its p99 there past the bound); without them (and the second after each) the
     /// threshold is met, or nothing is left to judge. Nil: the breach stands without them too.
     static func breachOnlyWhileSaturated(_ t: MetricThreshold, _ actual: Double, _ f: Figures) -> String? {
-        guard t.isLatency, t.stat != "count", t.metric != "runner_lag", let (g, why) = f.excludingSaturation() else { return nil }
+        guard t.isLatency, t.stat != "count", t.metric != "runner_lag", let (g, why) = f.excludingSaturation() else {
+            return nil
+        }
         let measured = show(actual, metric: t.metric, stat: t.stat)
         let lead = "breached (\(measured)) in a run \(why)"
         guard let without = figure(t, g), (g.histogram(t.metric, t.scope)?.count ?? 0) > 0 else {
-            return lead + ", and nothing was measured outside those seconds: this latency may be the runner's or the machine's, not the server's"
+            return lead
+                + ", and nothing was measured outside those seconds: this latency may be the runner's or the machine's, not the server's"
         }
         guard t.isMet(by: without) else { return nil }
-        return lead + "; without those seconds it is \(show(without, metric: t.metric, stat: t.stat)), within the threshold: the breach may be the runner's or the machine's, not the server's"
+        return lead
+            + "; without those seconds it is \(show(without, metric: t.metric, stat: t.stat)), within the threshold: the breach may be the runner's or the machine's, not the server's"
     }
 
     static func metricThresholds(_ scenario: Scenario, _ f: Figures) -> [LiveRunResult.MetricOutcome] {
         scenario.metricThresholds.map { t in
             let actual = figure(t, f)
-            var outcome = LiveRunResult.MetricOutcome(threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
+            var outcome = LiveRunResult.MetricOutcome(
+                threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
             if actual != nil, let why = saturation(t, f) {
                 outcome.unknown = why
                 outcome.met = false
@@ -148,7 +169,9 @@ extension LiveJudge {
     /// The windows scoped thresholds leave out: every fault window but one client's disconnect
     /// (its ops that crossed the drop are `op_ack_resent` already), each with its recovery margin.
     static func excludedWindows(_ windows: [FaultWindow]) -> [Range<Int>] {
-        windows.filter { $0.kind != "disconnect" && $0.kind != "saturated" && $0.kind != "contended" }.map { $0.start..<max($0.start + 1, $0.end + recoveryMarginMs) }
+        windows.filter { $0.kind != "disconnect" && $0.kind != "saturated" && $0.kind != "contended" }.map {
+            $0.start..<max($0.start + 1, $0.end + recoveryMarginMs)
+        }
     }
 
     /// The seconds in which the runner's lag p99 was past its bound, as report windows (merged
@@ -161,7 +184,10 @@ extension LiveJudge {
             if let last = out.last, last.end == start {
                 out[out.count - 1].end = end
             } else {
-                out.append(FaultWindow(kind: "saturated", label: "load generator saturated (runner_lag p99 > \(f.lagBoundMs) ms)", start: start, end: end))
+                out.append(
+                    FaultWindow(
+                        kind: "saturated", label: "load generator saturated (runner_lag p99 > \(f.lagBoundMs) ms)",
+                        start: start, end: end))
             }
         }
         return out

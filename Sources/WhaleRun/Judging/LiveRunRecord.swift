@@ -83,9 +83,11 @@ public struct LiveRunRecord: Codable, Sendable {
     public var timerGridMs: Int?
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, whalesimVersion, mode, scenario, seed, timeUnit, startedAt, wallSeconds, options, verdict, verdicts,
-             thresholds, metricThresholds, counts, historyHash, replayCommand, documents, series, salesforce, errors, attempts,
-             shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs, timerGridMs
+        case schemaVersion, whalesimVersion, mode, scenario, seed, timeUnit, startedAt, wallSeconds, options, verdict,
+            verdicts,
+            thresholds, metricThresholds, counts, historyHash, replayCommand, documents, series, salesforce, errors,
+            attempts,
+            shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs, timerGridMs
         case histogramsField = "histograms", seriesHistogramsField = "seriesHistograms"
     }
 
@@ -99,18 +101,29 @@ public struct LiveRunRecord: Codable, Sendable {
         options = [
             "clients": "\(s.clients)", "documents": "\(s.documents)", "protocol": "\(s.protocolVersion)",
             "load": spec.load.description, "duration": "\(spec.durationMs) ms", "server": spec.server.description,
-            "salesforce": spec.salesforce.description, "thinkTime": spec.thinkTime.description, "keystroke": spec.keystroke.description,
+            "salesforce": spec.salesforce.description, "thinkTime": spec.thinkTime.description,
+            "keystroke": spec.keystroke.description,
             "faults": s.faults.joined(separator: ", "), "checkers": s.checkers.map(\.rawValue).joined(separator: ", "),
-            "nemeses": s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" }.joined(separator: "; "),
-            "networkFaults": spec.networkFaults.map { "\($0.kind.rawValue) at \($0.at) for \($0.durationMs)" }.joined(separator: "; "),
+            "nemeses": s.nemeses.map { n in
+                "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)"
+            }.joined(separator: "; "),
+            "networkFaults": spec.networkFaults.map { "\($0.kind.rawValue) at \($0.at) for \($0.durationMs)" }.joined(
+                separator: "; "),
         ]
         if s.storageSync != .full { options["storageSynchronous"] = s.storageSync.rawValue }
         // A fault window that could not be carried out is never a pass.
         verdict = !r.unavailable.isEmpty && r.verdict == .valid ? "unknown" : r.verdict.rawValue
-        verdicts = r.results.map { CheckerVerdict(checker: $0.checker.rawValue, verdict: $0.verdict.rawValue, evidence: $0.evidence, findings: $0.findings.isEmpty ? nil : $0.findings) }
-        thresholds = r.thresholds.map { ThresholdOutcome(threshold: $0.0.description, met: $0.1, unknown: nil) }
+        verdicts = r.results.map {
+            CheckerVerdict(
+                checker: $0.checker.rawValue, verdict: $0.verdict.rawValue, evidence: $0.evidence,
+                findings: $0.findings.isEmpty ? nil : $0.findings)
+        }
+        thresholds =
+            r.thresholds.map { ThresholdOutcome(threshold: $0.0.description, met: $0.1, unknown: nil) }
             + r.metricThresholds.map { m in
-                ThresholdOutcome(threshold: m.threshold + (m.actual == nil ? " (no samples)" : " (measured \(Self.format(m)))"), met: m.met, unknown: m.unknown)
+                ThresholdOutcome(
+                    threshold: m.threshold + (m.actual == nil ? " (no samples)" : " (measured \(Self.format(m)))"),
+                    met: m.met, unknown: m.unknown)
             }
         metricThresholds = r.metricThresholds
         counts = Self.counts(r)
@@ -119,8 +132,9 @@ public struct LiveRunRecord: Codable, Sendable {
         let h = r.history
         documents = h.documentNames.indices.map { d in
             let base = d < r.baseRevisions.count ? r.baseRevisions[d] : 0
-            return DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] },
-                                   baseRevision: base > 0 ? base : nil, initialText: base > 0 ? h.initialTexts[d] : nil)
+            return DocumentClients(
+                name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] },
+                baseRevision: base > 0 ? base : nil, initialText: base > 0 ? h.initialTexts[d] : nil)
         }
         series = r.series
         salesforce = r.salesforce
@@ -145,7 +159,10 @@ public struct LiveRunRecord: Codable, Sendable {
     }
 
     static func counts(_ r: LiveRunResult) -> [String: Int] {
-        var c: [String: Int] = ["clients": r.clientsStarted, "errors": r.errors, "durationMs": r.durationMs, "historyEvents": r.history.count]
+        var c: [String: Int] = [
+            "clients": r.clientsStarted, "errors": r.errors, "durationMs": r.durationMs,
+            "historyEvents": r.history.count,
+        ]
         for e in r.history.events {
             switch e.event {
             case .edit: c["edits", default: 0] += 1
@@ -211,9 +228,12 @@ struct PackedHistograms: Codable, Sendable {
 /// Writes a live run's directory: `run.json`, `history.whr` (the compact history), then the rendered
 /// `report.html`, `junit.xml` and `summary.json`, and the `latest` links.
 public enum LiveRecordWriter {
-    public static func write(_ record: LiveRunRecord, history: History, root: String, startedAt: Date, suffix given: String? = nil) throws -> String {
+    public static func write(
+        _ record: LiveRunRecord, history: History, root: String, startedAt: Date, suffix given: String? = nil
+    ) throws -> String {
         let suffix = given ?? record.shard.map { "-shard\($0.index)of\($0.count)" } ?? ""
-        let dir = try RunDirectoryLayout.create(root: root, scenario: record.scenario, seed: record.seed, startedAt: startedAt, suffix: suffix)
+        let dir = try RunDirectoryLayout.create(
+            root: root, scenario: record.scenario, seed: record.seed, startedAt: startedAt, suffix: suffix)
         try record.json().write(to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("run.json")))
         try RecordHistory.write(history, to: (dir as NSString).appendingPathComponent(HistoryFiles.compactName))
         try ReportFiles.write(RunDirectory.load(dir))

@@ -52,13 +52,14 @@ public struct LiveRunResult: Sendable {
     /// recorded, else 3.
     public var exitCode: Int32 {
         if interrupted != nil { return verdict == .invalid ? 2 : 3 }
-        if shard != nil { return 0 } // judged by `whalesim merge`
+        if shard != nil { return 0 }  // judged by `whalesim merge`
         if verdict == .invalid { return 2 }
         if metricThresholds.contains(where: { !$0.met && $0.unknown == nil }) { return 1 }
         if metricThresholds.contains(where: { $0.unknown != nil }) { return 3 }
         if !unavailable.isEmpty { return 3 }
         if thresholds.contains(where: { !$0.1 }) { return 3 }
-        let accepted = Set(scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
+        let accepted = Set(
+            scenario.thresholds.filter { $0.relation == .notEquals && $0.verdict == .invalid }.map(\.checker))
         if results.contains(where: { $0.verdict == .unknown && !accepted.contains($0.checker) }) { return 3 }
         return 0
     }

@@ -28,10 +28,13 @@ public enum RecordCheck {
     public static func judge(_ dir: String, only: [CheckerName]? = nil) throws -> Judged {
         let path = try HistoryFiles.history(in: dir)
         let runJSON = (dir as NSString).appendingPathComponent("run.json")
-        guard let data = FileManager.default.contents(atPath: runJSON) else { throw RecordFileError.missing("\(dir): no run.json") }
+        guard let data = FileManager.default.contents(atPath: runJSON) else {
+            throw RecordFileError.missing("\(dir): no run.json")
+        }
         let record: LiveRunRecord
         do { record = try JSONDecoder().decode(LiveRunRecord.self, from: data) } catch {
-            throw RecordError("\(runJSON): not a live run record (a simulator run is judged again by its replay command): \(error)")
+            throw RecordError(
+                "\(runJSON): not a live run record (a simulator run is judged again by its replay command): \(error)")
         }
         var scenario = LiveMerge.scenario(from: record)
         if let only { scenario.checkers = only }
@@ -39,12 +42,16 @@ public enum RecordCheck {
         let results = LiveJudge.checks(scenario, history)
         let events = history.count, bytes = history.packedBytes ?? 0
         history = history.emptyCopy()
-        return Judged(scenario: record.scenario, seed: record.seed, recorded: record.verdicts, results: results, events: events, packedBytes: bytes)
+        return Judged(
+            scenario: record.scenario, seed: record.seed, recorded: record.verdicts, results: results, events: events,
+            packedBytes: bytes)
     }
 
     /// The history of a record whose notes and clients are `documents`, its lines read a line at
     /// a time into a packed history (the lines themselves are not kept).
-    static func rebuild(_ path: String, documents: [LiveRunRecord.DocumentClients], protocolVersion: Int) throws -> History {
+    static func rebuild(_ path: String, documents: [LiveRunRecord.DocumentClients], protocolVersion: Int) throws
+        -> History
+    {
         var clientNames: [String] = [], clientDocuments: [Int] = []
         for (d, doc) in documents.enumerated() {
             clientNames += doc.clients
@@ -52,19 +59,22 @@ public enum RecordCheck {
         }
         let clientIndex = Dictionary(clientNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         let documentIndex = Dictionary(documents.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var history = History(clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documents.map(\.name),
-                              initialTexts: documents.map { $0.initialText ?? "" }, protocolVersion: protocolVersion, packed: true)
+        var history = History(
+            clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documents.map(\.name),
+            initialTexts: documents.map { $0.initialText ?? "" }, protocolVersion: protocolVersion, packed: true)
         var unknownName: String?
         try RecordHistory.forEachNamed(path) { named, number in
-            let event = named.event({ name in
-                if let i = clientIndex[name] { return i }
-                unknownName = unknownName ?? "\(path):\(number): client \(name) is not among run.json's clients"
-                return 0
-            }, { name in
-                if let d = documentIndex[name] { return d }
-                unknownName = unknownName ?? "\(path):\(number): note \(name) is not among run.json's notes"
-                return 0
-            })
+            let event = named.event(
+                { name in
+                    if let i = clientIndex[name] { return i }
+                    unknownName = unknownName ?? "\(path):\(number): client \(name) is not among run.json's clients"
+                    return 0
+                },
+                { name in
+                    if let d = documentIndex[name] { return d }
+                    unknownName = unknownName ?? "\(path):\(number): note \(name) is not among run.json's notes"
+                    return 0
+                })
             if let unknownName { throw RecordError(unknownName) }
             if let event { history.append(event, at: named.time) }
         }

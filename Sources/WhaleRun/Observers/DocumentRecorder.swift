@@ -76,9 +76,12 @@ final class DocumentRecorder: Redialing {
     /// baseline. The shards start one by one against a fresh server, so a shard that joins after
     /// another's clients began typing would otherwise start its axis at a later revision, and
     /// `whalesim merge` could not put the shards on one axis.
-    init(document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
-         clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil, visitEveryMs: Int? = nil,
-         loop: EpollClientLoop? = nil) {
+    init(
+        document: Int, resourceId: String, socketURL: String, token: String, recorder: LiveRecorder, ops: OpRegistry,
+        clients: NIOLockedValueBox<[String: Int]>, fromRevisionZero: Bool = false, stallAtMs: Int? = nil,
+        visitEveryMs: Int? = nil,
+        loop: EpollClientLoop? = nil
+    ) {
         self.visitEveryMs = visitEveryMs
         clientLoop = loop
         state = NIOLockedValueBox(State(hasBaseline: fromRevisionZero, stallAtMs: stallAtMs))
@@ -116,7 +119,8 @@ final class DocumentRecorder: Redialing {
         let headers = [("ObjectId", resourceId), ("Authorization", token)]
         // On the users' loop when they have one of their own (live.runner-loop: epoll): the
         // server sends the recorder each op as it sends the clients theirs, so one wake-up reads both.
-        let socket = openNoteSocket(url: url, headers: headers, maxFrameSize: 1 << 26, loop: clientLoop) { [weak self] buffer in
+        let socket = openNoteSocket(url: url, headers: headers, maxFrameSize: 1 << 26, loop: clientLoop) {
+            [weak self] buffer in
             self?.receive(buffer, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
@@ -133,7 +137,9 @@ final class DocumentRecorder: Redialing {
             s.pongsSeen = socket.pongsReceived
             return s.hasBaseline ? s.revision : nil
         }
-        let join = ClientEnvelope(messageId: "rec-\(document)-\(generation)", message: .resourceConnection(resourceId: resourceId, revision: from))
+        let join = ClientEnvelope(
+            messageId: "rec-\(document)-\(generation)",
+            message: .resourceConnection(resourceId: resourceId, revision: from))
         socket.send(WireCodec.encode(join), binary: false)
         return true
     }
@@ -209,7 +215,9 @@ final class DocumentRecorder: Redialing {
     }
 
     func close() async {
-        let socket = state.withLockedValue { s -> (any NoteSocket)? in s.closing = true; return s.socket }
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in
+            s.closing = true; return s.socket
+        }
         await socket?.close()
     }
 
@@ -237,16 +245,24 @@ final class DocumentRecorder: Redialing {
                     for m in missed { apply(m.op, opId: m.opId, messageId: nil, in: &s) }
                 } else if conf.revision < s.revision {
                     // The server no longer has revisions it broadcast: it went back (a lost commit).
-                    recorder.record(.serverRevision(document: document, from: s.revision, to: conf.revision,
-                                                    cause: "the server answered the recorder's resync from revision \(s.revision) with its full state at revision \(conf.revision)"))
+                    recorder.record(
+                        .serverRevision(
+                            document: document, from: s.revision, to: conf.revision,
+                            cause:
+                                "the server answered the recorder's resync from revision \(s.revision) with its full state at revision \(conf.revision)"
+                        ))
                     s.revision = conf.revision
                     s.text = TextDocument(conf.initialState ?? "")
                 } else if conf.revision != s.revision || conf.initialState != s.text.text {
                     // The server did not send the ops in between (no protocol-2 resync): what they were is
                     // unknown to this observer, not the server's fault.
-                    let why = "the server answered a resync from revision \(s.revision) with its full state at revision \(conf.revision)"
+                    let why =
+                        "the server answered a resync from revision \(s.revision) with its full state at revision \(conf.revision)"
                     s.gaps.append("\(recorder.documentNames[document]): \(why)")
-                    recorder.record(.observation(document: document, from: s.revision, to: max(conf.revision, s.revision), kind: .gap, detail: why))
+                    recorder.record(
+                        .observation(
+                            document: document, from: s.revision, to: max(conf.revision, s.revision), kind: .gap,
+                            detail: why))
                     s.revision = conf.revision
                     s.text = TextDocument(conf.initialState ?? "")
                 }
@@ -283,9 +299,12 @@ final class DocumentRecorder: Redialing {
         do throws(OTError) {
             try s.text.apply(op)
         } catch {
-            s.gaps.append("\(recorder.documentNames[document]): broadcast op \(id) does not apply at revision \(s.revision): \(error)")
+            s.gaps.append(
+                "\(recorder.documentNames[document]): broadcast op \(id) does not apply at revision \(s.revision): \(error)"
+            )
         }
         s.revision += 1
-        recorder.record(.serverApply(document: document, client: max(author, 0), opId: id, op: op, revision: s.revision))
+        recorder.record(
+            .serverApply(document: document, client: max(author, 0), opId: id, op: op, revision: s.revision))
     }
 }

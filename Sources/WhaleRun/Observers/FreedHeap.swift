@@ -15,10 +15,10 @@ public enum FreedHeap {
     /// A glibc function no Swift module exports, looked up at run time; nil elsewhere.
     private static func glibc<F>(_ name: String, as type: F.Type) -> F? {
         #if canImport(Glibc)
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
-        return unsafeBitCast(symbol, to: type)
+            guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else { return nil }
+            return unsafeBitCast(symbol, to: type)
         #else
-        return nil
+            return nil
         #endif
     }
 
@@ -45,7 +45,7 @@ public enum FreedHeap {
     /// can use, so a server restart's burst (a thousand sockets and page refetches at once) grew
     /// whichever arena took it and left that arena's free pages pinned by the long-lived objects
     /// made amid it. With one arena the soak's cut sat 4 MB lower and its restart peaks 4 to 7 MB
-    /// lower, at the same CPU per op in `bench run` 
+    /// lower, at the same CPU per op in `bench run`
     /// (docs/decisions/0042-one-heap-arena-trim-every-two-seconds.md).
     @discardableResult
     public static func limitArenas(to count: Int) -> Bool {
@@ -82,7 +82,8 @@ final class HeapTrimmer: @unchecked Sendable {
             let released = FreedHeap.returnToSystem()
             if log {
                 let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-                FileHandle.standardError.write(Data("heap trim: \(String(format: "%.1f", ms)) ms, released \(released)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("heap trim: \(String(format: "%.1f", ms)) ms, released \(released)\n".utf8))
             }
             if arenas { FreedHeap.printStatistics() }
         }

@@ -24,7 +24,9 @@ public struct LatencyHistogram: Sendable {
     public init() {}
 
     private static func empty() -> Histogram<UInt64> {
-        Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: highestTrackableUs, numberOfSignificantValueDigits: .three)
+        Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: highestTrackableUs, numberOfSignificantValueDigits: .three
+        )
     }
 
     /// The dense histogram (built from the pairs when compact).
@@ -162,7 +164,8 @@ public struct LatencyHistogram: Sendable {
         for pair in pairs {
             // Up to twice the limit: the top bucket's value, as records written before `portable` hold it.
             guard pair.count == 2, pair[0] <= 2 * Self.highestTrackableUs else {
-                throw RecordError("a histogram entry must be [value_us, count] with value ≤ \(Self.highestTrackableUs), got \(pair)")
+                throw RecordError(
+                    "a histogram entry must be [value_us, count] with value ≤ \(Self.highestTrackableUs), got \(pair)")
             }
             _ = h.record(Self.portable(pair[0]), count: pair[1])
         }

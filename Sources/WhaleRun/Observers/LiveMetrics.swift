@@ -11,7 +11,10 @@ public final class LiveMetrics: Sendable {
     /// `op_ack_resent` / `op_remote_apply_resent`: ops whose ack crossed a drop of their own
     /// client (measured apart, so `op_ack` says what the server took). `runner_lag`: how late the
     /// load generator's own timers and event loops ran against plan (its saturation).
-    public static let latencyNames = ["op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql", "converge", "runner_lag"]
+    public static let latencyNames = [
+        "op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql",
+        "converge", "runner_lag",
+    ]
     public static let bucketMs = 1000
 
     struct State {
@@ -104,7 +107,8 @@ public final class LiveMetrics: Sendable {
                             if b.latencies[at].name == index { values.append(b.latencies[at].us) }
                             at += 1
                         }
-                        s.buckets[max(Int(second), s.denseFrom), default: [:]][name, default: LatencyHistogram()].record(contentsOf: values)
+                        s.buckets[max(Int(second), s.denseFrom), default: [:]][name, default: LatencyHistogram()]
+                            .record(contentsOf: values)
                     }
                 }
                 finishSeconds(before: Int(last.second), in: &s)
@@ -169,7 +173,8 @@ public final class LiveMetrics: Sendable {
     private func second(_ b: Int, _ s: State) -> [String: LatencyHistogram]? {
         if let kept = s.buckets[b] { return kept }
         guard b < s.spilled.count, s.spilled[b].length > 0, let spill,
-              let bytes = spill.read(at: s.spilled[b].offset, count: s.spilled[b].length) else { return nil }
+            let bytes = spill.read(at: s.spilled[b].offset, count: s.spilled[b].length)
+        else { return nil }
         return SpilledSecond.decode(bytes)
     }
 
@@ -265,8 +270,12 @@ public final class LiveMetrics: Sendable {
     public var errorCount: Int { state.withLockedValue { $0.errorTotal } }
     public var attempts: Int { state.withLockedValue { $0.attempts } }
     /// Every error of `kind` charted so far, rated or not.
-    public func errorSeriesTotal(_ kind: String) -> Int { state.withLockedValue { $0.errors[kind]?.values.reduce(0, +) ?? 0 } }
-    public func counterTotal(_ name: String) -> Int { state.withLockedValue { $0.counters[name]?.values.reduce(0, +) ?? 0 } }
+    public func errorSeriesTotal(_ kind: String) -> Int {
+        state.withLockedValue { $0.errors[kind]?.values.reduce(0, +) ?? 0 }
+    }
+    public func counterTotal(_ name: String) -> Int {
+        state.withLockedValue { $0.counters[name]?.values.reduce(0, +) ?? 0 }
+    }
 
     /// Ops acknowledged in the last complete second (the progress line's rate).
     public func rate(_ counter: String, secondsBack: Int = 1) -> Int {
@@ -307,7 +316,9 @@ public final class LiveMetrics: Sendable {
             latency[name] = LatencySeries(
                 p50: column { $0.percentileMs(50) }, p90: column { $0.percentileMs(90) },
                 p99: column { $0.percentileMs(99) }, max: column { $0.maxMs },
-                overall: LatencyFigures(count: t.count, p50: t.percentileMs(50), p90: t.percentileMs(90), p99: t.percentileMs(99), max: t.maxMs))
+                overall: LatencyFigures(
+                    count: t.count, p50: t.percentileMs(50), p90: t.percentileMs(90), p99: t.percentileMs(99),
+                    max: t.maxMs))
         }
         var counters: [String: [Int]] = [:]
         for (name, byBucket) in s.counters { counters[name] = (0..<n).map { byBucket[$0] ?? 0 } }
@@ -319,7 +330,8 @@ public final class LiveMetrics: Sendable {
             if let v = s.connectedAt[b] { last = v }
             connected.append(last)
         }
-        return RunSeries(unit: "ms", bucketWidth: Self.bucketMs, bucketStarts: starts, latency: latency, counters: counters,
-                         connected: connected, errors: errors, faultWindows: faultWindows)
+        return RunSeries(
+            unit: "ms", bucketWidth: Self.bucketMs, bucketStarts: starts, latency: latency, counters: counters,
+            connected: connected, errors: errors, faultWindows: faultWindows)
     }
 }

@@ -92,15 +92,22 @@ public final class LiveRecorder: Sendable {
     /// The history so far, as the checkers and the record want it (packed, like the recorder's).
     public func history() -> History {
         let s = state.withLockedValue { $0 }
-        var h = History(clientNames: s.clientNames, clientDocuments: s.clientDocuments, documentNames: documentNames,
-                        initialTexts: s.baseTexts, protocolVersion: protocolVersion, packed: true)
+        var h = History(
+            clientNames: s.clientNames, clientDocuments: s.clientDocuments, documentNames: documentNames,
+            initialTexts: s.baseTexts, protocolVersion: protocolVersion, packed: true)
         let started = s.baseRevisions.indices.filter { s.baseRevisions[$0] > 0 }
         if !started.isEmpty {
-            let named = started.prefix(5).map { "\(documentNames[$0]) at revision \(s.baseRevisions[$0])" }.joined(separator: ", ")
-            h.append(.note("\(started.count) note\(started.count == 1 ? "" : "s") already had a history when the run began (\(named)\(started.count > 5 ? ", …" : "")); their revisions here count from there"), at: 0)
+            let named = started.prefix(5).map { "\(documentNames[$0]) at revision \(s.baseRevisions[$0])" }.joined(
+                separator: ", ")
+            h.append(
+                .note(
+                    "\(started.count) note\(started.count == 1 ? "" : "s") already had a history when the run began (\(named)\(started.count > 5 ? ", …" : "")); their revisions here count from there"
+                ), at: 0)
         }
         func add(_ e: HistoryEvent, at t: Int) {
-            h.append(started.isEmpty ? e : e.rebased(document: { s.clientDocuments[$0] }, base: { s.baseRevisions[$0] }), at: t)
+            h.append(
+                started.isEmpty ? e : e.rebased(document: { s.clientDocuments[$0] }, base: { s.baseRevisions[$0] }),
+                at: t)
         }
         // A late event goes after everything recorded at or before its time.
         var late = s.late[...]

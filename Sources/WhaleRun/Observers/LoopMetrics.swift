@@ -70,7 +70,9 @@ struct LoopMetricsSet: Sendable {
     /// The buffer of the loop whose thread calls this, while it is open; nil anywhere else.
     @inline(__always)
     var current: LoopMetrics? {
-        guard !byOrdinal.isEmpty, let i = EpollClientLoop.currentOrdinal, i < byOrdinal.count, let b = byOrdinal[i], b.open else { return nil }
+        guard !byOrdinal.isEmpty, let i = EpollClientLoop.currentOrdinal, i < byOrdinal.count, let b = byOrdinal[i],
+            b.open
+        else { return nil }
         return b
     }
 

@@ -38,7 +38,9 @@ public final class MachineLoad: Sendable {
     public let foreignBound: Double?
     private let seconds = NIOLockedValueBox([Int: Second]())
 
-    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount, foreignBound: Double? = defaultForeignBoundCores) {
+    public init(
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount, foreignBound: Double? = defaultForeignBoundCores
+    ) {
         self.cores = max(1, cores)
         self.foreignBound = foreignBound
     }
@@ -59,7 +61,8 @@ public final class MachineLoad: Sendable {
     /// What a contended second is, in words.
     public var contentionRule: String {
         guard let foreignBound else { return "contention not judged (foreign-cpu-bound: off)" }
-        return "other processes used ≥ \(foreignBound) of a core while ≥ \(Int(Self.busyBound * 100))% of all cores were busy"
+        return
+            "other processes used ≥ \(foreignBound) of a core while ≥ \(Int(Self.busyBound * 100))% of all cores were busy"
     }
 
     /// The contended seconds as report windows (adjacent seconds merged), kind `contended`.
@@ -70,7 +73,10 @@ public final class MachineLoad: Sendable {
             if let last = out.last, last.end == start {
                 out[out.count - 1].end = end
             } else {
-                out.append(FaultWindow(kind: "contended", label: "machine busy with other processes (\(contentionRule))", start: start, end: end))
+                out.append(
+                    FaultWindow(
+                        kind: "contended", label: "machine busy with other processes (\(contentionRule))", start: start,
+                        end: end))
             }
         }
         return out
@@ -79,9 +85,10 @@ public final class MachineLoad: Sendable {
     /// The per-second figures as `run.json`'s `series.machine`, one value per bucket (nil: not sampled).
     public func series(buckets n: Int) -> MachineSeries {
         let s = bySecond
-        return MachineSeries(cores: cores, foreignBound: foreignBound, busyBound: Self.busyBound,
-                             busy: (0..<n).map { s[$0]?.busy }, foreign: (0..<n).map { s[$0]?.foreign },
-                             pressure: (0..<n).map { s[$0]?.pressure })
+        return MachineSeries(
+            cores: cores, foreignBound: foreignBound, busyBound: Self.busyBound,
+            busy: (0..<n).map { s[$0]?.busy }, foreign: (0..<n).map { s[$0]?.foreign },
+            pressure: (0..<n).map { s[$0]?.pressure })
     }
 }
 
@@ -123,7 +130,9 @@ final class MachineLoadProbe: Sendable {
 
     func stop() {
         stopped.withLockedValue { $0 = true }
-        let first = finished.withLockedValue { f -> Bool in defer { f = true }; return !f }
+        let first = finished.withLockedValue { f -> Bool in
+            defer { f = true }; return !f
+        }
         if first { done.wait() }
     }
 }
@@ -141,10 +150,13 @@ struct ProcSample: Equatable {
     var atUs: UInt64
 
     static func take() -> ProcSample? {
-        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let cpu = parseCPU(stat) else { return nil }
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8), let cpu = parseCPU(stat) else {
+            return nil
+        }
         let pressure = (try? String(contentsOfFile: "/proc/pressure/cpu", encoding: .utf8)).flatMap(parsePressure)
-        return ProcSample(busy: cpu.busy, total: cpu.total, ours: ourTicks(), pressureUs: pressure,
-                          atUs: DispatchTime.now().uptimeNanoseconds / 1000)
+        return ProcSample(
+            busy: cpu.busy, total: cpu.total, ours: ourTicks(), pressureUs: pressure,
+            atUs: DispatchTime.now().uptimeNanoseconds / 1000)
     }
 
     /// The figures of the time between two readings; nil when no time passed.
@@ -175,7 +187,8 @@ struct ProcSample: Equatable {
     /// `/proc/pressure/cpu`'s `some ... total=N` (µs).
     static func parsePressure(_ text: String) -> UInt64? {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some ") }),
-              let field = line.split(separator: " ").first(where: { $0.hasPrefix("total=") }) else { return nil }
+            let field = line.split(separator: " ").first(where: { $0.hasPrefix("total=") })
+        else { return nil }
         return UInt64(field.dropFirst("total=".count))
     }
 
@@ -199,7 +212,8 @@ struct ProcSample: Equatable {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
         for name in entries {
             guard let pid = Int32(name), let line = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let p = parseProcessStat(line) else { continue }
+                let p = parseProcessStat(line)
+            else { continue }
             parent[pid] = p.ppid
             ticks[pid] = p.ticks
         }

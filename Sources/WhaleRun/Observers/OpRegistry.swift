@@ -14,7 +14,9 @@ public final class OpRegistry: Sendable {
         var invokedUs: Int64
         var client: Int32
         var crossedDrop: Bool
-        init(_ op: Op) { invokedUs = op.invokedUs; client = Int32(truncatingIfNeeded: op.client); crossedDrop = op.crossedDrop }
+        init(_ op: Op) {
+            invokedUs = op.invokedUs; client = Int32(truncatingIfNeeded: op.client); crossedDrop = op.crossedDrop
+        }
         var op: Op { Op(client: Int(client), invokedUs: invokedUs, crossedDrop: crossedDrop) }
     }
 
@@ -46,7 +48,9 @@ public final class OpRegistry: Sendable {
             let utf8 = opId.utf8
             guard let colon = utf8.lastIndex(of: UInt8(ascii: ":")) else { return nil }
             let digits = utf8[utf8.index(after: colon)...]
-            guard !digits.isEmpty, digits.count <= 12, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+            guard !digits.isEmpty, digits.count <= 12, digits.first != UInt8(ascii: "0") || digits.count == 1 else {
+                return nil
+            }
             var seq: UInt64 = 0
             for byte in digits {
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }

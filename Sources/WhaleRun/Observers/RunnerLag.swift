@@ -10,17 +10,21 @@ import NIOPosix
 final class RunnerLagProbe: Sendable {
     private let tasks: [RepeatedTask]
 
-    init(metrics: LiveMetrics, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, periodMs: Int64 = 20) {
+    init(metrics: LiveMetrics, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, periodMs: Int64 = 20)
+    {
         var tasks: [RepeatedTask] = []
         for loop in group.makeIterator() {
             let clock = metrics.clock
             let planned = NIOLockedValueBox(clock.nowUs + periodMs * 1000)
-            tasks.append(loop.scheduleRepeatedTask(initialDelay: .milliseconds(periodMs), delay: .milliseconds(periodMs)) { _ in
-                let now = clock.nowUs
-                // A fixed delay after each run: the next run is planned from this one.
-                let late = planned.withLockedValue { p -> Int64 in defer { p = now + periodMs * 1000 }; return now - p }
-                metrics.lag(us: late)
-            })
+            tasks.append(
+                loop.scheduleRepeatedTask(initialDelay: .milliseconds(periodMs), delay: .milliseconds(periodMs)) { _ in
+                    let now = clock.nowUs
+                    // A fixed delay after each run: the next run is planned from this one.
+                    let late = planned.withLockedValue { p -> Int64 in
+                        defer { p = now + periodMs * 1000 }; return now - p
+                    }
+                    metrics.lag(us: late)
+                })
         }
         self.tasks = tasks
     }

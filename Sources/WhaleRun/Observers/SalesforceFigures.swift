@@ -25,8 +25,9 @@ public struct SalesforceFigures: Sendable, Codable {
             let list = byEndpoint[key]!
             var h = LatencyHistogram()
             for e in list { h.record(us: Int64(e.handlerMicroseconds) + Int64(e.injectedDelayMilliseconds * 1000)) }
-            return Endpoint(endpoint: key, requests: list.count, errors: list.filter { $0.status >= 400 }.count,
-                            p50: h.percentileMs(50), p99: h.percentileMs(99))
+            return Endpoint(
+                endpoint: key, requests: list.count, errors: list.filter { $0.status >= 400 }.count,
+                p50: h.percentileMs(50), p99: h.percentileMs(99))
         }
         requests = entries.count
         errors = entries.filter { $0.status >= 400 }.count
@@ -35,7 +36,9 @@ public struct SalesforceFigures: Sendable, Codable {
     /// Query locators and record ids vary per request; the endpoint is what stays.
     static func normalize(_ path: String) -> String {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if let q = parts.firstIndex(of: "query"), q + 1 < parts.count { return parts[...q].joined(separator: "/") + "/{locator}" }
+        if let q = parts.firstIndex(of: "query"), q + 1 < parts.count {
+            return parts[...q].joined(separator: "/") + "/{locator}"
+        }
         return path
     }
 }

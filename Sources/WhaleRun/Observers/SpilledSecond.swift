@@ -28,9 +28,12 @@ enum SpilledSecond {
         }
         var out: [String: LatencyHistogram] = [:]
         while at < bytes.count {
-            guard let nameLength = varint(), let nameBytes = take(nameLength), let name = String(validating: nameBytes, as: UTF8.self),
-                  let count = varint(), let pairsLength = varint(), let pairs = take(pairsLength).map(Array.init), wholePairs(pairs),
-                  out[name] == nil else { return nil }
+            guard let nameLength = varint(), let nameBytes = take(nameLength),
+                let name = String(validating: nameBytes, as: UTF8.self),
+                let count = varint(), let pairsLength = varint(), let pairs = take(pairsLength).map(Array.init),
+                wholePairs(pairs),
+                out[name] == nil
+            else { return nil }
             out[name] = LatencyHistogram(compactPairs: pairs, count: count)
         }
         return out

@@ -25,14 +25,17 @@ extension LiveRun {
         var count = 0
         for line in text.split(separator: "\n") {
             guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-                  let ms = (o["ms"] as? NSNumber)?.int64Value, let id = o["client"] as? String, let slow = o["slow"] as? Bool else { continue }
+                let ms = (o["ms"] as? NSNumber)?.int64Value, let id = o["client"] as? String,
+                let slow = o["slow"] as? Bool
+            else { continue }
             let at = max(0, Int(ms - epochStartMs))
             let name = String(id.split(separator: ".").first ?? Substring(id))
             // The joined note's revision when the mark took effect, counted as the history counts
             // it (from the note's baseline): the broadcasts of later revisions are the ones it acts on.
             var after = ""
             if let note = o["note"] as? String, let revision = (o["revision"] as? NSNumber)?.intValue,
-               let d = recorder.documentNames.firstIndex(of: note) {
+                let d = recorder.documentNames.firstIndex(of: note)
+            {
                 after = " after revision \(revision - baselines[d].revision)"
             }
             if names.contains(name) {

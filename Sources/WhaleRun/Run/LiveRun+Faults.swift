@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WhaleProtocol
 import WhaleReports
@@ -33,10 +33,14 @@ extension LiveRun {
                     starts.append(t)
                 }
             }
-            out += starts.filter { $0 < spec.durationMs }.map { ScheduledFault(start: $0, duration: n.duration, what: .nemesis(n)) }
+            out += starts.filter { $0 < spec.durationMs }.map {
+                ScheduledFault(start: $0, duration: n.duration, what: .nemesis(n))
+            }
         }
         for f in spec.networkFaults {
-            out += f.at.filter { $0 < spec.durationMs }.map { ScheduledFault(start: $0, duration: f.durationMs, what: .network(f)) }
+            out += f.at.filter { $0 < spec.durationMs }.map {
+                ScheduledFault(start: $0, duration: f.durationMs, what: .network(f))
+            }
         }
         return out.sorted { $0.start < $1.start }
     }
@@ -64,17 +68,22 @@ extension LiveRun {
                     if let command = options.restartCommand {
                         await restartTeamServer(fault, command: command, dropControl: nil)
                     } else {
-                        note("server-restart at \(fault.start) ms skipped: the server is not embedded (give --restart-command)")
+                        note(
+                            "server-restart at \(fault.start) ms skipped: the server is not embedded (give --restart-command)"
+                        )
                     }
                     return
                 }
                 context?.recorder.record(.serverCrash)
-                let window = addWindow(kind: "server-restart", label: "server killed and restarted", start: now, duration: fault.duration)
+                let window = addWindow(
+                    kind: "server-restart", label: "server killed and restarted", start: now, duration: fault.duration)
                 context?.metrics.outage(true)
                 await server.kill()
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
-                    do { try await server.restart(); self.note("restarted on \(server.baseURL)") } catch { self.note("the embedded server did not restart: \(error)") }
+                    do { try await server.restart(); self.note("restarted on \(server.baseURL)") } catch {
+                        self.note("the embedded server did not restart: \(error)")
+                    }
                     self.context?.recorder.record(.serverRestart)
                     self.context?.metrics.outage(false)
                     self.endWindow(window)
@@ -84,11 +93,14 @@ extension LiveRun {
                 let joined = allUsers.compactMap(\.noteSession).filter(\.isJoined)
                 guard !joined.isEmpty else { return }
                 let victim = joined[rng.int(in: 0...(joined.count - 1))]
-                _ = addWindow(kind: "disconnect", label: "\(victim.clientId.rawValue) disconnected", start: now, duration: fault.duration)
+                _ = addWindow(
+                    kind: "disconnect", label: "\(victim.clientId.rawValue) disconnected", start: now,
+                    duration: fault.duration)
                 victim.abandon(cause: "nemesis disconnect", redialAfterMs: fault.duration)
                 Task {
                     try? await Task.sleep(for: .milliseconds(fault.duration))
-                    self.measureConvergence(after: "\(victim.clientId.rawValue)'s disconnect", clients: [victim.clientId.rawValue])
+                    self.measureConvergence(
+                        after: "\(victim.clientId.rawValue)'s disconnect", clients: [victim.clientId.rawValue])
                 }
             case .partition, .slowClient:
                 await shapeNetwork(fault, rng: &rng)
@@ -107,7 +119,9 @@ extension LiveRun {
             // The note tells a reproducer cut from this record that the crash is a power loss.
             context?.recorder.record(.note("power loss"))
             context?.recorder.record(.serverCrash)
-            let window = addWindow(kind: "power-loss", label: "power lost: server killed, unsynced writes dropped", start: clock.nowMs, duration: fault.duration)
+            let window = addWindow(
+                kind: "power-loss", label: "power lost: server killed, unsynced writes dropped", start: clock.nowMs,
+                duration: fault.duration)
             context?.metrics.outage(true)
             await server.kill()
             do { note("power loss at \(fault.start) ms: lazyfs \(try mount.losePower(torn: false))") } catch {
@@ -115,7 +129,8 @@ extension LiveRun {
             }
             Task {
                 try? await Task.sleep(for: .milliseconds(fault.duration))
-                do { try await server.restart(); self.note("restarted on \(server.baseURL) after a power loss") } catch { self.note("the embedded server did not restart: \(error)") }
+                do { try await server.restart(); self.note("restarted on \(server.baseURL) after a power loss") } catch
+                { self.note("the embedded server did not restart: \(error)") }
                 self.context?.recorder.record(.serverRestart)
                 self.context?.metrics.outage(false)
                 self.endWindow(window)
@@ -135,8 +150,11 @@ extension LiveRun {
         let kind = dropControl == nil ? "server-restart" : "power-loss"
         if dropControl != nil { context?.recorder.record(.note("power loss")) }
         context?.recorder.record(.serverCrash)
-        let window = addWindow(kind: kind, label: dropControl == nil ? "server killed and restarted (--restart-command)" : "power lost (--restart-command, lazyfs drop)",
-                               start: clock.nowMs, duration: fault.duration)
+        let window = addWindow(
+            kind: kind,
+            label: dropControl == nil
+                ? "server killed and restarted (--restart-command)" : "power lost (--restart-command, lazyfs drop)",
+            start: clock.nowMs, duration: fault.duration)
         context?.metrics.outage(true)
         if let failure = Self.runRestartCommand(command, phase: "kill") { note(failure) }
         if let control = dropControl {
@@ -171,7 +189,9 @@ extension LiveRun {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
-        guard spawned == 0 else { return "--restart-command \(phase) could not start: \(String(cString: strerror(spawned)))" }
+        guard spawned == 0 else {
+            return "--restart-command \(phase) could not start: \(String(cString: strerror(spawned)))"
+        }
         let deadline = ContinuousClock.now + .seconds(60)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
@@ -183,7 +203,8 @@ extension LiveRun {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
-        return exited && code == 0 ? nil : "--restart-command \(phase) \(exited ? "exited \(code)" : "was killed by signal \(status & 0x7f)")"
+        return exited && code == 0
+            ? nil : "--restart-command \(phase) \(exited ? "exited \(code)" : "was killed by signal \(status & 0x7f)")"
     }
 
     /// Opens and closes the scenario's windowed catalog faults (the simulator's schedule, ticks as
@@ -191,12 +212,18 @@ extension LiveRun {
     /// running server, so it is noted and left off.
     func runFaultSwitches(context: RunContext, loadStart: Int, windowed: Set<String>) async {
         guard !windowed.isEmpty else { return }
-        let intervals = scenario.faultIntervals(seed: options.seed, runLength: spec.durationMs).filter { windowed.contains($0.name) }
+        let intervals = scenario.faultIntervals(seed: options.seed, runLength: spec.durationMs).filter {
+            windowed.contains($0.name)
+        }
         var open: [String: Int] = [:]
         for s in FaultInterval.switches(intervals) {
             guard let fault = Fault(rawValue: s.name) else { continue }
             guard fault.isClientSide else {
-                if s.on { note("\(s.name) is a server-side fault: windows cannot switch it in a running server (use it for the whole run)") }
+                if s.on {
+                    note(
+                        "\(s.name) is a server-side fault: windows cannot switch it in a running server (use it for the whole run)"
+                    )
+                }
                 continue
             }
             let wait = loadStart + s.tick - clock.nowMs
@@ -209,7 +236,8 @@ extension LiveRun {
             for m in allUsers.compactMap(\.modelPage) { m.setFaults(now) }
             context.recorder.record(.note(s.description))
             if s.on {
-                open[s.name] = addWindow(kind: s.name, label: "fault \(s.name)", start: clock.nowMs, duration: 0, recordNote: false)
+                open[s.name] = addWindow(
+                    kind: s.name, label: "fault \(s.name)", start: clock.nowMs, duration: 0, recordNote: false)
             } else if let w = open.removeValue(forKey: s.name) {
                 endWindow(w)
             }
@@ -255,16 +283,22 @@ extension LiveRun {
                 }
                 if pending.isEmpty {
                     metrics.latency("converge", us: Int64(clock.nowMs - start) * 1000)
-                    if touched.count > 1 { note("\(label): \(Self.spread(caughtUpAt.compactMap { $0 }, of: touched.count))") }
+                    if touched.count > 1 {
+                        note("\(label): \(Self.spread(caughtUpAt.compactMap { $0 }, of: touched.count))")
+                    }
                     return
                 }
                 await LoopSleep.sleep(ms: 10)
             }
             let behind = pending.prefix(5).map { i -> String in
                 let s = touched[i]
-                return s.isJoined ? "\(s.clientId.rawValue) at revision \(s.revision) of \(targets[s.document])" : "\(s.clientId.rawValue) not joined (\(s.connectionSummary))"
+                return s.isJoined
+                    ? "\(s.clientId.rawValue) at revision \(s.revision) of \(targets[s.document])"
+                    : "\(s.clientId.rawValue) not joined (\(s.connectionSummary))"
             }
-            note("the clients \(label) touched had not caught up 30 s after it: \(pending.count) of \(touched.count) behind (\(behind.joined(separator: "; "))\(pending.count > 5 ? "; …" : "")); the others \(Self.spread(caughtUpAt.compactMap { $0 }, of: touched.count))")
+            note(
+                "the clients \(label) touched had not caught up 30 s after it: \(pending.count) of \(touched.count) behind (\(behind.joined(separator: "; "))\(pending.count > 5 ? "; …" : "")); the others \(Self.spread(caughtUpAt.compactMap { $0 }, of: touched.count))"
+            )
         }
     }
 
@@ -272,8 +306,11 @@ extension LiveRun {
     static func spread(_ ms: [Int], of total: Int) -> String {
         let sorted = ms.sorted()
         guard let last = sorted.last else { return "none caught up" }
-        func at(_ p: Double) -> Int { sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)] }
-        return "\(sorted.count) of \(total) clients caught up after p50 \(at(50)) ms, p99 \(at(99)) ms, the last \(last) ms"
+        func at(_ p: Double) -> Int {
+            sorted[min(sorted.count - 1, Int((Double(sorted.count) * p / 100).rounded(.up)) - 1)]
+        }
+        return
+            "\(sorted.count) of \(total) clients caught up after p50 \(at(50)) ms, p99 \(at(99)) ms, the last \(last) ms"
     }
 
     func endWindow(_ i: Int) {

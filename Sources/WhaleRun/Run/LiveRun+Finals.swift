@@ -38,7 +38,11 @@ extension LiveRun {
         recorder.record(.traffic(messages: recorder.messages, edits: recorder.edits, clients: recorder.clientCount))
         let endMs = clock.nowMs
         let drops = recorders.map(\.staleDrops).reduce(0, +)
-        if drops > 0 { note("the recorders' watchdog dropped \(drops) silent socket\(drops == 1 ? "" : "s") (a join or a ping unanswered for \(DocumentRecorder.deadAfterMs / 1000) s) and dialed again") }
+        if drops > 0 {
+            note(
+                "the recorders' watchdog dropped \(drops) silent socket\(drops == 1 ? "" : "s") (a join or a ping unanswered for \(DocumentRecorder.deadAfterMs / 1000) s) and dialed again"
+            )
+        }
         return Finals(accounts: accounts, endMs: endMs)
     }
 
@@ -66,7 +70,9 @@ extension LiveRun {
         for n in sessions {
             let typist = first.insert(n.document).inserted || (options.shard == nil && n.index % 4 == 3)
             if typist, n.session.selection.isCollapsed {
-                n.edit(position: n.session.selection.head, deleting: 0, inserting: TextGenerator(alphabet: scenario.alphabet).snippet(rng.int(in: 1...2), using: &rng))
+                n.edit(
+                    position: n.session.selection.head, deleting: 0,
+                    inserting: TextGenerator(alphabet: scenario.alphabet).snippet(rng.int(in: 1...2), using: &rng))
             }
         }
         guard await waitQuiescent(timeoutMs: spec.quiescenceMs) else { return }
@@ -81,7 +87,8 @@ extension LiveRun {
     private func recordFinals(recorder: LiveRecorder, socketURL: String, token: String) async {
         for (d, r) in recorders.enumerated() {
             if let state = await ProbeJoin.read(socketURL: socketURL, resourceId: r.resourceId, token: token) {
-                recorder.record(.serverFinal(document: d, text: state.text, revision: state.revision, historyCount: state.revision))
+                recorder.record(
+                    .serverFinal(document: d, text: state.text, revision: state.revision, historyCount: state.revision))
             } else {
                 note("could not read the final state of \(r.resourceId); the recorder's copy stands in")
                 recorder.record(.serverFinal(document: d, text: r.text, revision: r.revision, historyCount: r.revision))
@@ -121,12 +128,18 @@ extension LiveRun {
         var out: [[ServerAccountOp]?] = []
         for r in recorders {
             guard let base = r.baseline,
-                  let ops = await ProbeJoin.account(socketURL: socketURL, resourceId: r.resourceId, token: token, fromRevision: base) else {
+                let ops = await ProbeJoin.account(
+                    socketURL: socketURL, resourceId: r.resourceId, token: token, fromRevision: base)
+            else {
                 out.append(nil)
                 continue
             }
             let registry = context?.ops
-            out.append(ops.map { ServerAccountOp(opId: $0.opId ?? "", client: $0.opId.flatMap { registry?.op($0)?.client } ?? -1, op: $0.op) })
+            out.append(
+                ops.map {
+                    ServerAccountOp(
+                        opId: $0.opId ?? "", client: $0.opId.flatMap { registry?.op($0)?.client } ?? -1, op: $0.op)
+                })
         }
         return out
     }
@@ -138,13 +151,16 @@ extension LiveRun {
         var given: [(document: Int, account: [ServerAccountOp])] = []
         for (d, account) in accounts.enumerated() {
             guard let account else {
-                note("\(history.documentNames[d]): the server gave no account of its history (no protocol-2 resync); revisions the recorder missed stay unobserved")
+                note(
+                    "\(history.documentNames[d]): the server gave no account of its history (no protocol-2 resync); revisions the recorder missed stay unobserved"
+                )
                 continue
             }
             given.append((d, account))
         }
-        let (h, said) = history.reconciled(accounts: given, readAt: clock.nowMs,
-                                           source: { "the server's resync from revision \(self.recorders[$0].baseline ?? 0) after quiescence" })
+        let (h, said) = history.reconciled(
+            accounts: given, readAt: clock.nowMs,
+            source: { "the server's resync from revision \(self.recorders[$0].baseline ?? 0) after quiescence" })
         for line in said { note(line) }
         return h
     }

@@ -31,12 +31,16 @@ extension LiveRun {
     /// Notes how the virtual users' loops and pauses run, where that is not the default.
     func noteLoopChoices(context: RunContext) {
         if spec.runnerLoop == .nio {
-            note("the virtual users' note sockets, pauses and tasks ran on NIO's event loops (live.runner-loop: nio), not whalesim's own epoll loops")
+            note(
+                "the virtual users' note sockets, pauses and tasks ran on NIO's event loops (live.runner-loop: nio), not whalesim's own epoll loops"
+            )
         } else if context.clientLoops.isEmpty {
             note("live.runner-loop: epoll needs Linux's epoll: the virtual users ran on NIO's event loops")
         }
         if spec.timerGridMs > 0 {
-            note("the virtual users' pauses end on a \(spec.timerGridMs) ms grid (live.timer-grid): their edits reach the server in steps, which can raise its latency at p50")
+            note(
+                "the virtual users' pauses end on a \(spec.timerGridMs) ms grid (live.timer-grid): their edits reach the server in steps, which can raise its latency at p50"
+            )
         }
     }
 
@@ -47,7 +51,9 @@ extension LiveRun {
     func writeBackBeforeLoad() {
         if let lazyMount {
             do { try lazyMount.writeback() } catch { note("lazyfs writeback before the load failed: \(error)") }
-        } else if spec.server != .embedded, scenario.nemeses.contains(where: { $0.kind == .powerLoss }), let control = options.lazyfsControl {
+        } else if spec.server != .embedded, scenario.nemeses.contains(where: { $0.kind == .powerLoss }),
+            let control = options.lazyfsControl
+        {
             do { try Data("writeback\n".utf8).write(to: URL(fileURLWithPath: control)) } catch {
                 note("writeback to --lazyfs-control \(control) before the load failed: \(error)")
             }
@@ -58,19 +64,26 @@ extension LiveRun {
     /// the fault switches and the progress line.
     func startLoad(targets: Targets, prepared: Prepared, windowed: Set<String>) -> Load {
         let context = prepared.context, recorder = prepared.recorder
-        output("whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(targets.serverURL), salesforce \(targets.salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")")
+        output(
+            "whalesim run \(scenario.name): \(scenario.clients) clients (\(spec.load)), \(spec.durationMs / 1000)s, server \(targets.serverURL), salesforce \(targets.salesforce?.baseURL ?? "none")\(options.shard.map { ", shard \($0.index)/\($0.count)" } ?? "")"
+        )
         let loadStart = clock.nowMs
         loadStartMs = loadStart
         let lagProbe = RunnerLagProbe(metrics: metrics)
         let trimmer = HeapTrimmer()
         let starver = options.starveRunnerMs.map { RunnerStarver(blockMs: $0) }
         let userTasks = NIOLockedValueBox<[Task<Void, Never>]>([])
-        let scheduler = Task { await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks) }
+        let scheduler = Task {
+            await self.scheduleUsers(context: context, recorder: recorder, loadStart: loadStart, tasks: userTasks)
+        }
         let faultTask = Task { await self.runFaultWindows(context: context, loadStart: loadStart) }
-        let switchTask = Task { await self.runFaultSwitches(context: context, loadStart: loadStart, windowed: windowed) }
+        let switchTask = Task {
+            await self.runFaultSwitches(context: context, loadStart: loadStart, windowed: windowed)
+        }
         let progress = Task { await self.reportProgress(loadStart: loadStart) }
-        return Load(startMs: loadStart, lagProbe: lagProbe, trimmer: trimmer, starver: starver, userTasks: userTasks,
-                    scheduler: scheduler, faultTask: faultTask, switchTask: switchTask, progress: progress)
+        return Load(
+            startMs: loadStart, lagProbe: lagProbe, trimmer: trimmer, starver: starver, userTasks: userTasks,
+            scheduler: scheduler, faultTask: faultTask, switchTask: switchTask, progress: progress)
     }
 
     /// The load runs until `deadline`, an abort (a threshold already lost, with `abort-on-fail`)
@@ -97,8 +110,12 @@ extension LiveRun {
         _ = await load.progress.value
         if let reason = abortReason.withLockedValue({ $0 }) { output("aborted early: \(reason)") }
         if let reason = interrupted {
-            output("interrupted by \(reason) after \((clock.nowMs - load.startMs) / 1000) s of load: judging what was recorded")
-            note("interrupted by \(reason) \(clock.nowMs - load.startMs) ms into the load (of \(spec.durationMs) ms); quiescence bounded to \(quiescenceBoundMs / 1000) s")
+            output(
+                "interrupted by \(reason) after \((clock.nowMs - load.startMs) / 1000) s of load: judging what was recorded"
+            )
+            note(
+                "interrupted by \(reason) \(clock.nowMs - load.startMs) ms into the load (of \(spec.durationMs) ms); quiescence bounded to \(quiescenceBoundMs / 1000) s"
+            )
         }
     }
 
@@ -125,7 +142,9 @@ extension LiveRun {
     }
 
     /// Starts users as the load profile asks, in client-number order.
-    private func scheduleUsers(context: RunContext, recorder: LiveRecorder, loadStart: Int, tasks: NIOLockedValueBox<[Task<Void, Never>]>) async {
+    private func scheduleUsers(
+        context: RunContext, recorder: LiveRecorder, loadStart: Int, tasks: NIOLockedValueBox<[Task<Void, Never>]>
+    ) async {
         var next = 0
         let total = scenario.clients
         let root = SimRandom(seed: options.seed)
@@ -140,9 +159,12 @@ extension LiveRun {
                 let index = recorder.addClient(name: name, document: d)
                 let who = Identities.whaler[i % Identities.whaler.count]
                 let sf = (try? salesforceCredentials(i)) ?? (user: "", password: "")
-                let user = VirtualUser(index: index, name: name,
-                                       identity: .init(email: who.email, password: who.password, salesforceUser: sf.user, salesforcePassword: sf.password),
-                                       document: d, accountId: recorder.documentNames[d], run: context, rng: root.derive(UInt64(i + 1)))
+                let user = VirtualUser(
+                    index: index, name: name,
+                    identity: .init(
+                        email: who.email, password: who.password, salesforceUser: sf.user,
+                        salesforcePassword: sf.password),
+                    document: d, accountId: recorder.documentNames[d], run: context, rng: root.derive(UInt64(i + 1)))
                 users.withLockedValue { $0.append(user) }
                 // With `live.runner-loop: epoll` the user's task runs on its loop: its pauses, its
                 // edits and its note's frames on one thread (HTTP and model pages stay on NIO's).

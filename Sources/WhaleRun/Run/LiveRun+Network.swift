@@ -30,14 +30,17 @@ extension LiveRun {
             let cut = pickClients(percent: 50, rng: &rng)
             proxy.partition(clients: cut)
             touched = cut
-            _ = addWindow(kind: "partition", label: "partition cuts off \(cut.count) clients", start: now, duration: duration)
+            _ = addWindow(
+                kind: "partition", label: "partition cuts off \(cut.count) clients", start: now, duration: duration)
             undo = { proxy.heal(clients: cut) }
         case .nemesis(let n):
             // slow-client: one client's link `factor` times slower (5 ms a chunk per factor).
             let slow = pickClients(percent: 0, rng: &rng)
             proxy.shape(ProxyConditions(latencyMs: 5 * n.factor), clients: slow)
             touched = slow
-            _ = addWindow(kind: "slow-client", label: "\(slow.sorted().joined()) link \(n.factor)x slower", start: now, duration: duration)
+            _ = addWindow(
+                kind: "slow-client", label: "\(slow.sorted().joined()) link \(n.factor)x slower", start: now,
+                duration: duration)
             undo = { proxy.unshape(clients: slow) }
         case .network(let f):
             let who: Set<String>? = f.clientsPercent >= 100 ? nil : pickClients(percent: f.clientsPercent, rng: &rng)
@@ -46,11 +49,14 @@ extension LiveRun {
             switch f.kind {
             case .latency:
                 proxy.shape(ProxyConditions(latencyMs: f.latencyMs, jitterMs: f.jitterMs), clients: who)
-                _ = addWindow(kind: "latency", label: "+\(f.latencyMs)±\(f.jitterMs) ms for \(label)", start: now, duration: duration)
+                _ = addWindow(
+                    kind: "latency", label: "+\(f.latencyMs)±\(f.jitterMs) ms for \(label)", start: now,
+                    duration: duration)
                 undo = { proxy.unshape(clients: who) }
             case .bandwidth:
                 proxy.shape(ProxyConditions(bandwidthBytesPerSecond: f.bytesPerSecond), clients: who)
-                _ = addWindow(kind: "bandwidth", label: "\(f.bytesPerSecond) B/s for \(label)", start: now, duration: duration)
+                _ = addWindow(
+                    kind: "bandwidth", label: "\(f.bytesPerSecond) B/s for \(label)", start: now, duration: duration)
                 undo = { proxy.unshape(clients: who) }
             case .partition:
                 proxy.partition(clients: who)
@@ -58,10 +64,12 @@ extension LiveRun {
                 undo = { proxy.heal(clients: who) }
             case .drop:
                 proxy.drop(clients: who)
-                _ = addWindow(kind: "drop", label: "connections of \(label) reset", start: now, duration: max(duration, 1))
+                _ = addWindow(
+                    kind: "drop", label: "connections of \(label) reset", start: now, duration: max(duration, 1))
             case .halfOpen:
                 proxy.halfOpen(clients: who)
-                _ = addWindow(kind: "half-open", label: "half-open connections for \(label)", start: now, duration: duration)
+                _ = addWindow(
+                    kind: "half-open", label: "half-open connections for \(label)", start: now, duration: duration)
                 undo = { proxy.endHalfOpen(clients: who) }
             }
         }

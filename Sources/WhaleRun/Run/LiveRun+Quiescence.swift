@@ -5,13 +5,17 @@ import WhaleSim
 /// page quiet, and nothing moving for a moment; who keeps the run from it, and why.
 extension LiveRun {
     /// The quiescence bound: the scenario's, or at most ``interruptedQuiescenceMs`` once interrupted.
-    var quiescenceBoundMs: Int { interrupted == nil ? spec.quiescenceMs : min(spec.quiescenceMs, Self.interruptedQuiescenceMs) }
+    var quiescenceBoundMs: Int {
+        interrupted == nil ? spec.quiescenceMs : min(spec.quiescenceMs, Self.interruptedQuiescenceMs)
+    }
 
     func waitQuiescent(timeoutMs: Int, settleMs: Int = 300) async -> Bool {
         let deadline = clock.nowMs + timeoutMs
         var quietSince: Int?
         // An interruption during the wait shortens it to the interrupted bound.
-        while clock.nowMs < min(deadline, interruptedAtMs.withLockedValue { $0.map { $0 + Self.interruptedQuiescenceMs } ?? .max }) {
+        while clock.nowMs
+            < min(deadline, interruptedAtMs.withLockedValue { $0.map { $0 + Self.interruptedQuiescenceMs } ?? .max })
+        {
             if await isQuiet() {
                 let now = clock.nowMs
                 let lastMessage = recorders.map(\.lastMessageMs).max() ?? 0
@@ -64,8 +68,11 @@ extension LiveRun {
         var why: [String] = []
         if let m = u.modelPage, !m.isQuiet { why.append(m.unquietReason) }
         if let n = u.noteSession {
-            if !n.isSynchronized { why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")") }
-            else if let server = referenceRevision(n.document, clientsAt: clientsAt[n.document] ?? 0), n.session.revision != server.revision {
+            if !n.isSynchronized {
+                why.append("note not joined and synchronized\(n.needsReconnect ? " (socket down)" : "")")
+            } else if let server = referenceRevision(n.document, clientsAt: clientsAt[n.document] ?? 0),
+                n.session.revision != server.revision
+            {
                 why.append("note at revision \(n.session.revision), \(server.source) \(server.revision)")
             }
         }
@@ -80,7 +87,9 @@ extension LiveRun {
         let r = recorders[document]
         if r.isJoined, r.revision >= clientsAt { return (r.revision, "server's") }
         // The recorder is down or behind the note's clients: the server's own answer decides.
-        if let head = serverHeads.withLockedValue({ $0[document] }) { return (head.revision, "server's (read by a fresh join; its recorder at \(r.revision))") }
+        if let head = serverHeads.withLockedValue({ $0[document] }) {
+            return (head.revision, "server's (read by a fresh join; its recorder at \(r.revision))")
+        }
         return nil
     }
 
@@ -104,7 +113,9 @@ extension LiveRun {
             let behind = !r.isJoined || r.revision < (clientsAt[d] ?? 0)
             guard behind else { serverHeads.withLockedValue { _ = $0.removeValue(forKey: d) }; continue }
             if let last = serverHeads.withLockedValue({ $0[d] }), now - last.atMs < 1_000 { continue }
-            if let state = await ProbeJoin.read(socketURL: directSocketURL, resourceId: r.resourceId, token: token, timeout: .seconds(2)) {
+            if let state = await ProbeJoin.read(
+                socketURL: directSocketURL, resourceId: r.resourceId, token: token, timeout: .seconds(2))
+            {
                 serverHeads.withLockedValue { $0[d] = (state.revision, now) }
             }
         }

@@ -27,21 +27,26 @@ extension LiveRun {
     func startRecorders(targets: Targets, clientFaults: FaultSet) async throws -> Prepared {
         let socketURL = targets.socketURL
         let setup = try await prepareDocuments(whaler: targets.whaler, salesforce: targets.salesforce)
-        let recorder = LiveRecorder(clock: clock, documentNames: setup.accountIds, initialTexts: setup.accountIds.map { _ in "" },
-                                    protocolVersion: scenario.protocolVersion)
-        let context = RunContext(scenario: scenario, spec: spec, whaler: targets.whaler, salesforce: targets.salesforce,
-                                 salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
-                                 metrics: metrics, recorder: recorder, socketURL: targets.clientSocketURL, clientFaults: clientFaults,
-                                 modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
-                                 runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
+        let recorder = LiveRecorder(
+            clock: clock, documentNames: setup.accountIds, initialTexts: setup.accountIds.map { _ in "" },
+            protocolVersion: scenario.protocolVersion)
+        let context = RunContext(
+            scenario: scenario, spec: spec, whaler: targets.whaler, salesforce: targets.salesforce,
+            salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
+            metrics: metrics, recorder: recorder, socketURL: targets.clientSocketURL, clientFaults: clientFaults,
+            modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
+            runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
         self.context = context
         liveRecorder.withLockedValue { $0 = recorder }
         setupToken = setup.token
         directSocketURL = socketURL
         for (d, id) in setup.accountIds.enumerated() {
-            let r = DocumentRecorder(document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder, ops: context.ops, clients: context.clientIndexes,
-                                     fromRevisionZero: options.shard != nil, stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil,
-                                     visitEveryMs: spec.recorderVisitEveryMs, loop: context.clientLoop(d))
+            let r = DocumentRecorder(
+                document: d, resourceId: id, socketURL: socketURL, token: setup.token, recorder: recorder,
+                ops: context.ops, clients: context.clientIndexes,
+                fromRevisionZero: options.shard != nil,
+                stallAtMs: d == 0 ? options.stallRecorderAtMs.map { clock.nowMs + $0 + 100 } : nil,
+                visitEveryMs: spec.recorderVisitEveryMs, loop: context.clientLoop(d))
             recorders.append(r)
             guard await r.connect() else { throw LiveRunError("cannot open a websocket to \(socketURL) for \(id)") }
         }
@@ -62,7 +67,9 @@ extension LiveRun {
     func waitForBaselines() async throws {
         let joinDeadline = clock.nowMs + 15_000
         while let waiting = recorders.first(where: { !$0.hasAnsweredAJoin }) {
-            guard clock.nowMs < joinDeadline else { throw LiveRunError("the server did not answer a join of \(waiting.resourceId) within 15 s") }
+            guard clock.nowMs < joinDeadline else {
+                throw LiveRunError("the server did not answer a join of \(waiting.resourceId) within 15 s")
+            }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -80,11 +87,15 @@ extension LiveRun {
         if let salesforce {
             do {
                 let sfUser = try salesforceCredentials(0)
-                let connection = try await salesforce.connect(username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id, clientSecret: options.salesforceClient.secret)
-                let soql = "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account ORDER BY Id LIMIT \(scenario.documents)"
+                let connection = try await salesforce.connect(
+                    username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id,
+                    clientSecret: options.salesforceClient.secret)
+                let soql =
+                    "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account ORDER BY Id LIMIT \(scenario.documents)"
                 let result = try await salesforce.query(soql, connection: connection, maxPages: 20)
                 let inputs = result.records.compactMap(SalesforceAPI.account).map(VirtualUser.accountInput)
-                let saved = try await whaler.saveAccounts(inputs, senderID: "whalesim-setup", token: session.accessToken)
+                let saved = try await whaler.saveAccounts(
+                    inputs, senderID: "whalesim-setup", token: session.accessToken)
                 try await whaler.track(inputs, tracked: true, token: session.accessToken)
                 ids = saved.map(\.id)
                 for a in saved { sfIds[a.id] = a.salesforceID }
@@ -97,15 +108,24 @@ extension LiveRun {
             ids = try await whaler.accounts(token: session.accessToken).map(\.id).sorted()
         }
         guard ids.count >= scenario.documents else {
-            throw LiveRunError("the scenario needs \(scenario.documents) account notes; only \(ids.count) accounts are available")
+            throw LiveRunError(
+                "the scenario needs \(scenario.documents) account notes; only \(ids.count) accounts are available")
         }
-        var setup = Setup(token: session.accessToken, accountIds: Array(ids.prefix(scenario.documents)), organizationUsers: session.organizationUsers)
+        var setup = Setup(
+            token: session.accessToken, accountIds: Array(ids.prefix(scenario.documents)),
+            organizationUsers: session.organizationUsers)
         if scenario.model != nil {
             if await whaler.offersModelExtensions(token: session.accessToken) {
                 setup.modelDriven = true
-                if let salesforce { try await importContacts(setup.accountIds, salesforceIds: sfIds, whaler: whaler, salesforce: salesforce, token: session.accessToken) }
+                if let salesforce {
+                    try await importContacts(
+                        setup.accountIds, salesforceIds: sfIds, whaler: whaler, salesforce: salesforce,
+                        token: session.accessToken)
+                }
             } else {
-                note("the server at \(whaler.baseURL) offers no whalesim GraphQL extensions (whalesimPage, the mutation reply): model pages are not driven and the model checker says unknown")
+                note(
+                    "the server at \(whaler.baseURL) offers no whalesim GraphQL extensions (whalesimPage, the mutation reply): model pages are not driven and the model checker says unknown"
+                )
             }
         }
         return setup
@@ -113,21 +133,33 @@ extension LiveRun {
 
     /// The account pages' contacts, imported as the app does (its Contact query per account,
     /// then `saveContacts`), so account-page users have cards to move.
-    private func importContacts(_ accountIds: [String], salesforceIds: [String: String], whaler: WhalerAPI, salesforce: SalesforceAPI, token: String) async throws {
+    private func importContacts(
+        _ accountIds: [String], salesforceIds: [String: String], whaler: WhalerAPI, salesforce: SalesforceAPI,
+        token: String
+    ) async throws {
         do {
             let sfUser = try salesforceCredentials(0)
-            let connection = try await salesforce.connect(username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id, clientSecret: options.salesforceClient.secret)
+            let connection = try await salesforce.connect(
+                username: sfUser.user, password: sfUser.password, clientId: options.salesforceClient.id,
+                clientSecret: options.salesforceClient.secret)
             for id in accountIds {
                 guard let sf = salesforceIds[id] else { continue }
-                let soql = "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = \(SalesforceAPI.soqlLiteral(sf))"
+                let soql =
+                    "SELECT id, accountId, firstName, lastName, title, phone, email from Contact WHERE AccountId = \(SalesforceAPI.soqlLiteral(sf))"
                 let found = try await salesforce.query(soql, connection: connection, maxPages: 5).records
                 let inputs = found.compactMap { o -> ContactInput? in
                     guard let cid = o["Id"] as? String ?? o["id"] as? String else { return nil }
-                    return ContactInput(accountID: id, salesforceID: cid, firstName: o["FirstName"] as? String ?? o["firstName"] as? String ?? "",
-                                        lastName: o["LastName"] as? String ?? o["lastName"] as? String ?? "", jobTitle: o["Title"] as? String ?? o["title"] as? String,
-                                        email: o["Email"] as? String ?? o["email"] as? String, phone: o["Phone"] as? String ?? o["phone"] as? String)
+                    return ContactInput(
+                        accountID: id, salesforceID: cid,
+                        firstName: o["FirstName"] as? String ?? o["firstName"] as? String ?? "",
+                        lastName: o["LastName"] as? String ?? o["lastName"] as? String ?? "",
+                        jobTitle: o["Title"] as? String ?? o["title"] as? String,
+                        email: o["Email"] as? String ?? o["email"] as? String,
+                        phone: o["Phone"] as? String ?? o["phone"] as? String)
                 }
-                if !inputs.isEmpty { _ = try await whaler.mutate(.saveContacts(inputs), senderID: "whalesim-setup", token: token) }
+                if !inputs.isEmpty {
+                    _ = try await whaler.mutate(.saveContacts(inputs), senderID: "whalesim-setup", token: token)
+                }
             }
         } catch let e as LiveRunError {
             throw e

@@ -34,9 +34,13 @@ extension LiveRun {
         let ownClients = options.shard.map { (scenario.clients + $0.count - 1) / $0.count } ?? scenario.clients
         // Room for a redial storm only where something can cause one: a nemesis, a network fault,
         // a catalog fault, a reconnect action or a script (any of them may close sockets at once).
-        let storms = !scenario.nemeses.isEmpty || !(scenario.live?.networkFaults.isEmpty ?? true) || !scenario.faultWindows.isEmpty
+        let storms =
+            !scenario.nemeses.isEmpty || !(scenario.live?.networkFaults.isEmpty ?? true)
+            || !scenario.faultWindows.isEmpty
             || scenario.mix[.reconnect] > 0 || scenario.script != nil
-        if let shortfall = OpenFiles.shortfall(clients: ownClients, documents: scenario.documents, storms: storms) { throw LiveRunError(shortfall) }
+        if let shortfall = OpenFiles.shortfall(clients: ownClients, documents: scenario.documents, storms: storms) {
+            throw LiveRunError(shortfall)
+        }
     }
 
     /// Where the embedded server's database goes: on a `whalesim lazyfs` mount when the scenario
@@ -48,14 +52,19 @@ extension LiveRun {
         switch spec.server {
         case .embedded:
             guard let executable = options.serverExecutable else {
-                markUnavailable("power-loss windows: the embedded server runs in this process; a power loss needs it in a child process on whalesim lazyfs")
+                markUnavailable(
+                    "power-loss windows: the embedded server runs in this process; a power loss needs it in a child process on whalesim lazyfs"
+                )
                 return workDirectory
             }
             do {
-                let mount = try LazyFSMount(executable: executable, backing: workDirectory.appendingPathComponent("durable"),
-                                            mount: workDirectory.appendingPathComponent("lazyfs"))
+                let mount = try LazyFSMount(
+                    executable: executable, backing: workDirectory.appendingPathComponent("durable"),
+                    mount: workDirectory.appendingPathComponent("lazyfs"))
                 lazyMount = mount
-                note("the embedded server's database is on whalesim lazyfs at \(mount.mount.path) (backing \(mount.backing.path))")
+                note(
+                    "the embedded server's database is on whalesim lazyfs at \(mount.mount.path) (backing \(mount.backing.path))"
+                )
                 return mount.mount
             } catch {
                 markUnavailable("power-loss windows: \(error)")
@@ -63,7 +72,9 @@ extension LiveRun {
             }
         case .url(let u):
             if options.restartCommand == nil || options.lazyfsControl == nil {
-                markUnavailable("power-loss windows: the server at \(u) is not embedded; give --restart-command and --lazyfs-control (its data directory on whalesim lazyfs, docs/lazyfs.md)")
+                markUnavailable(
+                    "power-loss windows: the server at \(u) is not embedded; give --restart-command and --lazyfs-control (its data directory on whalesim lazyfs, docs/lazyfs.md)"
+                )
             }
             return workDirectory
         }
@@ -80,26 +91,34 @@ extension LiveRun {
 
     /// The server (embedded or the team's), the HTTP executor, Salesforce, then the proxy.
     func startTargets(databaseDirectory: URL, workDirectory: URL, serverFaults: FaultSet) async throws -> Targets {
-        let serverURL = try await startServer(databaseDirectory: databaseDirectory, workDirectory: workDirectory, serverFaults: serverFaults)
+        let serverURL = try await startServer(
+            databaseDirectory: databaseDirectory, workDirectory: workDirectory, serverFaults: serverFaults)
         // Sized for bursts: a restart's thousand page refetches come and go (HTTPExecutors.forRunner).
         let executor = HTTPExecutors.forRunner(clients: scenario.clients)
         self.executor = executor
         let api = APIClient(executor: executor, metrics: metrics)
         let whaler = WhalerAPI(baseURL: serverURL, client: api)
         let salesforce = try await startSalesforce(api: api)
-        let socketURL = serverURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/socket"
+        let socketURL =
+            serverURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(
+                of: "http://", with: "ws://") + "/socket"
         let clientSocketURL = try await startProxy(serverURL: serverURL, socketURL: socketURL)
-        return Targets(serverURL: serverURL, executor: executor, whaler: whaler, salesforce: salesforce,
-                       socketURL: socketURL, clientSocketURL: clientSocketURL)
+        return Targets(
+            serverURL: serverURL, executor: executor, whaler: whaler, salesforce: salesforce,
+            socketURL: socketURL, clientSocketURL: clientSocketURL)
     }
 
     /// Starts the embedded server (or notes what does not apply to the team's); its base URL.
-    private func startServer(databaseDirectory: URL, workDirectory: URL, serverFaults: FaultSet) async throws -> String {
+    private func startServer(databaseDirectory: URL, workDirectory: URL, serverFaults: FaultSet) async throws -> String
+    {
         switch spec.server {
         case .embedded:
             let level = SQLiteSynchronous(rawValue: scenario.storageSync.rawValue) ?? .full
             let slowClientQueue = spec.slowClientQueue, log = Self.backpressureLogPath(in: workDirectory)
-            let s = try await EmbeddedServer.start(directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"), faults: serverFaults, executable: options.serverExecutable) { c in
+            let s = try await EmbeddedServer.start(
+                directory: databaseDirectory, fixtures: options.fixtures.appendingPathComponent("whaler/seed.json"),
+                faults: serverFaults, executable: options.serverExecutable
+            ) { c in
                 c.sqliteSynchronous = level
                 if let slowClientQueue { c.slowClientQueue = slowClientQueue }
                 c.backpressureLog = log
@@ -107,8 +126,16 @@ extension LiveRun {
             server = s
             return s.baseURL
         case .url(let u):
-            if !serverFaults.isEmpty { note("server-side faults \(serverFaults.map(\.rawValue)) apply to the embedded server only: the target at \(u) runs as it is") }
-            if scenario.storageSync != .full { note("storage.synchronous \(scenario.storageSync.rawValue) applies to the embedded server only: the target at \(u) syncs as it is configured") }
+            if !serverFaults.isEmpty {
+                note(
+                    "server-side faults \(serverFaults.map(\.rawValue)) apply to the embedded server only: the target at \(u) runs as it is"
+                )
+            }
+            if scenario.storageSync != .full {
+                note(
+                    "storage.synchronous \(scenario.storageSync.rawValue) applies to the embedded server only: the target at \(u) syncs as it is configured"
+                )
+            }
             return u
         }
     }
@@ -117,7 +144,8 @@ extension LiveRun {
     private func startSalesforce(api: APIClient) async throws -> SalesforceAPI? {
         switch spec.salesforce {
         case .embedded:
-            let sf = try await EmbeddedSalesforce.start(fixtures: options.fixtures, accounts: max(600, scenario.documents * 4), seed: options.seed)
+            let sf = try await EmbeddedSalesforce.start(
+                fixtures: options.fixtures, accounts: max(600, scenario.documents * 4), seed: options.seed)
             salesforceServer = sf
             var api = SalesforceAPI(baseURL: sf.httpURL, apiVersion: "59.0", client: api)
             api.pinInstance = true
@@ -132,7 +160,9 @@ extension LiveRun {
     private func startProxy(serverURL: String, socketURL: String) async throws -> String {
         var clientSocketURL = socketURL
         if needsProxy {
-            guard let u = URL(string: serverURL), let host = u.host, let port = u.port ?? (u.scheme == "https" ? 443 : 80) as Int?, u.scheme == "http" else {
+            guard let u = URL(string: serverURL), let host = u.host,
+                let port = u.port ?? (u.scheme == "https" ? 443 : 80) as Int?, u.scheme == "http"
+            else {
                 throw LiveRunError("network faults need a plain http:// server URL to proxy, got \(serverURL)")
             }
             let p = try await FaultProxy.start(upstreamHost: host, upstreamPort: port, seed: options.seed)

@@ -27,14 +27,21 @@ extension LiveRun {
         await executor.shutdown()
         if let proxy {
             let s = proxy.stats
-            note("proxy: \(s.connectionsAccepted) connections, \(s.bytesUpstream) bytes up, \(s.bytesDownstream) down, \(s.connectionsDropped) reset, \(s.chunksHeld) chunks held, \(s.chunksDiscarded) discarded")
+            note(
+                "proxy: \(s.connectionsAccepted) connections, \(s.bytesUpstream) bytes up, \(s.bytesDownstream) down, \(s.connectionsDropped) reset, \(s.chunksHeld) chunks held, \(s.chunksDiscarded) discarded"
+            )
             await proxy.stop()
         }
         await server?.stop()
         await salesforceServer?.stop()
         if server != nil {
-            let marks = Self.recordBackpressure(path: Self.backpressureLogPath(in: workDirectory), recorder: recorder, epochStartMs: epochStartMs)
-            if marks > 0 { note("the server marked connections slow or drained \(marks) time\(marks == 1 ? "" : "s") (its backpressure log, in the history as notes)") }
+            let marks = Self.recordBackpressure(
+                path: Self.backpressureLogPath(in: workDirectory), recorder: recorder, epochStartMs: epochStartMs)
+            if marks > 0 {
+                note(
+                    "the server marked connections slow or drained \(marks) time\(marks == 1 ? "" : "s") (its backpressure log, in the history as notes)"
+                )
+            }
         }
         return salesforceLog
     }

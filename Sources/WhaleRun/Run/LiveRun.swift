@@ -66,7 +66,9 @@ public final class LiveRun: @unchecked Sendable {
     /// `{steady}` scope of thresholds), on the run clock.
     var steadyWindow: Range<Int> {
         var full = 0
-        while full < spec.durationMs, spec.load.clients(at: full, total: scenario.clients) < scenario.clients { full += 100 }
+        while full < spec.durationMs, spec.load.clients(at: full, total: scenario.clients) < scenario.clients {
+            full += 100
+        }
         return (loadStartMs + full)..<(loadStartMs + max(full, spec.durationMs))
     }
 
@@ -132,7 +134,8 @@ public final class LiveRun: @unchecked Sendable {
         let faults = startingFaults()
 
         // Targets, then documents: a setup user imports the accounts whose notes the clients edit.
-        let targets = try await startTargets(databaseDirectory: databaseDirectory, workDirectory: workDirectory, serverFaults: faults.server)
+        let targets = try await startTargets(
+            databaseDirectory: databaseDirectory, workDirectory: workDirectory, serverFaults: faults.server)
         let prepared = try await startRecorders(targets: targets, clientFaults: faults.client)
         // The recorders' watchdog runs for the whole run, whatever the run is busy with.
         let watchdog = startRecorderWatchdog()
@@ -150,10 +153,12 @@ public final class LiveRun: @unchecked Sendable {
         // Heal, quiesce, probe, finals.
         let quiet = await healAndQuiesce(recorder: prepared.recorder)
         await probeCursorsIfChecked(quiet: quiet, recorder: prepared.recorder)
-        let finals = await recordFinalStates(recorder: prepared.recorder, socketURL: targets.socketURL, token: prepared.token)
+        let finals = await recordFinalStates(
+            recorder: prepared.recorder, socketURL: targets.socketURL, token: prepared.token)
 
         // Stop, judge.
-        let salesforceLog = await shutDown(executor: targets.executor, recorder: prepared.recorder, workDirectory: workDirectory)
+        let salesforceLog = await shutDown(
+            executor: targets.executor, recorder: prepared.recorder, workDirectory: workDirectory)
         machineProbe.stop()  // its last, partial second counts too
         return await judgeRun(recorder: prepared.recorder, quiet: quiet, finals: finals, salesforceLog: salesforceLog)
     }

@@ -65,8 +65,10 @@ enum LoopSleep {
     /// the users due in the same step wake it once. The caller adds the returned shift to its
     /// planned time, so the step is not counted as the runner's lag.
     @discardableResult
-    static func sleep(ms: Int, gridMs: Int = 0, on loop: EpollClientLoop? = nil,
-                      group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async -> Int64 {
+    static func sleep(
+        ms: Int, gridMs: Int = 0, on loop: EpollClientLoop? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async -> Int64 {
         guard ms > 0, !Task.isCancelled else { return 0 }
         var deadline = NIODeadline.now() + .milliseconds(Int64(ms))
         var shiftUs: Int64 = 0
@@ -95,7 +97,7 @@ enum LoopSleep {
                 do {
                     waker.arm(try group.any().scheduleCallback(at: deadline, handler: waker))
                 } catch {
-                    waker.fire() // the loop is shutting down: nothing left to wait for
+                    waker.fire()  // the loop is shutting down: nothing left to wait for
                 }
             }
         } onCancel: {

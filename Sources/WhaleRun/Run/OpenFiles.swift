@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The process's limit on open files (`RLIMIT_NOFILE`), which a load runner of a thousand sockets
@@ -54,10 +54,12 @@ public enum OpenFiles {
         guard let (soft, hard) = limits() else { return nil }
         let want = needed(clients: clients, documents: documents, storms: storms)
         guard soft < want else { return nil }
-        let raise = hard >= want
+        let raise =
+            hard >= want
             ? "raise it with `ulimit -n \(want)` (the hard limit here is \(hard))"
             : "the hard limit is \(hard): raise it (as root, or in /etc/security/limits.conf) to at least \(want), or run fewer clients"
-        return "this run needs about \(want) open files (\(clients) clients in \(documents) notes\(storms ? ", and a restart's redials" : "")), but this process may open only \(soft): \(raise)"
+        return
+            "this run needs about \(want) open files (\(clients) clients in \(documents) notes\(storms ? ", and a restart's redials" : "")), but this process may open only \(soft): \(raise)"
     }
 
     /// Whether the process is out of descriptors right now: a socket that failed to open then is
@@ -78,6 +80,6 @@ public enum OpenFiles {
     }
 
     private static func clamp(_ value: rlim_t) -> Int {
-        value > rlim_t(Int.max) ? Int.max : Int(value) // RLIM_INFINITY is all ones
+        value > rlim_t(Int.max) ? Int.max : Int(value)  // RLIM_INFINITY is all ones
     }
 }

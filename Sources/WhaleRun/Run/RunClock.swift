@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Milliseconds since the start of a live run, from the monotonic clock. The only clock the

@@ -47,9 +47,12 @@ final class RunContext: Sendable {
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
     private let logger: @Sendable (String) -> Void
 
-    init(scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
-         salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
-         clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String, log: @escaping @Sendable (String) -> Void) {
+    init(
+        scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
+        salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
+        clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.modelSpec = modelSpec
         self.organizationUsers = organizationUsers
         self.runTag = runTag
@@ -75,7 +78,8 @@ final class RunContext: Sendable {
 
     /// The loops a run of `spec` puts its users on (empty: NIO's).
     static func clientLoops(for spec: LiveSpec) -> [EpollClientLoop] {
-        spec.runnerLoop == .epoll ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
+        spec.runnerLoop == .epoll
+            ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
     }
 
     var isLoadOver: Bool { loadOver.withLockedValue { $0 } }
@@ -84,11 +88,11 @@ final class RunContext: Sendable {
     /// The first user to find a document empty types the scenario's initial text into it.
     func claimInitialText(_ document: Int) -> Bool { initialClaimed.withLockedValue { $0.insert(document).inserted } }
 
-
     func noteContext(token: String, client: Int) -> NoteSession.Context {
-        NoteSession.Context(socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
-                            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag,
-                            loop: clientLoop(client))
+        NoteSession.Context(
+            socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
+            ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag,
+            loop: clientLoop(client))
     }
 
     /// The loop client `index`'s task, pauses and note socket run on (`live.runner-loop: epoll`),
@@ -98,7 +102,9 @@ final class RunContext: Sendable {
     }
 
     func modelContext(token: String) -> ModelPage.Context {
-        ModelPage.Context(whaler: whaler, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics)
+        ModelPage.Context(
+            whaler: whaler, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder,
+            metrics: metrics)
     }
 
     func log(_ line: String) { logger(line) }

@@ -6,6 +6,7 @@ enum Identities {
         ("ann@acme.test", "whale-ann-1"), ("bo@acme.test", "whale-bo-1"), ("cy@acme.test", "whale-cy-1"),
     ]
     static let salesforce: [(user: String, password: String)] = [
-        ("admin@whaler.test", "whaler123TOKEN123"), ("sam@whaler.test", "sampass1SAMTOKEN"), ("rita@whaler.test", "ritapass1RITATOKEN"),
+        ("admin@whaler.test", "whaler123TOKEN123"), ("sam@whaler.test", "sampass1SAMTOKEN"),
+        ("rita@whaler.test", "ritapass1RITATOKEN"),
     ]
 }

@@ -52,12 +52,15 @@ final class ModelPage: Redialing {
     var page: ModelClient.Page { state.withLockedValue { $0.client.page } }
 
     /// Joined, fetched, nothing pending or in flight.
-    var isQuiet: Bool { state.withLockedValue { $0.client.isQuiet && $0.client.isJoined && $0.client.hasFetched && $0.inFlight == 0 } }
+    var isQuiet: Bool {
+        state.withLockedValue { $0.client.isQuiet && $0.client.isJoined && $0.client.hasFetched && $0.inFlight == 0 }
+    }
     /// The page's state, for the run's note when quiescence is not reached.
     var unquietReason: String {
         state.withLockedValue { s in
             let c = s.client
-            return "model page (joined \(c.isJoined), fetched \(c.hasFetched), \(c.pending.count) pending, quiet \(c.isQuiet), \(s.inFlight) calls in flight, own socket \(ownsSocket ? (s.socket == nil ? "down" : "up") : "no"))"
+            return
+                "model page (joined \(c.isJoined), fetched \(c.hasFetched), \(c.pending.count) pending, quiet \(c.isQuiet), \(s.inFlight) calls in flight, own socket \(ownsSocket ? (s.socket == nil ? "down" : "up") : "no"))"
         }
     }
     var isReady: Bool { state.withLockedValue { $0.client.isJoined && $0.client.hasFetched } }
@@ -77,7 +80,8 @@ final class ModelPage: Redialing {
         let name = state.withLockedValue { $0.client.clientId.rawValue }
         var url = SocketURL.appending("whalesim-client=\(name)", to: context.socketURL)
         if context.protocolVersion == .v2 { url += "&protocol=2" }
-        let socket = LeanSocket(url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)]) { [weak self] text in
+        let socket = LeanSocket(url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)]) {
+            [weak self] text in
             self?.receive(text, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
@@ -159,10 +163,16 @@ final class ModelPage: Redialing {
 
     /// Makes the mutation the workload `action` draws from what the page shows; false when it
     /// does not apply here (the user idles instead).
-    func act(_ action: ActionMix.Action, inputs: (ModelClient) -> ModelWorkload.Inputs, generator: TextGenerator, using rng: inout SimRandom) -> Bool {
+    func act(
+        _ action: ActionMix.Action, inputs: (ModelClient) -> ModelWorkload.Inputs, generator: TextGenerator,
+        using rng: inout SimRandom
+    ) -> Bool {
         let actions = state.withLockedValue { s -> [ModelClient.Action]? in
             guard s.client.isJoined, s.client.hasFetched else { return nil }
-            guard let mutation = ModelWorkload.mutation(action, on: s.client, inputs(s.client), generator: generator, using: &rng) else { return nil }
+            guard
+                let mutation = ModelWorkload.mutation(
+                    action, on: s.client, inputs(s.client), generator: generator, using: &rng)
+            else { return nil }
             return s.client.mutate(mutation)
         }
         guard let actions else { return false }
@@ -197,7 +207,10 @@ final class ModelPage: Redialing {
                     let result: Result<MutationReply, ModelError>
                     do {
                         let applied = try await context.whaler.mutate(mutation, senderID: name, token: context.token)
-                        context.recorder.record(.modelApply(client: index, requestId: requestId, order: applied.reply.order, records: applied.written))
+                        context.recorder.record(
+                            .modelApply(
+                                client: index, requestId: requestId, order: applied.reply.order,
+                                records: applied.written))
                         result = .success(applied.reply)
                     } catch {
                         result = .failure(Self.modelError(error))
@@ -235,8 +248,12 @@ final class ModelPage: Redialing {
 
     /// The page as the user sees it and as the server answers it now (after quiescence).
     func recordFinal(serverRecords: [String]?) {
-        let (page, view, pending) = state.withLockedValue { s in (s.client.page.name, s.client.view.map(\.line), s.client.pending.count) }
+        let (page, view, pending) = state.withLockedValue { s in
+            (s.client.page.name, s.client.view.map(\.line), s.client.pending.count)
+        }
         context.recorder.record(.modelClientFinal(client: index, page: page, records: view, pending: pending))
-        if let serverRecords { context.recorder.record(.modelServerFinal(client: index, page: page, records: serverRecords)) }
+        if let serverRecords {
+            context.recorder.record(.modelServerFinal(client: index, page: page, records: serverRecords))
+        }
     }
 }

@@ -74,7 +74,10 @@ final class NoteSession: Redialing {
     private let context: Context
     private let state: NIOLockedValueBox<State>
 
-    init(index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context, model: ModelPage? = nil) {
+    init(
+        index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context,
+        model: ModelPage? = nil
+    ) {
         self.index = index
         self.model = model
         self.clientId = clientId
@@ -83,9 +86,12 @@ final class NoteSession: Redialing {
         self.document = document
         self.resourceId = resourceId
         self.context = context
-        state = NIOLockedValueBox(State(session: ClientSession(
-            clientId: serverId, userId: userId, resourceId: resourceId,
-            configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults)), connectionId: serverId.rawValue))
+        state = NIOLockedValueBox(
+            State(
+                session: ClientSession(
+                    clientId: serverId, userId: userId, resourceId: resourceId,
+                    configuration: .init(protocolVersion: context.protocolVersion, faults: context.faults)),
+                connectionId: serverId.rawValue))
     }
 
     var session: ClientSession { state.withLockedValue { $0.session } }
@@ -103,7 +109,9 @@ final class NoteSession: Redialing {
             return "\(socket), \(s.session.connection), dial \(s.generation), connection \(s.connectionId)"
         }
     }
-    var isSynchronized: Bool { state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized } }
+    var isSynchronized: Bool {
+        state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized }
+    }
 
     /// Opens a socket and joins (or resyncs). Returns once the upgrade is done or failed.
     func connect() async {
@@ -121,7 +129,9 @@ final class NoteSession: Redialing {
         // On the epoll loop each frame is decoded where it lies in the loop's read buffer (no array made of it).
         // `self` is held strongly: a weak reference loaded once a frame was 2% of the runner's CPU. The
         // socket lets go of this closure when it ends, and this session of the socket (`socketEnded`).
-        let socket = openNoteSocket(url: url, headers: headers, loop: context.loop) { buffer in self.receive(buffer, generation: generation) }
+        let socket = openNoteSocket(url: url, headers: headers, loop: context.loop) { buffer in
+            self.receive(buffer, generation: generation)
+        }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
         if await socket.connected(timeout: .seconds(5)) {
@@ -134,9 +144,14 @@ final class NoteSession: Redialing {
             if state.withLockedValue({ $0.generation == generation }) { model?.joined() }
         } else {
             if Self.logsFailedConnects {
-                let ms = state.withLockedValue { s in s.connectStartedUs.map { (context.metrics.clock.nowUs - $0) / 1000 } } ?? -1
+                let ms =
+                    state.withLockedValue { s in s.connectStartedUs.map { (context.metrics.clock.nowUs - $0) / 1000 } }
+                    ?? -1
                 let why = socket.ending.map { $0.error ?? "closed \($0.closeCode ?? 0) \($0.reason ?? "")" } ?? "?"
-                FileHandle.standardError.write(Data("connect failed: \(clientId.rawValue) at \(context.metrics.clock.nowMs) ms after \(ms) ms: \(why)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "connect failed: \(clientId.rawValue) at \(context.metrics.clock.nowMs) ms after \(ms) ms: \(why)\n"
+                            .utf8))
             }
             context.metrics.connectFailed()
             state.withLockedValue { s in
@@ -197,10 +212,14 @@ final class NoteSession: Redialing {
     func halfOpenCause(nowMs: Int) -> String? {
         let (cause, ping) = state.withLockedValue { s -> (String?, (any NoteSocket)?) in
             guard let socket = s.socket else { return (nil, nil) }
-            if let started = s.connectStartedUs, context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000 {
+            if let started = s.connectStartedUs,
+                context.metrics.clock.nowUs - started > Int64(5_000 + context.staleAfterMs) * 1000
+            {
                 return ("no join answer within \(5_000 + context.staleAfterMs) ms (half-open?)", nil)
             }
-            guard let since = s.oldestPendingSinceMs, nowMs - since > context.staleAfterMs else { s.probe = nil; return (nil, nil) }
+            guard let since = s.oldestPendingSinceMs, nowMs - since > context.staleAfterMs else {
+                s.probe = nil; return (nil, nil)
+            }
             let pongs = socket.pongsReceived
             guard let probe = s.probe else {
                 s.probe = (nowMs, pongs)
@@ -213,7 +232,10 @@ final class NoteSession: Redialing {
                 return (nil, nil)
             }
             guard nowMs - probe.sentMs > context.probeWaitMs else { return (nil, nil) }
-            return ("no ack within \(context.staleAfterMs) ms and no pong within \(context.probeWaitMs) ms (half-open?)", nil)
+            return (
+                "no ack within \(context.staleAfterMs) ms and no pong within \(context.probeWaitMs) ms (half-open?)",
+                nil
+            )
         }
         ping?.ping()
         return cause
@@ -268,7 +290,8 @@ final class NoteSession: Redialing {
             let clamped = Selection(anchor: min(selection.anchor, n), head: min(selection.head, n))
             handle(.localSelection(clamped), in: &s)
             if record {
-                context.recorder.record(.selectionSet(client: index, revision: s.session.revision, selection: s.session.selection))
+                context.recorder.record(
+                    .selectionSet(client: index, revision: s.session.revision, selection: s.session.selection))
             }
         }
     }
@@ -280,10 +303,15 @@ final class NoteSession: Redialing {
     func recordCursors(others: [(index: Int, clientId: ClientID)]) {
         state.withLockedValue { s in
             let length = s.session.document.count
-            context.recorder.record(.ownCursor(client: index, revision: s.session.revision, selection: s.session.selection, textLength: length))
+            context.recorder.record(
+                .ownCursor(
+                    client: index, revision: s.session.revision, selection: s.session.selection, textLength: length))
             for other in others where other.index != index {
                 let view = s.session.remoteCursors.first { $0.clientId == other.clientId }?.selection
-                context.recorder.record(.remoteCursor(observer: index, subject: other.index, revision: s.session.revision, selection: view, textLength: length))
+                context.recorder.record(
+                    .remoteCursor(
+                        observer: index, subject: other.index, revision: s.session.revision, selection: view,
+                        textLength: length))
             }
         }
     }
@@ -291,8 +319,10 @@ final class NoteSession: Redialing {
     func recordFinal() {
         state.withLockedValue { s in
             let pending = (s.session.outstanding == nil ? 0 : 1) + (s.session.buffer == nil ? 0 : 1)
-            context.recorder.record(.clientFinal(client: index, text: s.session.text, revision: s.session.revision,
-                                                 pendingOps: pending, connected: s.session.connection == .joined))
+            context.recorder.record(
+                .clientFinal(
+                    client: index, text: s.session.text, revision: s.session.revision,
+                    pendingOps: pending, connected: s.session.connection == .joined))
         }
     }
 
@@ -302,7 +332,9 @@ final class NoteSession: Redialing {
         guard let envelope = try? WireCodec.decodeServer(buffer: bytes) else {
             context.metrics.error("client:undecodable")
             let text = String(decoding: bytes.prefix(120), as: UTF8.self)
-            state.withLockedValue { _ in context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text)")) }
+            state.withLockedValue { _ in
+                context.recorder.record(.error(client: index, code: "client", message: "undecodable frame: \(text)"))
+            }
             return
         }
         if envelope.isForTheModel {
@@ -315,9 +347,10 @@ final class NoteSession: Redialing {
                 context.metrics.error("error:\(e.code.rawValue)")
                 context.recorder.record(.error(client: index, code: e.code.rawValue, message: e.message))
             }
-            let remoteOpId: String? = if case .docChangeReturnOps(_, _, let opId, _) = envelope.message {
-                context.ops.opId(messageId: envelope.messageId, opId: opId)
-            } else { nil }
+            let remoteOpId: String? =
+                if case .docChangeReturnOps(_, _, let opId, _) = envelope.message {
+                    context.ops.opId(messageId: envelope.messageId, opId: opId)
+                } else { nil }
             let actions = handle(.received(envelope), in: &s)
             let nowUs = context.metrics.clock.nowUs
             // Joined: a first join answers with `.joined`, a resync only with its missed ops, so
@@ -332,7 +365,8 @@ final class NoteSession: Redialing {
                 switch action {
                 case .remoteApplied:
                     if let id = remoteOpId, let op = context.ops.op(id) {
-                        context.metrics.latency(op.crossedDrop ? "op_remote_apply_resent" : "op_remote_apply", us: nowUs - op.invokedUs)
+                        context.metrics.latency(
+                            op.crossedDrop ? "op_remote_apply_resent" : "op_remote_apply", us: nowUs - op.invokedUs)
                     }
                 default: break
                 }
@@ -365,11 +399,14 @@ final class NoteSession: Redialing {
                     context.ops.invoked(opId: opId, client: index, atUs: min(s.intendedUs ?? nowUs, nowUs))
                     context.metrics.count("ops_invoked")
                     context.metrics.attempt()
-                    context.recorder.record(.invoke(client: index, opId: opId, op: op, baseRevision: s.session.revision))
+                    context.recorder.record(
+                        .invoke(client: index, opId: opId, op: op, baseRevision: s.session.revision))
                 }
             case .acknowledged(let opId, let revision):
                 context.metrics.count("ops_acked")
-                if let op = context.ops.op(opId) { context.metrics.latency(op.crossedDrop ? "op_ack_resent" : "op_ack", us: nowUs - op.invokedUs) }
+                if let op = context.ops.op(opId) {
+                    context.metrics.latency(op.crossedDrop ? "op_ack_resent" : "op_ack", us: nowUs - op.invokedUs)
+                }
                 context.recorder.record(.ack(client: index, opId: opId, revision: revision))
                 s.oldestPendingSinceMs = s.session.outstanding == nil ? nil : context.metrics.clock.nowMs
             case .remoteApplied, .joined:
@@ -387,7 +424,9 @@ final class NoteSession: Redialing {
                 context.recorder.record(.error(client: index, code: History.divergedCode, message: message))
             }
         }
-        if s.session.revision != before { context.recorder.record(.clientRevision(client: index, revision: s.session.revision)) }
+        if s.session.revision != before {
+            context.recorder.record(.clientRevision(client: index, revision: s.session.revision))
+        }
         return actions
     }
 }

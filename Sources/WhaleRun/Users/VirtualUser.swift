@@ -39,7 +39,9 @@ final class VirtualUser: @unchecked Sendable {
     private var board: [WhalerAPI.AccountRow] = []
     private var session: WhalerAPI.Session?
 
-    init(index: Int, name: String, identity: Identity, document: Int, accountId: String, run: RunContext, rng: SimRandom) {
+    init(
+        index: Int, name: String, identity: Identity, document: Int, accountId: String, run: RunContext, rng: SimRandom
+    ) {
         self.index = index
         self.name = name
         self.identity = identity
@@ -68,9 +70,11 @@ final class VirtualUser: @unchecked Sendable {
             var page: ModelPage?
             if let spec = run.modelSpec {
                 let onBoard = index < spec.boardClients
-                var client = ModelClient(clientId: ClientID(name), caller: Caller(userId: session.userId, organizationId: session.organizationId),
-                                         page: onBoard ? .board : .account(accountId),
-                                         configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
+                var client = ModelClient(
+                    clientId: ClientID(name),
+                    caller: Caller(userId: session.userId, organizationId: session.organizationId),
+                    page: onBoard ? .board : .account(accountId),
+                    configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
                 client.interner = run.modelInterner
                 page = ModelPage(index: index, client: client, context: run.modelContext(token: session.accessToken))
                 model = page
@@ -79,8 +83,11 @@ final class VirtualUser: @unchecked Sendable {
                 _ = try? await run.whaler.accountPage(accountId, token: session.accessToken)
             }
             if let page, page.ownsSocket { await page.connect() }
-            let note = NoteSession(index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId, document: document,
-                                   context: run.noteContext(token: session.accessToken, client: index), model: page?.ownsSocket == false ? page : nil)
+            let note = NoteSession(
+                index: index, clientId: ClientID(name), userId: session.userId, resourceId: accountId,
+                document: document,
+                context: run.noteContext(token: session.accessToken, client: index),
+                model: page?.ownsSocket == false ? page : nil)
             self.note = note
             await note.connect()
             return true
@@ -94,12 +101,15 @@ final class VirtualUser: @unchecked Sendable {
     /// (upsert by Salesforce id) and track a few of them.
     private func importAccounts(_ salesforce: SalesforceAPI, session: WhalerAPI.Session) async {
         do {
-            let connection = try await salesforce.connect(username: identity.salesforceUser, password: identity.salesforcePassword,
-                                                          clientId: run.salesforceClientId, clientSecret: run.salesforceClientSecret)
+            let connection = try await salesforce.connect(
+                username: identity.salesforceUser, password: identity.salesforcePassword,
+                clientId: run.salesforceClientId, clientSecret: run.salesforceClientSecret)
             var filters: [(field: String, value: String)] = []
-            let values: [String: [String]] = ["Industry": ["Technology", "Finance", "Retail", "Manufacturing", "Healthcare"],
-                                              "BillingState": ["CA", "NY", "TX", "WA"], "BillingCity": ["San Francisco", "Austin", "New York"],
-                                              "Type": ["Prospect", "Customer - Direct"], "Name": ["O'Brien & Sons", "Acme \\ Corp"]]
+            let values: [String: [String]] = [
+                "Industry": ["Technology", "Finance", "Retail", "Manufacturing", "Healthcare"],
+                "BillingState": ["CA", "NY", "TX", "WA"], "BillingCity": ["San Francisco", "Austin", "New York"],
+                "Type": ["Prospect", "Customer - Direct"], "Name": ["O'Brien & Sons", "Acme \\ Corp"],
+            ]
             for field in run.spec.importFilters where rng.chance(0.6) {
                 let choices = values[field] ?? []
                 if !choices.isEmpty { filters.append((field, choices[rng.int(in: 0...(choices.count - 1))])) }
@@ -132,13 +142,15 @@ final class VirtualUser: @unchecked Sendable {
         if let v = a.type { o["type"] = v }
         if let v = a.website { o["website"] = v }
         if let v = a.phone { o["phone"] = v }
-        if let v = a.employees { o["numberOfEmployees"] = String(v) } // a String in the original schema
+        if let v = a.employees { o["numberOfEmployees"] = String(v) }  // a String in the original schema
         return o
     }
 
     static func modelInput(_ a: SalesforceAPI.AccountRecord) -> AccountInput {
-        AccountInput(salesforceID: a.id, name: a.name, industry: a.industry, numberOfEmployees: a.employees, billingCity: a.billingCity,
-                     billingState: a.billingState, phone: a.phone, website: a.website, type: a.type)
+        AccountInput(
+            salesforceID: a.id, name: a.name, industry: a.industry, numberOfEmployees: a.employees,
+            billingCity: a.billingCity,
+            billingState: a.billingState, phone: a.phone, website: a.website, type: a.type)
     }
 
     /// Acts until `run.isLoadOver`: a drawn action, then a think time. Reconnects when the
@@ -158,7 +170,7 @@ final class VirtualUser: @unchecked Sendable {
             }
             if let cause = note.halfOpenCause(nowMs: run.clock.nowMs) {
                 note.abandon(cause: cause)
-                model?.abandon() // the same connection: the board's socket is as dead
+                model?.abandon()  // the same connection: the board's socket is as dead
                 continue
             }
             if let model, model.needsReconnect {
@@ -197,7 +209,9 @@ final class VirtualUser: @unchecked Sendable {
                 let s = note.session
                 let spots = [0, s.document.count] + s.remoteCursors.map(\.selection.head)
                 let at = spots[rng.int(in: 0...(spots.count - 1))]
-                note.edit(position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng), intendedUs: takePlanned())
+                note.edit(
+                    position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng),
+                    intendedUs: takePlanned())
             case .cursorMove:
                 let s = note.session
                 note.select(Selection(cursor: min(max(s.selection.head + rng.int(in: -5...5), 0), s.document.count)))
@@ -214,11 +228,12 @@ final class VirtualUser: @unchecked Sendable {
                 let redialMs = 10 + rng.int(in: 0...90)
                 note.abandon(cause: "client reconnect", redialAfterMs: redialMs)
                 model?.abandon(redialAfterMs: redialMs)
-            case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask:
+            case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask,
+                .reassignTask, .deleteTask:
                 if let model {
                     if !modelAction(model, action) { think *= 2 }
                 } else if [.moveAccount, .track, .untrack].contains(action) {
-                    await boardAction(action) // a server without whalesim's extensions: the app's moves, unchecked
+                    await boardAction(action)  // a server without whalesim's extensions: the app's moves, unchecked
                 } else {
                     think *= 2
                 }
@@ -231,7 +246,8 @@ final class VirtualUser: @unchecked Sendable {
         guard let note else { return }
         let s = note.session
         let n = s.document.count
-        let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
+        let lo = min(min(s.selection.anchor, s.selection.head), n),
+            hi = min(max(s.selection.anchor, s.selection.head), n)
         note.edit(position: lo, deleting: hi - lo, inserting: text, intendedUs: takePlanned())
     }
 
@@ -240,10 +256,15 @@ final class VirtualUser: @unchecked Sendable {
         let s = note.session
         let n = s.document.count
         guard n > 0 else { return }
-        let lo = min(min(s.selection.anchor, s.selection.head), n), hi = min(max(s.selection.anchor, s.selection.head), n)
+        let lo = min(min(s.selection.anchor, s.selection.head), n),
+            hi = min(max(s.selection.anchor, s.selection.head), n)
         let roll = rng.int(in: 0...9)
         if roll < 5 {
-            if hi > lo { note.edit(position: lo, deleting: hi - lo, inserting: "", intendedUs: takePlanned()) } else if lo > 0 { note.edit(position: lo - 1, deleting: 1, inserting: "", intendedUs: takePlanned()) }
+            if hi > lo {
+                note.edit(position: lo, deleting: hi - lo, inserting: "", intendedUs: takePlanned())
+            } else if lo > 0 {
+                note.edit(position: lo - 1, deleting: 1, inserting: "", intendedUs: takePlanned())
+            }
         } else if roll < 7, lo > 0 {
             let k = min(lo, rng.int(in: 2...8))
             note.edit(position: lo - k, deleting: k + (hi - lo), inserting: "", intendedUs: takePlanned())
@@ -257,10 +278,13 @@ final class VirtualUser: @unchecked Sendable {
     /// back when refused); false when it does not apply to what the page shows.
     private func modelAction(_ model: ModelPage, _ action: ActionMix.Action) -> Bool {
         let taskId = "\(name)-task-\(tasksCreated + 1)-\(run.runTag)"
-        let done = model.act(action, inputs: { client in
-            ModelWorkload.Inputs(me: client.caller.userId, users: run.organizationUsers, trackable: imported, newTaskId: taskId,
-                                 now: ISO8601DateFormatter().string(from: Date()))
-        }, generator: run.generator, using: &rng)
+        let done = model.act(
+            action,
+            inputs: { client in
+                ModelWorkload.Inputs(
+                    me: client.caller.userId, users: run.organizationUsers, trackable: imported, newTaskId: taskId,
+                    now: ISO8601DateFormatter().string(from: Date()))
+            }, generator: run.generator, using: &rng)
         if done, action == .createTask { tasksCreated += 1 }
         return done
     }
@@ -272,16 +296,19 @@ final class VirtualUser: @unchecked Sendable {
         let before = board[i]
         let columns = ["Ready", "In Progress", "Worked", "Opportunity"].filter { $0 != (before.state ?? "Ready") }
         let column = columns[rng.int(in: 0...(columns.count - 1))]
-        let input: [String: Any] = ["id": before.id, "salesforceID": before.salesforceID, "name": before.name, "state": column]
+        let input: [String: Any] = [
+            "id": before.id, "salesforceID": before.salesforceID, "name": before.name, "state": column,
+        ]
         switch action {
         case .moveAccount:
-            board[i] = WhalerAPI.AccountRow(id: before.id, salesforceID: before.salesforceID, name: before.name, state: column) // optimistic
+            board[i] = WhalerAPI.AccountRow(
+                id: before.id, salesforceID: before.salesforceID, name: before.name, state: column)  // optimistic
             do {
                 let saved = try await run.whaler.saveAccounts([input], senderID: name, token: session.accessToken)
                 if let s = saved.first { board[i] = s }
                 run.metrics.count("kanban_moves")
             } catch {
-                board[i] = before // refused: roll back
+                board[i] = before  // refused: roll back
                 run.metrics.count("kanban_rollbacks")
             }
         case .track, .untrack:

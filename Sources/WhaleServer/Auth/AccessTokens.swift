@@ -47,16 +47,19 @@ public struct AccessTokens: Sendable {
     public func verify(_ token: String?, now: Int64, allowExpired: Bool = false) throws(Failure) -> String {
         guard let token, !token.isEmpty else { throw .missing }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.decodeBase64URL(parts[0]), let payloadData = Self.decodeBase64URL(parts[1]),
-              let signature = Self.decodeBase64URL(parts[2]),
-              let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let payload = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+        guard parts.count == 3, let headerData = Self.decodeBase64URL(parts[0]),
+            let payloadData = Self.decodeBase64URL(parts[1]),
+            let signature = Self.decodeBase64URL(parts[2]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
+            let payload = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
         else { throw .malformed }
         guard let alg = header["alg"] as? String, alg == "HS256" else {
             throw .wrongAlgorithm((header["alg"] as? String) ?? "missing")
         }
         let signingInput = Data((parts[0] + "." + parts[1]).utf8)
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: key) else { throw .badSignature }
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: key) else {
+            throw .badSignature
+        }
         guard let userId = payload["userID"] as? String, !userId.isEmpty else { throw .malformed }
         guard let exp = (payload["exp"] as? NSNumber)?.int64Value else { throw .malformed }
         if !allowExpired, exp <= now { throw .expired }
@@ -69,7 +72,8 @@ public struct AccessTokens: Sendable {
     }
 
     static func decodeBase64URL(_ text: Substring) -> Data? {
-        guard text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), text.allSatisfy(\.isASCII) else { return nil }
+        guard text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), text.allSatisfy(\.isASCII)
+        else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)

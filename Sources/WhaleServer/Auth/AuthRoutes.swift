@@ -12,8 +12,8 @@ struct AuthRoutes: Sendable {
 
     func login(_ request: Request, _ context: some RequestContext) async throws -> Response {
         guard let body = try? await readBody(request, limit: 64 * 1024),
-              let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let email = object["email"] as? String, let password = object["password"] as? String
+            let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+            let email = object["email"] as? String, let password = object["password"] as? String
         else {
             server.metrics.error("4000")
             return RESTEnvelope.error(4000, "Invalid request - malformed user").response
@@ -37,14 +37,15 @@ struct AuthRoutes: Sendable {
         let userId: String
         do {
             // The expired access token comes with the refresh token; its signature must hold.
-            userId = try server.tokens.verify(request.headers[.authorization].map(Self.stripBearer), now: server.now(), allowExpired: true)
+            userId = try server.tokens.verify(
+                request.headers[.authorization].map(Self.stripBearer), now: server.now(), allowExpired: true)
         } catch {
             server.metrics.error("4003")
             return RESTEnvelope.error(4003, error.description, status: .forbidden).response
         }
         guard let body = try? await readBody(request, limit: 64 * 1024),
-              let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let refreshToken = object["refreshToken"] as? String
+            let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+            let refreshToken = object["refreshToken"] as? String
         else {
             server.metrics.error("4000")
             return RESTEnvelope.error(4000, "Invalid request - malformed refresh token").response
@@ -69,7 +70,8 @@ struct AuthRoutes: Sendable {
             refresh = issued.token
         }
         let tokens = ["accessToken": server.tokens.issue(userId: userId, now: now), "refreshToken": refresh!]
-        return RESTEnvelope(code: 1000, message: message, hasError: false, data: ["response": user, "tokens": tokens]).response
+        return RESTEnvelope(code: 1000, message: message, hasError: false, data: ["response": user, "tokens": tokens])
+            .response
     }
 
     static func stripBearer(_ value: String) -> String {

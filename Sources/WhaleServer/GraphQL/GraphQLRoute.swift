@@ -21,7 +21,8 @@ struct GraphQLRoute: Sendable {
     func handle(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let userId: String
         do {
-            userId = try server.tokens.verify(request.headers[.authorization].map(AuthRoutes.stripBearer), now: server.now())
+            userId = try server.tokens.verify(
+                request.headers[.authorization].map(AuthRoutes.stripBearer), now: server.now())
         } catch {
             server.metrics.error("4003")
             return RESTEnvelope.error(4003, error.description, status: .forbidden).response
@@ -33,12 +34,14 @@ struct GraphQLRoute: Sendable {
         let graphQLRequest: GraphQLRequest
         if request.method == .get {
             guard let query = request.uri.queryParameters["query"] else { return badRequest("a GET needs ?query=") }
-            graphQLRequest = GraphQLRequest(query: String(query), operationName: request.uri.queryParameters["operationName"].map(String.init))
+            graphQLRequest = GraphQLRequest(
+                query: String(query), operationName: request.uri.queryParameters["operationName"].map(String.init))
         } else {
             let body: Data
             do { body = try await readBody(request, limit: 1 << 20) } catch { return badRequest("body over 1 MB") }
             do { graphQLRequest = try JSONDecoder().decode(GraphQLRequest.self, from: body) } catch {
-                return badRequest("the body is not a GraphQL request ({\"query\", \"operationName\", \"variables\"}): \(error)")
+                return badRequest(
+                    "the body is not a GraphQL request ({\"query\", \"operationName\", \"variables\"}): \(error)")
             }
         }
         // `Whalesim-Protocol: 2` (the load runner) also gets each mutation's model reply in the
@@ -48,21 +51,25 @@ struct GraphQLRoute: Sendable {
         let result: GraphQLResult
         switch try server.graphQLDocuments.document(for: graphQLRequest.query) {
         case .valid(let document):
-            result = try await GraphQL.execute(schema: api.schema.schema, documentAST: document, rootValue: api.resolver, context: context,
-                                               variableValues: graphQLRequest.variables, operationName: graphQLRequest.operationName)
+            result = try await GraphQL.execute(
+                schema: api.schema.schema, documentAST: document, rootValue: api.resolver, context: context,
+                variableValues: graphQLRequest.variables, operationName: graphQLRequest.operationName)
         case .invalid(let errors):
             result = GraphQLResult(errors: errors)
         }
         if !result.errors.isEmpty { server.metrics.error("graphql") }
         var data = try JSONEncoder().encode(result)
         if let log { data = try log.splice(into: data) }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     private func badRequest(_ message: String) -> Response {
         server.metrics.error("graphqlMalformed")
         let result = GraphQLResult(data: nil, errors: [GraphQLError(message: message)])
         let data = (try? JSONEncoder().encode(result)) ?? Data()
-        return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .badRequest, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

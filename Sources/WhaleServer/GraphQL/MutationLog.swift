@@ -41,7 +41,10 @@ final class MutationLog: Sendable {
         while let last = bytes.last, last != UInt8(ascii: "}") { bytes.removeLast() }  // trailing whitespace
         guard !bytes.isEmpty else { throw GraphQLResolverError(message: "the GraphQL result is not a JSON object") }
         bytes.removeLast()
-        let empty = bytes.last { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) } == UInt8(ascii: "{")
+        let empty =
+            bytes.last {
+                ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0)
+            } == UInt8(ascii: "{")
         var out = Data(bytes)
         out.append(contentsOf: Array((empty ? "" : ",").utf8) + Array(#""extensions":"#.utf8))
         out.append(extensions)

@@ -9,7 +9,8 @@ extension WhalerResolver {
     /// `whalesimPage(accountID: ID): String!`: the page fetch a `ModelClient` makes, as the
     /// JSON of a `PoolSnapshot` stamped with its pool's `seq`. No `accountID` is the board.
     func whalesimPage(context: GraphQLContext, arguments: PageArguments) throws -> String {
-        try context.hub.whalesimPage(arguments.accountID.map { .accountPage(accountID: $0.value) } ?? .board, context.caller)
+        try context.hub.whalesimPage(
+            arguments.accountID.map { .accountPage(accountID: $0.value) } ?? .board, context.caller)
     }
 
     /// `whalesimModelState: [String!]!`: the caller's organization's records as sorted

@@ -13,8 +13,9 @@ struct HTTPRoutes: Sendable {
         let router = Router(context: Context.self)
         router.get("/health") { _, _ in health() }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(string: server.metrics.render())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: server.metrics.render())))
         }
         let auth = AuthRoutes(server: server)
         router.post("/api/user/login") { request, context in try await auth.login(request, context) }
@@ -32,11 +33,14 @@ struct HTTPRoutes: Sendable {
         router.ws("/socket") { _, _ in
             guard server.registry.count < server.configuration.maxConnections else {
                 server.metrics.error("tooManyConnections")
-                throw HTTPError(.serviceUnavailable, message: "at most \(server.configuration.maxConnections) connections")
+                throw HTTPError(
+                    .serviceUnavailable, message: "at most \(server.configuration.maxConnections) connections")
             }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            await endpoint.serve(inbound: inbound, outbound: outbound, channel: context.requestContext.channel, handshake: .init(request: context.request))
+            await endpoint.serve(
+                inbound: inbound, outbound: outbound, channel: context.requestContext.channel,
+                handshake: .init(request: context.request))
         }
         return router
     }

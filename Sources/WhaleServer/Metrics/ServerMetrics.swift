@@ -27,7 +27,8 @@ final class ServerMetrics: Sendable {
         ]
         self.factory = factory
         connections = CoreMetrics.Meter(label: "whalesim_connections", dimensions: [], factory: factory)
-        messagesReceived = CoreMetrics.Counter(label: "whalesim_messages_received_total", dimensions: [], factory: factory)
+        messagesReceived = CoreMetrics.Counter(
+            label: "whalesim_messages_received_total", dimensions: [], factory: factory)
         messagesSent = CoreMetrics.Counter(label: "whalesim_messages_sent_total", dimensions: [], factory: factory)
         opsApplied = CoreMetrics.Counter(label: "whalesim_ops_applied_total", dimensions: [], factory: factory)
         mutations = CoreMetrics.Counter(label: "whalesim_mutations_total", dimensions: [], factory: factory)
@@ -43,7 +44,8 @@ final class ServerMetrics: Sendable {
     private func counter(for code: String) -> CoreMetrics.Counter {
         errors.withLockedValue { errors in
             if let counter = errors[code] { return counter }
-            let counter = CoreMetrics.Counter(label: "whalesim_errors_total", dimensions: [("code", code)], factory: factory)
+            let counter = CoreMetrics.Counter(
+                label: "whalesim_errors_total", dimensions: [("code", code)], factory: factory)
             errors[code] = counter
             return counter
         }

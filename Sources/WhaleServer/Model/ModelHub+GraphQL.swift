@@ -11,14 +11,17 @@ extension ModelHub {
 
     func organization(_ caller: Caller) throws -> GQL.Organization {
         let view = try query { try $0.organization(caller) }
-        return GQL.Organization(id: GQL.ID(view.organization.id), name: view.organization.name, users: view.users.map(Self.user))
+        return GQL.Organization(
+            id: GQL.ID(view.organization.id), name: view.organization.name, users: view.users.map(Self.user))
     }
 
     func accounts(_ caller: Caller) throws -> [GQL.Account] {
         let (accounts, entries) = try query { machine in
             let accounts = try machine.accounts(caller)
             var entries: [String: [AssignmentEntry]] = [:]
-            for account in accounts { entries[account.id] = try machine.accountAssignmentEntries(accountID: account.id, caller) }
+            for account in accounts {
+                entries[account.id] = try machine.accountAssignmentEntries(accountID: account.id, caller)
+            }
             return (accounts, entries)
         }
         return accounts.map { Self.account($0, entries: entries[$0.id] ?? []) }
@@ -32,7 +35,9 @@ extension ModelHub {
         let (contacts, entries) = try query { machine in
             let contacts = try machine.contacts(accountID: accountID, caller)
             var entries: [String: [AssignmentEntry]] = [:]
-            for contact in contacts { entries[contact.id] = try machine.contactAssignmentEntries(contactID: contact.id, caller) }
+            for contact in contacts {
+                entries[contact.id] = try machine.contactAssignmentEntries(contactID: contact.id, caller)
+            }
             return (contacts, entries)
         }
         return contacts.map { Self.contact($0, entries: entries[$0.id] ?? []) }
@@ -57,24 +62,32 @@ extension ModelHub {
 
     // MARK: Mutations
 
-    func saveAccounts(_ input: [GQL.NewAccount], senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> [GQL.Account] {
+    func saveAccounts(_ input: [GQL.NewAccount], senderID: String?, _ caller: Caller, log: MutationLog?) async throws
+        -> [GQL.Account]
+    {
         let inputs = try input.enumerated().map { try accountInput($1, field: "input[\($0)]") }
         let reply = try await mutate(.saveAccounts(inputs), caller: caller, senderID: senderID, log: log)
         return reply.records.compactMap { if case .account(let a) = $0 { Self.account(a, entries: []) } else { nil } }
     }
 
-    func applyAccountTrackingChanges(_ input: [GQL.AccountTrackingChange], _ caller: Caller, log: MutationLog?) async throws -> [GQL.Account] {
+    func applyAccountTrackingChanges(_ input: [GQL.AccountTrackingChange], _ caller: Caller, log: MutationLog?)
+        async throws -> [GQL.Account]
+    {
         let changes = try input.enumerated().map { index, change -> TrackingChange in
             guard let state = TrackingChange.NewState(rawValue: change.newState) else {
-                throw GraphQLResolverError(message: "input[\(index)].newState: \"\(change.newState)\" is not tracked or untracked")
+                throw GraphQLResolverError(
+                    message: "input[\(index)].newState: \"\(change.newState)\" is not tracked or untracked")
             }
-            return TrackingChange(account: try accountInput(change.account, field: "input[\(index)].account"), newState: state)
+            return TrackingChange(
+                account: try accountInput(change.account, field: "input[\(index)].account"), newState: state)
         }
         let reply = try await mutate(.applyAccountTrackingChanges(changes), caller: caller, senderID: nil, log: log)
         return reply.records.compactMap { if case .account(let a) = $0 { Self.account(a, entries: []) } else { nil } }
     }
 
-    func saveContacts(_ input: [GQL.NewContact], senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> [GQL.Contact] {
+    func saveContacts(_ input: [GQL.NewContact], senderID: String?, _ caller: Caller, log: MutationLog?) async throws
+        -> [GQL.Contact]
+    {
         let inputs = try input.enumerated().map { index, contact -> ContactInput in
             let existing = contact.id.flatMap { id in read { $0.state.contacts[id.value] } }
             guard let accountID = contact.accountID ?? existing?.accountID else {
@@ -83,15 +96,18 @@ extension ModelHub {
             guard let salesforceID = contact.salesforceID ?? existing?.salesforceID else {
                 throw GraphQLResolverError(message: "input[\(index)].salesforceID is required for a new contact")
             }
-            return ContactInput(id: contact.id?.value, accountID: accountID, salesforceID: salesforceID, firstName: contact.firstName,
-                                lastName: contact.lastName, jobTitle: contact.jobTitle, state: contact.state, email: contact.email,
-                                phone: contact.phone, assignedTo: contact.assignedTo)
+            return ContactInput(
+                id: contact.id?.value, accountID: accountID, salesforceID: salesforceID, firstName: contact.firstName,
+                lastName: contact.lastName, jobTitle: contact.jobTitle, state: contact.state, email: contact.email,
+                phone: contact.phone, assignedTo: contact.assignedTo)
         }
         let reply = try await mutate(.saveContacts(inputs), caller: caller, senderID: senderID, log: log)
         return reply.records.compactMap { if case .contact(let c) = $0 { Self.contact(c, entries: []) } else { nil } }
     }
 
-    func saveTask(_ input: GQL.SaveTask, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.Task {
+    func saveTask(_ input: GQL.SaveTask, senderID: String?, _ caller: Caller, log: MutationLog?) async throws
+        -> GQL.Task
+    {
         // The original's SaveTask leaves fields out to keep them: start from the stored task.
         let existing = read { $0.state.tasks[input.id.value] }
         guard let associatedTo = input.associatedTo?.value ?? existing?.associatedTo else {
@@ -99,11 +115,17 @@ extension ModelHub {
         }
         let typeName = input.type ?? existing?.type.rawValue ?? TaskType.call.rawValue
         guard let type = TaskType(rawValue: typeName) else {
-            throw GraphQLResolverError(message: "input.type: \"\(typeName)\" is not one of \(TaskType.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw GraphQLResolverError(
+                message:
+                    "input.type: \"\(typeName)\" is not one of \(TaskType.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
-        let task = TaskItem(id: input.id.value, associatedTo: associatedTo, description: input.description ?? existing?.description ?? "",
-                            done: input.done ?? existing?.done ?? false, type: type, dueDate: input.dueDate?.value ?? existing?.dueDate,
-                            assignedTo: input.assignedTo ?? existing?.assignedTo, deletedAt: input.deletedAt?.value ?? existing?.deletedAt)
+        let task = TaskItem(
+            id: input.id.value, associatedTo: associatedTo,
+            description: input.description ?? existing?.description ?? "",
+            done: input.done ?? existing?.done ?? false, type: type, dueDate: input.dueDate?.value ?? existing?.dueDate,
+            assignedTo: input.assignedTo ?? existing?.assignedTo,
+            deletedAt: input.deletedAt?.value ?? existing?.deletedAt)
         let reply = try await mutate(.saveTask(task), caller: caller, senderID: senderID, log: log)
         guard let saved = reply.records.lazy.compactMap({ if case .task(let t) = $0 { t } else { nil } }).first else {
             throw GraphQLResolverError(message: "the task was not saved")
@@ -111,49 +133,85 @@ extension ModelHub {
         return Self.task(saved)
     }
 
-    func createAccountAssignmentEntry(_ input: GQL.NewAccountAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.AccountAssignmentEntry {
-        Self.accountEntry(try await assign(.account, input.accountId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
+    func createAccountAssignmentEntry(
+        _ input: GQL.NewAccountAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?
+    ) async throws -> GQL.AccountAssignmentEntry {
+        Self.accountEntry(
+            try await assign(
+                .account, input.accountId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller,
+                log: log))
     }
 
-    func createContactAssignmentEntry(_ input: GQL.NewContactAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.ContactAssignmentEntry {
-        Self.contactEntry(try await assign(.contact, input.contactId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
+    func createContactAssignmentEntry(
+        _ input: GQL.NewContactAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?
+    ) async throws -> GQL.ContactAssignmentEntry {
+        Self.contactEntry(
+            try await assign(
+                .contact, input.contactId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller,
+                log: log))
     }
 
-    func createTaskAssignmentEntry(_ input: GQL.NewTaskAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> GQL.TaskAssignmentEntry {
-        Self.taskEntry(try await assign(.task, input.taskId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
+    func createTaskAssignmentEntry(
+        _ input: GQL.NewTaskAssignmentEntry, senderID: String?, _ caller: Caller, log: MutationLog?
+    ) async throws -> GQL.TaskAssignmentEntry {
+        Self.taskEntry(
+            try await assign(
+                .task, input.taskId.value, input.assignedBy, input.assignedTo, senderID: senderID, caller, log: log))
     }
 
-    private func assign(_ kind: AssignmentKind, _ target: String, _ by: String, _ to: String?, senderID: String?, _ caller: Caller, log: MutationLog?) async throws -> AssignmentEntry {
+    private func assign(
+        _ kind: AssignmentKind, _ target: String, _ by: String, _ to: String?, senderID: String?, _ caller: Caller,
+        log: MutationLog?
+    ) async throws -> AssignmentEntry {
         let now = ISO8601DateFormatter().string(from: Date())
-        let reply = try await mutate(.createAssignment(kind: kind, targetId: target, assignedBy: by, assignedTo: to ?? "", createdAt: now),
-                                     caller: caller, senderID: senderID, log: log)
-        guard let entry = reply.records.lazy.compactMap({ if case .assignment(let e) = $0 { e } else { nil } }).first else {
+        let reply = try await mutate(
+            .createAssignment(kind: kind, targetId: target, assignedBy: by, assignedTo: to ?? "", createdAt: now),
+            caller: caller, senderID: senderID, log: log)
+        guard let entry = reply.records.lazy.compactMap({ if case .assignment(let e) = $0 { e } else { nil } }).first
+        else {
             throw GraphQLResolverError(message: "the assignment was not saved")
         }
         return entry
     }
 
-    func createUser(_ input: GQL.NewUser, _ caller: Caller, bcryptCost: UInt8, log: MutationLog?) async throws -> GQL.User {
-        guard input.organizationID.value == caller.organizationId else { throw GraphQLResolverError(message: "not found: organization \(input.organizationID.value)") }
-        guard input.email.contains("@") else { throw GraphQLResolverError(message: "input.email: \"\(input.email)\" is not an email address") }
-        guard input.password.count >= 6 else { throw GraphQLResolverError(message: "input.password: at least 6 characters") }
+    func createUser(_ input: GQL.NewUser, _ caller: Caller, bcryptCost: UInt8, log: MutationLog?) async throws
+        -> GQL.User
+    {
+        guard input.organizationID.value == caller.organizationId else {
+            throw GraphQLResolverError(message: "not found: organization \(input.organizationID.value)")
+        }
+        guard input.email.contains("@") else {
+            throw GraphQLResolverError(message: "input.email: \"\(input.email)\" is not an email address")
+        }
+        guard input.password.count >= 6 else {
+            throw GraphQLResolverError(message: "input.password: at least 6 characters")
+        }
         let password = input.password
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: bcryptCost) }
-        let reply = try await mutate(.createUser(UserInput(email: input.email, firstName: "", lastName: "", isAdmin: false, passwordHash: hash)),
-                                     caller: caller, senderID: nil, log: log)
+        let reply = try await mutate(
+            .createUser(UserInput(email: input.email, firstName: "", lastName: "", isAdmin: false, passwordHash: hash)),
+            caller: caller, senderID: nil, log: log)
         guard let user = reply.records.lazy.compactMap({ if case .user(let u) = $0 { u } else { nil } }).first else {
             throw GraphQLResolverError(message: "the user was not saved")
         }
         return Self.user(user)
     }
 
-    func createOrganization(_ input: GQL.NewOrganization, _ caller: Caller, log: MutationLog?) async throws -> GQL.Organization {
+    func createOrganization(_ input: GQL.NewOrganization, _ caller: Caller, log: MutationLog?) async throws
+        -> GQL.Organization
+    {
         // The model gives every organization a first admin; the original's input has none, so
         // the new organization's admin is a placeholder that cannot sign in ("!" is no bcrypt hash).
         let slug = input.name.lowercased().filter { $0.isLetter || $0.isNumber }
-        let admin = UserInput(email: "admin@\(slug.isEmpty ? "org" : slug).invalid", firstName: "Admin", lastName: input.name, isAdmin: true, passwordHash: "!")
-        let reply = try await mutate(.createOrganization(id: nil, name: input.name, admin: admin), caller: caller, senderID: nil, log: log)
-        guard let organization = reply.records.lazy.compactMap({ if case .organization(let o) = $0 { o } else { nil } }).first else {
+        let admin = UserInput(
+            email: "admin@\(slug.isEmpty ? "org" : slug).invalid", firstName: "Admin", lastName: input.name,
+            isAdmin: true, passwordHash: "!")
+        let reply = try await mutate(
+            .createOrganization(id: nil, name: input.name, admin: admin), caller: caller, senderID: nil, log: log)
+        guard
+            let organization = reply.records.lazy.compactMap({ if case .organization(let o) = $0 { o } else { nil } })
+                .first
+        else {
             throw GraphQLResolverError(message: "the organization was not saved")
         }
         let users = reply.records.compactMap { if case .user(let u) = $0 { Self.user(u) } else { nil } }
@@ -169,53 +227,73 @@ extension ModelHub {
         }
         var employees: Int?
         if let text = account.numberOfEmployees, !text.isEmpty {
-            guard let number = Int(text) else { throw GraphQLResolverError(message: "\(field).numberOfEmployees: \"\(text)\" is not a number") }
+            guard let number = Int(text) else {
+                throw GraphQLResolverError(message: "\(field).numberOfEmployees: \"\(text)\" is not a number")
+            }
             employees = number
         }
-        return AccountInput(id: account.id?.value, salesforceID: salesforceID, salesforceOwnerID: account.salesforceOwnerID, name: account.name,
-                            industry: account.industry, description: account.description, numberOfEmployees: employees,
-                            annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
-                            phone: account.phone, website: account.website, type: account.type, state: account.state,
-                            assignedTo: account.assignedTo)
+        return AccountInput(
+            id: account.id?.value, salesforceID: salesforceID, salesforceOwnerID: account.salesforceOwnerID,
+            name: account.name,
+            industry: account.industry, description: account.description, numberOfEmployees: employees,
+            annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
+            phone: account.phone, website: account.website, type: account.type, state: account.state,
+            assignedTo: account.assignedTo)
     }
 
     static func user(_ user: User) -> GQL.User {
-        GQL.User(id: GQL.ID(user.id), email: user.email, firstName: user.firstName, lastName: user.lastName, isAdmin: user.isAdmin,
-                 organizationID: GQL.ID(user.organizationId))
+        GQL.User(
+            id: GQL.ID(user.id), email: user.email, firstName: user.firstName, lastName: user.lastName,
+            isAdmin: user.isAdmin,
+            organizationID: GQL.ID(user.organizationId))
     }
 
     static func account(_ account: Account, entries: [AssignmentEntry]) -> GQL.Account {
-        GQL.Account(id: GQL.ID(account.id), name: account.name, salesforceID: account.salesforceID, salesforceOwnerID: account.salesforceOwnerID,
-                    industry: account.industry, description: account.description, numberOfEmployees: account.numberOfEmployees.map(String.init),
-                    annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
-                    phone: account.phone, website: account.website, type: account.type, state: account.state, notes: nil,
-                    assignmentEntries: entries.map(accountEntry), assignedTo: account.assignedTo)
+        GQL.Account(
+            id: GQL.ID(account.id), name: account.name, salesforceID: account.salesforceID,
+            salesforceOwnerID: account.salesforceOwnerID,
+            industry: account.industry, description: account.description,
+            numberOfEmployees: account.numberOfEmployees.map(String.init),
+            annualRevenue: account.annualRevenue, billingCity: account.billingCity, billingState: account.billingState,
+            phone: account.phone, website: account.website, type: account.type, state: account.state, notes: nil,
+            assignmentEntries: entries.map(accountEntry), assignedTo: account.assignedTo)
     }
 
     static func contact(_ contact: Contact, entries: [AssignmentEntry]) -> GQL.Contact {
-        GQL.Contact(id: GQL.ID(contact.id), salesforceID: contact.salesforceID, firstName: contact.firstName, lastName: contact.lastName,
-                    jobTitle: contact.jobTitle, state: contact.state, email: contact.email, phone: contact.phone, accountID: contact.accountID,
-                    assignedTo: contact.assignedTo, assignmentEntries: entries.map(contactEntry))
+        GQL.Contact(
+            id: GQL.ID(contact.id), salesforceID: contact.salesforceID, firstName: contact.firstName,
+            lastName: contact.lastName,
+            jobTitle: contact.jobTitle, state: contact.state, email: contact.email, phone: contact.phone,
+            accountID: contact.accountID,
+            assignedTo: contact.assignedTo, assignmentEntries: entries.map(contactEntry))
     }
 
     static func task(_ task: TaskItem) -> GQL.Task {
-        GQL.Task(id: GQL.ID(task.id), deletedAt: task.deletedAt.map(GQL.Time.init), associatedTo: GQL.ID(task.associatedTo),
-                 description: task.description, done: task.done, type: task.type.rawValue, dueDate: task.dueDate.map(GQL.Time.init),
-                 assignedTo: task.assignedTo)
+        GQL.Task(
+            id: GQL.ID(task.id), deletedAt: task.deletedAt.map(GQL.Time.init), associatedTo: GQL.ID(task.associatedTo),
+            description: task.description, done: task.done, type: task.type.rawValue,
+            dueDate: task.dueDate.map(GQL.Time.init),
+            assignedTo: task.assignedTo)
     }
 
     static func accountEntry(_ entry: AssignmentEntry) -> GQL.AccountAssignmentEntry {
-        GQL.AccountAssignmentEntry(id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch, accountId: GQL.ID(entry.targetId),
-                                   assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
+        GQL.AccountAssignmentEntry(
+            id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch,
+            accountId: GQL.ID(entry.targetId),
+            assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
     }
 
     static func contactEntry(_ entry: AssignmentEntry) -> GQL.ContactAssignmentEntry {
-        GQL.ContactAssignmentEntry(id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch, contactId: GQL.ID(entry.targetId),
-                                   assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
+        GQL.ContactAssignmentEntry(
+            id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch,
+            contactId: GQL.ID(entry.targetId),
+            assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
     }
 
     static func taskEntry(_ entry: AssignmentEntry) -> GQL.TaskAssignmentEntry {
-        GQL.TaskAssignmentEntry(id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch, taskId: GQL.ID(entry.targetId),
-                                assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
+        GQL.TaskAssignmentEntry(
+            id: GQL.ID(entry.id), createdAt: entry.createdAt.map(GQL.Time.init) ?? .epoch,
+            taskId: GQL.ID(entry.targetId),
+            assignedBy: entry.assignedBy, assignedTo: entry.assignedTo)
     }
 }

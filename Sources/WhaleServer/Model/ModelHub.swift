@@ -20,7 +20,10 @@ final class ModelHub: Sendable {
     /// Set once the server exists (the hub is built first; the server delivers its sends).
     private let deliver = NIOLockedValueBox<(@Sendable ([(ClientID, ServerEnvelope)]) -> Void)?>(nil)
 
-    init(storage: any ServerStorage, committer: GroupCommitter, configuration: ServerConfiguration, serverId: String, logger: Logger) throws {
+    init(
+        storage: any ServerStorage, committer: GroupCommitter, configuration: ServerConfiguration, serverId: String,
+        logger: Logger
+    ) throws {
         self.committer = committer
         self.logger = logger
         ackBeforeDurable = configuration.faults.contains(.ackBeforeDurable)
@@ -33,7 +36,9 @@ final class ModelHub: Sendable {
             let changes = seed.changes(hashing: { Bcrypt.hash($0, cost: configuration.bcryptCost) })
             try storage.write(StorageBatch(records: try changes.map(StoredRecord.init(change:))))
             machine = NIOLockedValueBox(ModelServer(configuration: .init(serverId: serverId), restoring: changes))
-            logger.info("seeded the model", metadata: ["records": "\(changes.count)", "fixtures": "\(configuration.fixtures?.path ?? "-")"])
+            logger.info(
+                "seeded the model",
+                metadata: ["records": "\(changes.count)", "fixtures": "\(configuration.fixtures?.path ?? "-")"])
         } else {
             let changes = try stored.map { try $0.modelChange() }
             machine = NIOLockedValueBox(ModelServer(configuration: .init(serverId: serverId), restoring: changes))
@@ -54,7 +59,9 @@ final class ModelHub: Sendable {
 
     /// A pool is an organization id or an account id; it must be the caller's organization's.
     func poolBelongs(_ poolId: String, to caller: Caller) -> Bool {
-        machine.withLockedValue { $0.state.accounts[poolId]?.organizationId == caller.organizationId || poolId == caller.organizationId }
+        machine.withLockedValue {
+            $0.state.accounts[poolId]?.organizationId == caller.organizationId || poolId == caller.organizationId
+        }
     }
 
     /// A note is an account's; the account must be in the caller's organization. The model's
@@ -68,27 +75,33 @@ final class ModelHub: Sendable {
         machine.withLockedValue { machine -> [String: Any]? in
             guard let user = machine.user(id: userId) else { return nil }
             let organization = machine.state.organizations[user.organizationId]
-            let users = ModelState.sorted(machine.state.users) { $0.organizationId == user.organizationId }.map(Self.restUser)
+            let users = ModelState.sorted(machine.state.users) { $0.organizationId == user.organizationId }.map(
+                Self.restUser)
             var response = Self.restUser(user)
-            response["organization"] = [
-                "id": user.organizationId, "name": organization?.name ?? "", "users": users,
-                "createdAt": GQL.Time.epoch.value, "updatedAt": GQL.Time.epoch.value, "deletedAt": NSNull(),
-            ] as [String: Any]
+            response["organization"] =
+                [
+                    "id": user.organizationId, "name": organization?.name ?? "", "users": users,
+                    "createdAt": GQL.Time.epoch.value, "updatedAt": GQL.Time.epoch.value, "deletedAt": NSNull(),
+                ] as [String: Any]
             return response
         }
     }
 
     private static func restUser(_ user: User) -> [String: Any] {
-        ["id": user.id, "email": user.email, "password": "", "firstName": user.firstName, "lastName": user.lastName,
-         "isAdmin": user.isAdmin, "organizationId": user.organizationId,
-         "createdAt": GQL.Time.epoch.value, "updatedAt": GQL.Time.epoch.value, "deletedAt": NSNull()]
+        [
+            "id": user.id, "email": user.email, "password": "", "firstName": user.firstName, "lastName": user.lastName,
+            "isAdmin": user.isAdmin, "organizationId": user.organizationId,
+            "createdAt": GQL.Time.epoch.value, "updatedAt": GQL.Time.epoch.value, "deletedAt": NSNull(),
+        ]
     }
 
     // MARK: Pools
 
     func joinPool(_ connection: SocketConnection) {
         guard let poolId = connection.poolId else { return }
-        run(.joinPool(connection.id, poolId: poolId, caller: connection.caller, protocolVersion: connection.protocolVersion))
+        run(
+            .joinPool(
+                connection.id, poolId: poolId, caller: connection.caller, protocolVersion: connection.protocolVersion))
     }
 
     func leavePool(_ client: ClientID) { run(.leavePool(client)) }
@@ -106,10 +119,20 @@ final class ModelHub: Sendable {
     /// Runs a mutation: persisted, then broadcast, then answered. Throws the model's refusal.
     /// With a `log` (a `Whalesim-Protocol: 2` request), an applied mutation is also noted there:
     /// its reply and the lines of the records it persisted.
-    func mutate(_ mutation: Mutation, caller: Caller, senderID: String?, log: MutationLog?) async throws -> MutationReply {
-        let requestId = "r" + String(requestCounter.withLockedValue { $0 += 1; return $0 })
+    func mutate(_ mutation: Mutation, caller: Caller, senderID: String?, log: MutationLog?) async throws
+        -> MutationReply
+    {
+        let requestId =
+            "r"
+            + String(
+                requestCounter.withLockedValue {
+                    $0 += 1; return $0
+                })
         // Under the lock: the state machine's order is the commit order and the send order.
-        let (ticket, sends, reply, persisted) = machine.withLockedValue { machine -> (GroupCommitter.Ticket?, [(ClientID, ServerEnvelope)], Result<MutationReply, ModelError>?, [ModelRecord]) in
+        let (ticket, sends, reply, persisted) = machine.withLockedValue {
+            machine -> (
+                GroupCommitter.Ticket?, [(ClientID, ServerEnvelope)], Result<MutationReply, ModelError>?, [ModelRecord]
+            ) in
             var batch = StorageBatch()
             var sends: [(ClientID, ServerEnvelope)] = []
             var reply: Result<MutationReply, ModelError>?

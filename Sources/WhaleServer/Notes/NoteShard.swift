@@ -41,7 +41,8 @@ final class NoteShard: Sendable {
     /// once it is durable (the commit itself still runs, synced, a moment later).
     private let ackBeforeDurable: Bool
 
-    init(server: CollabServer, committer: GroupCommitter, plantedBug: PlantedBug? = nil, ackBeforeDurable: Bool = false) {
+    init(server: CollabServer, committer: GroupCommitter, plantedBug: PlantedBug? = nil, ackBeforeDurable: Bool = false)
+    {
         self.server = NIOLockedValueBox(server)
         self.committer = committer
         planted = plantedBug.map { NIOLockedValueBox(PlantedBugState(bug: $0)) }
@@ -56,12 +57,17 @@ final class NoteShard: Sendable {
     /// Feeds one event. Persists go to the group committer and the sends to the outbox while the
     /// lock is held, so commit order and send order both follow the state machine's order.
     func handle(_ event: CollabServer.Event, receivedAt: ContinuousClock.Instant? = nil) {
-        handleLocked(receivedAt: receivedAt) { $0.handle(event) } ticket: { _ in }
+        handleLocked(receivedAt: receivedAt) {
+            $0.handle(event)
+        } ticket: { _ in
+        }
     }
 
     /// Runs `body` on the state machine under the lock and carries out the actions it returns.
-    func handleLocked(receivedAt: ContinuousClock.Instant? = nil, _ body: (inout CollabServer) -> [CollabServer.Action],
-                      ticket report: (GroupCommitter.Ticket?) -> Void) {
+    func handleLocked(
+        receivedAt: ContinuousClock.Instant? = nil, _ body: (inout CollabServer) -> [CollabServer.Action],
+        ticket report: (GroupCommitter.Ticket?) -> Void
+    ) {
         let queued = server.withLockedValue { server -> Bool in
             let actions = body(&server)
             guard !actions.isEmpty else { report(nil); return false }
@@ -72,13 +78,16 @@ final class NoteShard: Sendable {
                 switch action {
                 case .persist(let entry): batch.noteEntries.append(entry)
                 case .send(let client, let envelope): sends.append((client, envelope))
-                case .applied(let resourceId, let revision, _, _, let author): applied.append((resourceId, revision, author))
+                case .applied(let resourceId, let revision, _, _, let author):
+                    applied.append((resourceId, revision, author))
                 }
             }
             planted?.withLockedValue { $0.plant(entries: &batch.noteEntries, sends: &sends, applied: applied) }
             let ticket = batch.isEmpty ? nil : committer.enqueue(batch)
             report(ticket)
-            let item = OutboxItem(ticket: ackBeforeDurable ? nil : ticket, sends: sends, receivedAt: applied.isEmpty ? nil : receivedAt, opsApplied: applied.count)
+            let item = OutboxItem(
+                ticket: ackBeforeDurable ? nil : ticket, sends: sends, receivedAt: applied.isEmpty ? nil : receivedAt,
+                opsApplied: applied.count)
             outbox.withLockedValue { $0.items.append(item) }
             return true
         }

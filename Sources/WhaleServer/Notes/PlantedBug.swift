@@ -45,8 +45,10 @@ struct PlantedBugState: Sendable {
 
     /// Rewrites what one event made the state machine do: which entries are written and which
     /// frames go out. `applied` are the ops it applied (revision and author, in order).
-    mutating func plant(entries: inout [PersistEntry], sends: inout [(ClientID, ServerEnvelope)],
-                        applied: [(resourceId: String, revision: Int, author: ClientID)]) {
+    mutating func plant(
+        entries: inout [PersistEntry], sends: inout [(ClientID, ServerEnvelope)],
+        applied: [(resourceId: String, revision: Int, author: ClientID)]
+    ) {
         switch bug {
         case .loseAckedOps:
             entries.removeAll { $0.op != nil && $0.revision > PlantedBug.durableRevisions }

@@ -38,8 +38,10 @@ final class SocketConnection: Sendable {
     private let outbound: WebSocketOutboundWriter
     let state = NIOLockedValueBox(Mutable())
 
-    init(id: ClientID, protocolVersion: ProtocolVersion, caller: Caller?, poolId: String?, limiter: RateLimiter,
-         channel: any Channel, outbound: WebSocketOutboundWriter) {
+    init(
+        id: ClientID, protocolVersion: ProtocolVersion, caller: Caller?, poolId: String?, limiter: RateLimiter,
+        channel: any Channel, outbound: WebSocketOutboundWriter
+    ) {
         self.id = id
         self.protocolVersion = protocolVersion
         self.caller = caller
@@ -186,16 +188,23 @@ final class ConnectionRegistry: Sendable {
     private let counter = NIOLockedValueBox(0)
 
     func nextId() -> ClientID {
-        ClientID("c" + String(counter.withLockedValue { $0 += 1; return $0 }))
+        ClientID(
+            "c"
+                + String(
+                    counter.withLockedValue {
+                        $0 += 1; return $0
+                    }))
     }
 
     /// The proposed id if it is well formed (1-64 of letters, digits, `.`, `_`, `-`, `:`) and no
     /// open connection has it; otherwise a fresh one. Reserved at once, so two claims never agree.
     func claim(_ proposed: String?) -> ClientID {
         if let proposed, (1...64).contains(proposed.utf8.count),
-           proposed.utf8.allSatisfy({ b in
-               (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x3A
-           }) {
+            proposed.utf8.allSatisfy({ b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E
+                    || b == 0x5F || b == 0x2D || b == 0x3A
+            })
+        {
             let id = ClientID(proposed)
             let free = connections.withLockedValue { c -> Bool in
                 guard c[id] == nil, !reserved.withLockedValue({ $0.contains(id) }) else { return false }
@@ -244,7 +253,9 @@ final class RateLimiter: Sendable {
     func take(now: ContinuousClock.Instant = .now) -> Bool? {
         guard rate > 0 else { return nil }
         return bucket.withLockedValue { bucket in
-            let elapsed = Double((now - bucket.last).components.attoseconds) / 1e18 + Double((now - bucket.last).components.seconds)
+            let elapsed =
+                Double((now - bucket.last).components.attoseconds) / 1e18
+                + Double((now - bucket.last).components.seconds)
             bucket.tokens = min(burst, bucket.tokens + elapsed * rate)
             bucket.last = now
             if bucket.tokens >= 1 {

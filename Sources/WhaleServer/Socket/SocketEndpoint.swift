@@ -26,7 +26,8 @@ struct SocketEndpoint: Sendable {
 
         init(request: Request) {
             let query = request.uri.queryParameters
-            poolId = request.headers[HTTPField.Name("ObjectId")!].flatMap { $0.isEmpty ? nil : $0 }
+            poolId =
+                request.headers[HTTPField.Name("ObjectId")!].flatMap { $0.isEmpty ? nil : $0 }
                 ?? query["objectId"].map(String.init)
             token = (request.headers[.authorization] ?? query["token"].map(String.init)).map(AuthRoutes.stripBearer)
             wantsProtocol2 = query["protocol"] == "2" || request.headers[HTTPField.Name("Whalesim-Protocol")!] == "2"
@@ -34,7 +35,9 @@ struct SocketEndpoint: Sendable {
         }
     }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, handshake: Handshake) async {
+    func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, handshake: Handshake
+    ) async {
         let configuration = server.configuration
         let version: ProtocolVersion = handshake.wantsProtocol2 && !configuration.compatibility ? .v2 : .original
         var refusal: ProtocolError?
@@ -47,22 +50,27 @@ struct SocketEndpoint: Sendable {
             refusal = ProtocolError(.unauthorized, error.description)
         }
         if version == .original { refusal = nil }  // the original never checks the token
-        if refusal == nil, version == .v2, let poolId = handshake.poolId, let caller, !server.model.poolBelongs(poolId, to: caller) {
+        if refusal == nil, version == .v2, let poolId = handshake.poolId, let caller,
+            !server.model.poolBelongs(poolId, to: caller)
+        {
             refusal = ProtocolError(.forbidden, "pool \(poolId) is not in your organization")
         }
         let connection = SocketConnection(
-            id: server.registry.claim(version == .v2 ? handshake.clientId : nil), protocolVersion: version, caller: caller, poolId: handshake.poolId,
-            limiter: RateLimiter(rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2),
+            id: server.registry.claim(version == .v2 ? handshake.clientId : nil), protocolVersion: version,
+            caller: caller, poolId: handshake.poolId,
+            limiter: RateLimiter(
+                rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2),
             channel: channel, outbound: outbound)
         server.registry.add(connection)
         server.metrics.connections.increment()
         defer { server.metrics.connections.decrement() }
         // Position first: writability changes come from the head of the pipeline.
         let server = server
-        try? await channel.pipeline.addHandler(WritabilityWatcher { [weak connection] in
-            guard let connection else { return }
-            if connection.queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
-        }, position: .first)
+        try? await channel.pipeline.addHandler(
+            WritabilityWatcher { [weak connection] in
+                guard let connection else { return }
+                if connection.queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
+            }, position: .first)
 
         if let refusal {
             refuse(refusal, connection)
@@ -107,11 +115,20 @@ struct SocketEndpoint: Sendable {
                     return
                 }
                 guard bytes.count <= configuration.maxMessageBytes else {
-                    refuse(ProtocolError(.tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"), connection)
+                    refuse(
+                        ProtocolError(
+                            .tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"),
+                        connection)
                     continue
                 }
                 if let notify = connection.limiter.take() {
-                    if notify { refuse(ProtocolError(.rateLimited, "more than \(configuration.maxMessagesPerSecond) messages a second; dropped"), connection) }
+                    if notify {
+                        refuse(
+                            ProtocolError(
+                                .rateLimited,
+                                "more than \(configuration.maxMessagesPerSecond) messages a second; dropped"),
+                            connection)
+                    }
                     server.metrics.error(.rateLimited)
                     continue
                 }
@@ -122,7 +139,8 @@ struct SocketEndpoint: Sendable {
                     var error = error
                     // Name the refused message when its envelope is readable, so the client can tell which.
                     if error.inReplyTo == nil, case .object(let fields)? = try? WireJSON.parse(bytes),
-                       case .string(let messageId)? = fields.first(where: { $0.0 == "messageId" })?.1 {
+                        case .string(let messageId)? = fields.first(where: { $0.0 == "messageId" })?.1
+                    {
                         error.inReplyTo = messageId
                     }
                     refuse(error, connection)
@@ -146,9 +164,13 @@ struct SocketEndpoint: Sendable {
         // The organization check takes the model's lock, so it runs once per note and connection,
         // not once per keystroke (an account never changes organization).
         if connection.protocolVersion == .v2, let caller = connection.caller,
-           connection.state.withLockedValue({ $0.checkedNote }) != resourceId {
+            connection.state.withLockedValue({ $0.checkedNote }) != resourceId
+        {
             guard server.model.noteBelongs(resourceId, to: caller) else {
-                refuse(ProtocolError(.forbidden, "note \(resourceId) is not in your organization", inReplyTo: envelope.messageId), connection)
+                refuse(
+                    ProtocolError(
+                        .forbidden, "note \(resourceId) is not in your organization", inReplyTo: envelope.messageId),
+                    connection)
                 return
             }
             connection.state.withLockedValue { $0.checkedNote = resourceId }
@@ -159,7 +181,9 @@ struct SocketEndpoint: Sendable {
         if current != index {
             guard case .resourceConnection = envelope.message else {
                 // Not joined to a document of that shard: the shard would say the same.
-                refuse(ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: envelope.messageId), connection)
+                refuse(
+                    ProtocolError(.unknownResource, "not joined to \(resourceId)", inReplyTo: envelope.messageId),
+                    connection)
                 return
             }
             if let current {
@@ -168,8 +192,10 @@ struct SocketEndpoint: Sendable {
             }
             connection.state.withLockedValue { $0.shardIndex = index }
             server.router.shards[index].sockets.withLockedValue { $0[connection.id] = connection }
-            server.router.shards[index].handle(.connected(connection.id, userId: connection.caller?.userId ?? "anonymous",
-                                                          protocolVersion: connection.protocolVersion))
+            server.router.shards[index].handle(
+                .connected(
+                    connection.id, userId: connection.caller?.userId ?? "anonymous",
+                    protocolVersion: connection.protocolVersion))
             joined = true
         }
         server.router.shards[index].handle(.received(connection.id, envelope), receivedAt: .now)
@@ -182,7 +208,8 @@ struct SocketEndpoint: Sendable {
     private func refuse(_ error: ProtocolError, _ connection: SocketConnection) {
         server.metrics.error(error.code)
         guard connection.protocolVersion == .v2 else { return }
-        let envelope = ServerEnvelope(senderId: server.serverId, messageId: "e:" + (error.inReplyTo ?? "-"), message: .error(error))
+        let envelope = ServerEnvelope(
+            senderId: server.serverId, messageId: "e:" + (error.inReplyTo ?? "-"), message: .error(error))
         connection.send(WireCodec.encode(envelope), server: server)
     }
 }

@@ -38,7 +38,8 @@ public final class GroupCommitter: Sendable {
 
     public init(storage: any ServerStorage, commitInterval: Duration = .zero) {
         self.storage = storage
-        self.commitInterval = Double(commitInterval.components.seconds) + Double(commitInterval.components.attoseconds) / 1e18
+        self.commitInterval =
+            Double(commitInterval.components.seconds) + Double(commitInterval.components.attoseconds) / 1e18
         let thread = Thread { [self] in self.run() }
         thread.name = "whalesim-group-commit"
         thread.start()
@@ -138,7 +139,8 @@ public final class GroupCommitter: Sendable {
             }
             var result: Result<Void, any Error> = .success(())
             do { try storage.write(batch) } catch { result = .failure(error) }
-            let (listeners, outcome) = state.withLockedValue { state -> ([@Sendable (Result<Void, any Error>) -> Void], Result<Void, any Error>?) in
+            let (listeners, outcome) = state.withLockedValue {
+                state -> ([@Sendable (Result<Void, any Error>) -> Void], Result<Void, any Error>?) in
                 if state.failure != nil { return ([], nil) }
                 switch result {
                 case .success: state.durable = ticket; state.batches += 1
@@ -154,7 +156,9 @@ public final class GroupCommitter: Sendable {
                 return ready
             }
             for continuation in ready {
-                if case .failure(let error) = result { continuation.resume(throwing: error) } else {
+                if case .failure(let error) = result {
+                    continuation.resume(throwing: error)
+                } else {
                     let failure = state.withLockedValue { $0.failure }
                     if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
                 }

@@ -34,7 +34,9 @@ public final class SQLiteStorage: ServerStorage {
         }
         let level = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
         guard level == synchronous.pragmaValue else {
-            throw ServerStartError(message: "SQLite runs with synchronous = \(level), not \(synchronous.rawValue) (\(synchronous.pragmaValue))")
+            throw ServerStartError(
+                message:
+                    "SQLite runs with synchronous = \(level), not \(synchronous.rawValue) (\(synchronous.pragmaValue))")
         }
         try Self.migrator.migrate(writer)
         // The file's name is durable only once its directory is synced: SQLite syncs the
@@ -101,7 +103,8 @@ public final class SQLiteStorage: ServerStorage {
         try writer.read { db in
             var documents: [String: PersistedDocument] = [:]
             var order: [String] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT resource_id, op, op_id, reset_text FROM note_log ORDER BY seq")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT resource_id, op, op_id, reset_text FROM note_log ORDER BY seq")
             while let row = try rows.next() {
                 let id: String = row["resource_id"]
                 if documents[id] == nil {
@@ -110,7 +113,8 @@ public final class SQLiteStorage: ServerStorage {
                 }
                 let opText: String? = row["op"]
                 let op = try opText.map { try Self.decodeOperation($0) }
-                documents[id]!.append(PersistEntry(resourceId: id, revision: 0, op: op, opId: row["op_id"], resetText: row["reset_text"]))
+                documents[id]!.append(
+                    PersistEntry(resourceId: id, revision: 0, op: op, opId: row["op_id"], resetText: row["reset_text"]))
             }
             return order.sorted().compactMap { documents[$0] }
         }
@@ -126,8 +130,12 @@ public final class SQLiteStorage: ServerStorage {
 
     public func loadRefreshTokens(now: Int64) throws -> [StoredRefreshToken] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT token_hash, user_id, expires_at FROM refresh_token WHERE expires_at > ? ORDER BY token_hash",
-                             arguments: [now]).map {
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT token_hash, user_id, expires_at FROM refresh_token WHERE expires_at > ? ORDER BY token_hash",
+                arguments: [now]
+            ).map {
                 StoredRefreshToken(tokenHash: $0["token_hash"], userId: $0["user_id"], expiresAt: $0["expires_at"])
             }
         }
@@ -137,21 +145,26 @@ public final class SQLiteStorage: ServerStorage {
         guard !batch.isEmpty else { return }
         try writer.write { db in
             if !batch.noteEntries.isEmpty {
-                let statement = try db.cachedStatement(sql: "INSERT INTO note_log (resource_id, revision, op, op_id, reset_text) VALUES (?, ?, ?, ?, ?)")
+                let statement = try db.cachedStatement(
+                    sql: "INSERT INTO note_log (resource_id, revision, op, op_id, reset_text) VALUES (?, ?, ?, ?, ?)")
                 for entry in batch.noteEntries {
                     let op: String? = entry.op.map(Self.encodeOperation)
-                    try statement.execute(arguments: [entry.resourceId, entry.revision, op, entry.opId, entry.resetText])
+                    try statement.execute(arguments: [
+                        entry.resourceId, entry.revision, op, entry.opId, entry.resetText,
+                    ])
                 }
             }
             if !batch.records.isEmpty {
-                let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO model_record (kind, id, body) VALUES (?, ?, ?)")
+                let statement = try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO model_record (kind, id, body) VALUES (?, ?, ?)")
                 for record in batch.records {
                     try statement.execute(arguments: [record.kind, record.id, record.body])
                 }
             }
             for token in batch.refreshTokens {
-                try db.execute(sql: "INSERT OR REPLACE INTO refresh_token (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                               arguments: [token.tokenHash, token.userId, token.expiresAt])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO refresh_token (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                    arguments: [token.tokenHash, token.userId, token.expiresAt])
             }
         }
     }

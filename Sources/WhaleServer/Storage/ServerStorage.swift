@@ -52,7 +52,9 @@ public struct StorageBatch: Sendable {
     public var noteEntries: [PersistEntry] = []
     public var records: [StoredRecord] = []
     public var refreshTokens: [StoredRefreshToken] = []
-    public init(noteEntries: [PersistEntry] = [], records: [StoredRecord] = [], refreshTokens: [StoredRefreshToken] = []) {
+    public init(
+        noteEntries: [PersistEntry] = [], records: [StoredRecord] = [], refreshTokens: [StoredRefreshToken] = []
+    ) {
         self.noteEntries = noteEntries
         self.records = records
         self.refreshTokens = refreshTokens

@@ -43,7 +43,7 @@ struct AppliedLog {
 
     /// Ops kept per document before the oldest is folded: a budget of ``windowBudget`` entries
     /// shared by the notes, at least 256 a note. An entry costs about 300 bytes (the op, its id),
-    /// so the budget is about 8 MB whatever the run's length 
+    /// so the budget is about 8 MB whatever the run's length
     /// (docs/decisions/0032-checkers-with-bounded-memory.md).
     static func windowSize(documents: Int) -> Int { max(256, windowBudget / max(documents, 1)) }
     static let windowBudget = 25_600
@@ -91,7 +91,9 @@ struct AppliedLog {
         switch entry.event {
         case .serverApply(let d, let c, let id, let op, let revision):
             if revision != next[d] {
-                anomalies.append("t=\(entry.time) \(history.documentNames[d]): op \(id) applied as revision \(revision) after \(next[d] - 1)")
+                anomalies.append(
+                    "t=\(entry.time) \(history.documentNames[d]): op \(id) applied as revision \(revision) after \(next[d] - 1)"
+                )
             }
             window[d].append(Entry(time: entry.time, client: c, opId: id, op: op, revision: revision))
             entries += 1
@@ -109,7 +111,9 @@ struct AppliedLog {
                 window[d].removeLast(window[d].count - keep)
                 if keep == start[d], max(to, 0) < revisionFolded(d) {
                     // Past the window: the folded ops beyond `to` were undone, but they are gone.
-                    gaps[d].append("t=\(entry.time) the revision went back from \(next[d] - 1) to \(to) (\(cause)), past the \(windowSize) ops the checkers keep of a note: its ops up to \(revisionFolded(d)) were folded away")
+                    gaps[d].append(
+                        "t=\(entry.time) the revision went back from \(next[d] - 1) to \(to) (\(cause)), past the \(windowSize) ops the checkers keep of a note: its ops up to \(revisionFolded(d)) were folded away"
+                    )
                     beyondWindow[d] = true
                     folded[d] = max(to, 0)
                     change(.forgot(document: d, to: max(to, 0), time: entry.time, cause: cause))
@@ -163,7 +167,8 @@ struct AppliedLog {
     func unobserved(_ d: Int, serverRevision: Int?) -> String? {
         let top = max(next[d] - 1, serverRevision ?? 0)
         let missing = top - count(d)
-        let why = gaps[d].isEmpty ? "" : ": " + gaps[d].prefix(3).joined(separator: "; ") + (gaps[d].count > 3 ? "; …" : "")
+        let why =
+            gaps[d].isEmpty ? "" : ": " + gaps[d].prefix(3).joined(separator: "; ") + (gaps[d].count > 3 ? "; …" : "")
         if beyondWindow[d] { return "the checkers could not follow this note's history\(why)" }
         guard missing > 0 else { return nil }
         return "the record holds \(count(d)) of \(top) server revisions of this note\(why)"

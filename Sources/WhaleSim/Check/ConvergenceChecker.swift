@@ -26,7 +26,8 @@ public enum ConvergenceChecker {
             do throws(OTError) {
                 try replay[d].apply(e.op)
             } catch {
-                failure[d] = "\(names[d]): history op \(ordinal + 1) (\(e.opId)) does not apply to the replayed text: \(error)"
+                failure[d] =
+                    "\(names[d]): history op \(ordinal + 1) (\(e.opId)) does not apply to the replayed text: \(error)"
             }
         }
         for entry in history.events {
@@ -40,7 +41,9 @@ public enum ConvergenceChecker {
             case .error(let c, History.divergedCode, let message):
                 // Caught while it happened: the client resynchronized afterwards, so its final
                 // text may well match; a reader of the note saw (and typed into) the wrong text.
-                evidence.invalid("t=\(entry.time) \(history.clientNames[c]) diverged from the server on \(names[history.clientDocuments[c]]) during the run: \(message)")
+                evidence.invalid(
+                    "t=\(entry.time) \(history.clientNames[c]) diverged from the server on \(names[history.clientDocuments[c]]) during the run: \(message)"
+                )
             default: break
             }
         }
@@ -59,19 +62,28 @@ public enum ConvergenceChecker {
             if let failure = failure[d] { evidence.invalid(failure) }
             let text = replay[d].text
             if text != serverText[d]! {
-                evidence.invalid("\(names[d]): the server's text is not the replay of its history: \(firstDifference(serverText[d]!, text))")
+                evidence.invalid(
+                    "\(names[d]): the server's text is not the replay of its history: \(firstDifference(serverText[d]!, text))"
+                )
             }
         }
         for entry in history.events {
-            guard case .clientFinal(let c, let text, let revision, let pending, let connected) = entry.event else { continue }
+            guard case .clientFinal(let c, let text, let revision, let pending, let connected) = entry.event else {
+                continue
+            }
             let d = history.clientDocuments[c]
             let name = history.clientNames[c]
             let server = serverText[d]!
             if text != server {
                 let line = "\(name) diverged from the server on \(names[d]): \(firstDifference(text, server))"
-                if quiescent == true && connected { evidence.invalid(line) } else { evidence.unknown(line + " (not quiescent)") }
+                if quiescent == true && connected {
+                    evidence.invalid(line)
+                } else {
+                    evidence.unknown(line + " (not quiescent)")
+                }
             } else if quiescent == true, connected, pending == 0, revision != serverRevision[d]! {
-                evidence.invalid("\(name) has the server's text but revision \(revision), the server \(serverRevision[d]!)")
+                evidence.invalid(
+                    "\(name) has the server's text but revision \(revision), the server \(serverRevision[d]!)")
             }
         }
         return (evidence.result(.convergence), footprint)

@@ -80,27 +80,43 @@ public enum CursorChecker {
                 observations += 1
                 let name = history.clientNames[c]
                 if !inBounds(selection, length) {
-                    evidence.invalid("t=\(entry.time) \(name)'s own selection \(show(selection)) is outside its text of \(length) scalars")
+                    evidence.invalid(
+                        "t=\(entry.time) \(name)'s own selection \(show(selection)) is outside its text of \(length) scalars"
+                    )
                     continue
                 }
                 guard let base = baseline[c] else { continue }
                 let ops = log.live(history.clientDocuments[c])
-                guard let expected = move(base.selection, from: base.revision, to: revision, ops: ops, rule: { $0 == c ? .own : .remote }) else { continue }
+                guard
+                    let expected = move(
+                        base.selection, from: base.revision, to: revision, ops: ops, rule: { $0 == c ? .own : .remote })
+                else { continue }
                 if expected != selection {
-                    evidence.invalid("t=\(entry.time) \(name)'s own selection is \(show(selection)) at revision \(revision); the oracle says \(show(expected)) (set to \(show(base.origin.selection)) at revision \(base.origin.revision))")
+                    evidence.invalid(
+                        "t=\(entry.time) \(name)'s own selection is \(show(selection)) at revision \(revision); the oracle says \(show(expected)) (set to \(show(base.origin.selection)) at revision \(base.origin.revision))"
+                    )
                 }
             case .remoteCursor(let o, let s, let revision, let observed, let length):
                 observations += 1
                 let observer = history.clientNames[o], subject = history.clientNames[s]
                 if let observed, !inBounds(observed, length) {
-                    evidence.invalid("t=\(entry.time) \(observer) shows \(subject)'s cursor at \(show(observed)), outside its text of \(length) scalars")
+                    evidence.invalid(
+                        "t=\(entry.time) \(observer) shows \(subject)'s cursor at \(show(observed)), outside its text of \(length) scalars"
+                    )
                     continue
                 }
-                guard history.protocolVersion >= 2, let sent = delivered[s], sent.time >= (lastConnect[s] ?? 0) else { continue }
+                guard history.protocolVersion >= 2, let sent = delivered[s], sent.time >= (lastConnect[s] ?? 0) else {
+                    continue
+                }
                 let ops = log.live(history.clientDocuments[o])
-                guard let expected = move(sent.selection, from: sent.revision, to: revision, ops: ops, rule: { $0 == s ? .own : .remote }) else { continue }
+                guard
+                    let expected = move(
+                        sent.selection, from: sent.revision, to: revision, ops: ops, rule: { $0 == s ? .own : .remote })
+                else { continue }
                 if observed != expected {
-                    evidence.invalid("t=\(entry.time) \(observer) shows \(subject)'s cursor at \(observed.map(show) ?? "nowhere") at revision \(revision); the oracle says \(show(expected)) (sent as \(show(sent.origin.selection)) at revision \(sent.origin.revision), moved with the own rule through \(subject)'s ops and the remote rule through the others')")
+                    evidence.invalid(
+                        "t=\(entry.time) \(observer) shows \(subject)'s cursor at \(observed.map(show) ?? "nowhere") at revision \(revision); the oracle says \(show(expected)) (sent as \(show(sent.origin.selection)) at revision \(sent.origin.revision), moved with the own rule through \(subject)'s ops and the remote rule through the others')"
+                    )
                 }
             default: break
             }
@@ -111,17 +127,23 @@ public enum CursorChecker {
     /// `selection` moved through the ops of revisions `from`+1 through `to`; nil when the ops (the
     /// log's window) do not hold every one of them (a live observer's gap, or a baseline behind the
     /// window: the oracle cannot say, so nothing is judged).
-    static func move(_ selection: Selection, from: Int, to: Int, ops: ArraySlice<AppliedLog.Entry>, rule: (Int) -> CursorRule) -> Selection? {
+    static func move(
+        _ selection: Selection, from: Int, to: Int, ops: ArraySlice<AppliedLog.Entry>, rule: (Int) -> CursorRule
+    ) -> Selection? {
         guard from >= 0, from <= to else { return nil }
         // Revisions follow the window's places unless the log has a gap: find the first op after `from`.
         let first = ops.startIndex
         var lo = first, hi = ops.endIndex
         let guess = first + from - ((ops.first?.revision ?? 1) - 1)
-        if guess >= first, guess < hi, ops[guess].revision == from + 1 { lo = guess } else {
+        if guess >= first, guess < hi, ops[guess].revision == from + 1 {
+            lo = guess
+        } else {
             while lo < hi { let mid = (lo + hi) / 2; if ops[mid].revision <= from { lo = mid + 1 } else { hi = mid } }
         }
         let end = lo + (to - from)
-        guard end <= ops.endIndex, to == from || (ops[lo].revision == from + 1 && ops[end - 1].revision == to) else { return nil }
+        guard end <= ops.endIndex, to == from || (ops[lo].revision == from + 1 && ops[end - 1].revision == to) else {
+            return nil
+        }
         var s = selection
         for e in ops[lo..<end] {
             guard let moved = try? e.op.transform(selection: s, rule: rule(e.client)) else { return nil }

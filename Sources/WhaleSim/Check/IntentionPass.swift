@@ -79,7 +79,7 @@ struct IntentionPass {
             ops[id] = state
         case .ack(let c, let id, _):
             if ops[id] == nil, recent[history.clientDocuments[c]].revision(of: id) != nil {
-                break // a second acknowledgement of an op already judged and let go (the revision checker's)
+                break  // a second acknowledgement of an op already judged and let go (the revision checker's)
             }
             if ops[id, default: IntentionOp()].acked == nil { ops[id]!.acked = (entry.time, c) }
             release(id)
@@ -123,7 +123,8 @@ struct IntentionPass {
             // The note went back past the window: the ops it folded beyond `to` were undone. Those
             // still held are lost like any dropped op; those let go cannot be named (the note is unknown).
             recent[d] = RecentOps(capacity: log.windowSize)
-            for (id, op) in ops.sorted(by: { $0.key < $1.key }) where op.applied != nil && op.appliedIn == d && op.applied! > to {
+            for (id, op) in ops.sorted(by: { $0.key < $1.key })
+            where op.applied != nil && op.appliedIn == d && op.applied! > to {
                 ops[id]!.applied = nil
                 ops[id]!.lost.append((d, time, cause, losses))
                 losses += 1
@@ -138,7 +139,9 @@ struct IntentionPass {
         var lines = Evidence(), shadowLines = Evidence()
         let state = ops[e.opId]
         if let first = state?.applied ?? recent[d].revision(of: e.opId) {
-            lines.invalid("\(e.opId) applied twice on \(note) (revisions \(first) and \(e.revision)): its text \(String(reflecting: e.op.insertedText)) is doubled")
+            lines.invalid(
+                "\(e.opId) applied twice on \(note) (revisions \(first) and \(e.revision)): its text \(String(reflecting: e.op.insertedText)) is doubled"
+            )
         } else {
             ops[e.opId]?.applied = e.revision
             ops[e.opId]?.appliedIn = d
@@ -146,35 +149,49 @@ struct IntentionPass {
         if let origin = state?.sent {
             let typed = origin.op.insertedText, applied = e.op.insertedText
             if typed != applied {
-                lines.invalid("\(e.opId): the server inserted \(String(reflecting: applied)) but \(history.clientNames[origin.client]) sent \(String(reflecting: typed))")
+                lines.invalid(
+                    "\(e.opId): the server inserted \(String(reflecting: applied)) but \(history.clientNames[origin.client]) sent \(String(reflecting: typed))"
+                )
             }
         } else {
             lines.invalid("revision \(e.revision) of \(note) applies \(e.opId), which no client sent")
         }
         if known != false, !shadowBroken[d], !log.beyondWindow[d] {
             var deleted: [(id: Int64, scalar: Unicode.Scalar)] = []
-            if !shadows[d].apply(e.op, identity: ShadowText.identity(ordinal: ordinal, client: e.client), deleted: &deleted) {
-                shadowLines.invalid("\(note) revision \(ordinal + 1) (\(e.opId)) does not span the shadow text (\(e.op.baseLength) vs \(shadows[d].count) scalars)")
+            if !shadows[d].apply(
+                e.op, identity: ShadowText.identity(ordinal: ordinal, client: e.client), deleted: &deleted)
+            {
+                shadowLines.invalid(
+                    "\(note) revision \(ordinal + 1) (\(e.opId)) does not span the shadow text (\(e.op.baseLength) vs \(shadows[d].count) scalars)"
+                )
                 shadowBroken[d] = true
             } else {
                 let author = state?.sent?.client ?? e.client
                 let sentRevision = state?.sentRevision ?? 0
                 let where_ = "\(e.opId) (\(history.clientNames[author]), revision \(ordinal + 1) of \(note))"
                 let unseen = deleted.filter { item in
-                    guard item.id >= 0 else { return false } // the initial text: every client saw it
+                    guard item.id >= 0 else { return false }  // the initial text: every client saw it
                     let (j, client) = ShadowText.origin(item.id)
                     return client != author && j >= sentRevision
                 }
                 if !unseen.isEmpty {
-                    let names = Set(unseen.map { item -> String in
-                        let (j, client) = ShadowText.origin(item.id)
-                        return recent[d].opId(ordinal: j) ?? "revision \(j + 1) (\(history.clientNames[client]))"
-                    }).sorted()
-                    shadowLines.invalid("\(where_) deleted \(String(reflecting: scalarsText(unseen.map(\.scalar)))), inserted by \(names.joined(separator: ", ")) after revision \(sentRevision), which its author had not seen")
+                    let names = Set(
+                        unseen.map { item -> String in
+                            let (j, client) = ShadowText.origin(item.id)
+                            return recent[d].opId(ordinal: j) ?? "revision \(j + 1) (\(history.clientNames[client]))"
+                        }
+                    ).sorted()
+                    shadowLines.invalid(
+                        "\(where_) deleted \(String(reflecting: scalarsText(unseen.map(\.scalar)))), inserted by \(names.joined(separator: ", ")) after revision \(sentRevision), which its author had not seen"
+                    )
                 }
-                let allowed = state?.allowed.map { $0 + (state?.invoked.map { widths.waiting(for: e.opId, client: $0.client) } ?? 0) }
+                let allowed = state?.allowed.map {
+                    $0 + (state?.invoked.map { widths.waiting(for: e.opId, client: $0.client) } ?? 0)
+                }
                 if let allowed, deleted.count > allowed {
-                    shadowLines.invalid("\(where_) deleted \(deleted.count) scalars \(String(reflecting: scalarsText(deleted.map(\.scalar)))) but its user's edits deleted \(allowed): a too-wide delete")
+                    shadowLines.invalid(
+                        "\(where_) deleted \(deleted.count) scalars \(String(reflecting: scalarsText(deleted.map(\.scalar)))) but its user's edits deleted \(allowed): a too-wide delete"
+                    )
                 }
             }
         }
@@ -205,7 +222,9 @@ struct IntentionPass {
             log.foldAll(d) { changes.append($0) }
             for change in changes { apply(change) }
             if unobserved[d] == nil, let text = serverText[d], shadows[d].text != text {
-                evidence.invalid("\(names[d]): the server's text holds characters its applied ops do not explain: \(firstDifference(text, shadows[d].text))")
+                evidence.invalid(
+                    "\(names[d]): the server's text holds characters its applied ops do not explain: \(firstDifference(text, shadows[d].text))"
+                )
             }
         }
         footprint.see(windowEntries: log.peakEntries, opEntries: ops.count)
@@ -214,7 +233,11 @@ struct IntentionPass {
         for (id, op) in left where op.applied == nil {
             guard let acked = op.acked else { continue }
             for lost in op.lost {
-                lostLines.append((lost.order, "\(id) was acknowledged at t=\(acked.time) but dropped from \(names[lost.document]) at t=\(lost.time) (\(lost.cause)): an acknowledged edit was lost"))
+                lostLines.append(
+                    (
+                        lost.order,
+                        "\(id) was acknowledged at t=\(acked.time) but dropped from \(names[lost.document]) at t=\(lost.time) (\(lost.cause)): an acknowledged edit was lost"
+                    ))
             }
         }
         for line in lostLines.sorted(by: { $0.order < $1.order }) { evidence.invalid(line.line) }
@@ -222,24 +245,34 @@ struct IntentionPass {
             guard let acked = op.acked else { continue }
             let d = history.clientDocuments[acked.client]
             if unobserved[d] != nil {
-                evidence.unknown("\(id) was acknowledged at t=\(acked.time) and is not among the observed revisions of \(names[d]), whose record is incomplete: whether it was lost is unknown")
+                evidence.unknown(
+                    "\(id) was acknowledged at t=\(acked.time) and is not among the observed revisions of \(names[d]), whose record is incomplete: whether it was lost is unknown"
+                )
                 continue
             }
-            evidence.invalid("\(id) was acknowledged at t=\(acked.time) but is not in the server's history: an acknowledged edit was lost")
+            evidence.invalid(
+                "\(id) was acknowledged at t=\(acked.time) but is not in the server's history: an acknowledged edit was lost"
+            )
         }
-        let invoked = left.compactMap { id, op in op.invoked.map { (id: id, op: op, client: $0.client, time: $0.time, order: $0.order) } }
-            .sorted { $0.order < $1.order }
+        let invoked = left.compactMap { id, op in
+            op.invoked.map { (id: id, op: op, client: $0.client, time: $0.time, order: $0.order) }
+        }
+        .sorted { $0.order < $1.order }
         if history.protocolVersion < 2 {
             // The original protocol has no resync: a reconnect throws pending edits away. Say which.
             for (id, op) in left {
                 guard let code = op.failed else { continue }
                 let sent = op.sent?.op ?? op.invokedOp
                 let client = op.invoked.map { history.clientNames[$0.client] } ?? "?"
-                evidence.finding("\(id) (\(client)) was lost (\(code)): inserted \(String(reflecting: sent?.insertedText ?? "")), deleted \(sent?.deletedCount ?? 0) scalars; the original protocol throws unacknowledged edits away on reconnect")
+                evidence.finding(
+                    "\(id) (\(client)) was lost (\(code)): inserted \(String(reflecting: sent?.insertedText ?? "")), deleted \(sent?.deletedCount ?? 0) scalars; the original protocol throws unacknowledged edits away on reconnect"
+                )
             }
             if quiescent {
                 for op in invoked where op.op.acked == nil && op.op.failed == nil && op.op.applied == nil {
-                    evidence.finding("\(op.id) (\(history.clientNames[op.client]), invoked at t=\(op.time)) was never acknowledged: the edit was lost without a word")
+                    evidence.finding(
+                        "\(op.id) (\(history.clientNames[op.client]), invoked at t=\(op.time)) was never acknowledged: the edit was lost without a word"
+                    )
                 }
             }
         } else {
@@ -248,14 +281,18 @@ struct IntentionPass {
                 // A client may give up on an op the server had already applied (its ack lost with
                 // a socket, then its resend refused): the edit is in the server's history, not lost.
                 if let revision = op.applied {
-                    evidence.finding("\(id) was abandoned by its client (\(code)) although the server had applied it as revision \(revision): the edit was kept, the client gave it up for nothing")
+                    evidence.finding(
+                        "\(id) was abandoned by its client (\(code)) although the server had applied it as revision \(revision): the edit was kept, the client gave it up for nothing"
+                    )
                     continue
                 }
                 evidence.invalid("\(id) was abandoned (\(code)): the user's edit was lost")
             }
             if quiescent {
                 for op in invoked where op.op.acked == nil && op.op.failed == nil {
-                    evidence.invalid("\(op.id) (\(history.clientNames[op.client]), invoked at t=\(op.time)) was never acknowledged after healing: the edit was lost")
+                    evidence.invalid(
+                        "\(op.id) (\(history.clientNames[op.client]), invoked at t=\(op.time)) was never acknowledged after healing: the edit was lost"
+                    )
                 }
             }
         }

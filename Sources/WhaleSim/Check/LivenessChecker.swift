@@ -14,12 +14,15 @@ public enum LivenessChecker {
             case .quiescence(let reached, let ticks):
                 sawQuiescence = true
                 if !reached {
-                    evidence.invalid("no quiescence within \(ticks) ticks after healing: messages or pending ops remain")
+                    evidence.invalid(
+                        "no quiescence within \(ticks) ticks after healing: messages or pending ops remain")
                 }
             case .traffic(let messages, let actions, let clients):
                 let bound = 100 + messagesPerActionPerClient * max(actions, 1) * (clients + 1)
                 if messages > bound {
-                    evidence.invalid("\(messages) messages for \(actions) client actions and \(clients) clients (bound \(bound)): a message loop")
+                    evidence.invalid(
+                        "\(messages) messages for \(actions) client actions and \(clients) clients (bound \(bound)): a message loop"
+                    )
                 }
             default: break
             }

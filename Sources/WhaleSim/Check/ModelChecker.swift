@@ -64,7 +64,11 @@ public enum ModelChecker {
             let server = serverFinal[c] ?? []
             guard final.records != server else { continue }
             let line = "\(name)'s \(final.page) differs from the server's: \(difference(final.records, server))"
-            if quiescent == true, final.pending == 0 { evidence.invalid(line) } else { evidence.unknown(line + " (not quiescent)") }
+            if quiescent == true, final.pending == 0 {
+                evidence.invalid(line)
+            } else {
+                evidence.unknown(line + " (not quiescent)")
+            }
         }
         for ack in acks {
             let name = history.clientNames[ack.client]
@@ -77,16 +81,26 @@ public enum ModelChecker {
                 if serverState[k] == line || (serverState[k] == nil && line.contains("\"tracked\":false")) { continue }
                 if let last = lastWrite[k], last > apply.order { continue }
                 let now = serverState[k].map { "the server has \($0)" } ?? "the server has no such record"
-                let unanswered = invoked.filter { !answered.contains($0.id) && Self.names($0.mutation, key: k, record: serverState[k]) }
-                if let server = serverState[k], let maybe = unanswered.first(where: { Self.explains($0.mutation, written: line, server: server) }) {
-                    evidence.finding("\(name)'s \(ack.id) wrote \(line); the server has \(server), which is that write with \(maybe.id) (\(maybe.mutation)) applied after it: that call got no answer (the server went away) and took effect")
+                let unanswered = invoked.filter {
+                    !answered.contains($0.id) && Self.names($0.mutation, key: k, record: serverState[k])
+                }
+                if let server = serverState[k],
+                    let maybe = unanswered.first(where: { Self.explains($0.mutation, written: line, server: server) })
+                {
+                    evidence.finding(
+                        "\(name)'s \(ack.id) wrote \(line); the server has \(server), which is that write with \(maybe.id) (\(maybe.mutation)) applied after it: that call got no answer (the server went away) and took effect"
+                    )
                     continue
                 }
                 if let maybe = unanswered.first {
-                    evidence.unknown("\(name)'s \(ack.id) wrote \(line) and \(now); \(maybe.id) (\(maybe.mutation)) got no answer (the server went away) and may have written it")
+                    evidence.unknown(
+                        "\(name)'s \(ack.id) wrote \(line) and \(now); \(maybe.id) (\(maybe.mutation)) got no answer (the server went away) and may have written it"
+                    )
                     continue
                 }
-                evidence.invalid("\(name)'s \(ack.id) (order \(apply.order), acknowledged at t=\(ack.time)) wrote \(line), nothing later wrote \(k), but \(now): an acknowledged mutation was lost")
+                evidence.invalid(
+                    "\(name)'s \(ack.id) (order \(apply.order), acknowledged at t=\(ack.time)) wrote \(line), nothing later wrote \(k), but \(now): an acknowledged mutation was lost"
+                )
             }
         }
         return evidence.result(.model)
@@ -112,8 +126,8 @@ public enum ModelChecker {
     /// `saveAccounts`/`saveContacts SFID→STATE`; any other mutation explains nothing.
     static func explains(_ mutation: String, written: String, server: String) -> Bool {
         guard key(written) == key(server),
-              case .object(let before)? = try? WireJSON.parse(String(written.dropFirst(key(written).count + 1))),
-              case .object(let after)? = try? WireJSON.parse(String(server.dropFirst(key(server).count + 1)))
+            case .object(let before)? = try? WireJSON.parse(String(written.dropFirst(key(written).count + 1))),
+            case .object(let after)? = try? WireJSON.parse(String(server.dropFirst(key(server).count + 1)))
         else { return false }
         let words = mutation.split(separator: " ").map(String.init)
         guard let verb = words.first else { return false }
@@ -142,14 +156,20 @@ public enum ModelChecker {
             guard words.count == 2 else { return false }
             // The entry for this record: its Salesforce id (or id) is a string in the written line.
             let entries = words[1].split(separator: ",").map { $0.split(separator: "→", maxSplits: 1).map(String.init) }
-            guard let entry = entries.first(where: { $0.count == 2 && written.contains("\"\($0[0])\"") }) else { return false }
+            guard let entry = entries.first(where: { $0.count == 2 && written.contains("\"\($0[0])\"") }) else {
+                return false
+            }
             settings.append(("state", entry[1] == "null" ? .null : .string(entry[1])))
         default:
             return false
         }
         var expected = before
         for (name, value) in settings {
-            if let i = expected.firstIndex(where: { $0.0 == name }) { expected[i].1 = value } else { expected.append((name, value)) }
+            if let i = expected.firstIndex(where: { $0.0 == name }) {
+                expected[i].1 = value
+            } else {
+                expected.append((name, value))
+            }
         }
         // Member order aside, and a null member the same as none (a record's JSON may leave it out).
         func members(_ object: [(String, WireJSON)]) -> [String: WireJSON] {

@@ -46,7 +46,8 @@ public enum RevisionChecker {
                 }
                 if let index = inFlight.removeValue(forKey: id) ?? (again ?? nil) {
                     if let previous = lastAck[c], previous.index > index {
-                        evidence.invalid("t=\(t) \(name): \(id) acknowledged after \(previous.id), though invoked before it")
+                        evidence.invalid(
+                            "t=\(t) \(name): \(id) acknowledged after \(previous.id), though invoked before it")
                     }
                     lastAck[c] = (id, index)
                     recentAcks.append(id, index: index)
@@ -55,10 +56,12 @@ public enum RevisionChecker {
                     recentAcks.append(id, index: nil)
                 }
             case .serverRevision(let d, let from, let to, let cause) where to < from:
-                evidence.invalid("t=\(t) \(history.documentNames[d])'s server revision went back from \(from) to \(to) (\(cause))")
+                evidence.invalid(
+                    "t=\(t) \(history.documentNames[d])'s server revision went back from \(from) to \(to) (\(cause))")
             case .serverFinal(let d, _, let r, let count):
                 if r != count {
-                    evidence.invalid("\(history.documentNames[d]): server revision \(r) but \(count) ops in its history")
+                    evidence.invalid(
+                        "\(history.documentNames[d]): server revision \(r) but \(count) ops in its history")
                 }
             default: break
             }

@@ -16,7 +16,9 @@ struct ShadowText {
     var count: Int { ids.count }
 
     /// The identity of the scalars inserted by op number `ordinal` (0-based) of the log, by `client`.
-    static func identity(ordinal: Int, client: Int) -> Int64 { Int64(ordinal) << 32 | Int64(UInt32(truncatingIfNeeded: client)) }
+    static func identity(ordinal: Int, client: Int) -> Int64 {
+        Int64(ordinal) << 32 | Int64(UInt32(truncatingIfNeeded: client))
+    }
 
     /// The op's place in the log and its author, from an inserted scalar's identity.
     static func origin(_ identity: Int64) -> (ordinal: Int, client: Int) {
@@ -30,7 +32,9 @@ struct ShadowText {
     }
 
     /// Applies `operation` and lists the identities and scalars it deleted.
-    mutating func apply(_ operation: Operation, identity: Int64, deleted: inout [(id: Int64, scalar: Unicode.Scalar)]) -> Bool {
+    mutating func apply(_ operation: Operation, identity: Int64, deleted: inout [(id: Int64, scalar: Unicode.Scalar)])
+        -> Bool
+    {
         guard operation.baseLength == ids.count else { return false }
         var newIds: [Int64] = []
         var newScalars: [Unicode.Scalar] = []

@@ -74,16 +74,19 @@ extension FNV1a {
         case .heal: byte(19)
         case .quiescence(let reached, let ticks): byte(20); byte(reached ? 1 : 0); feed(ticks)
         case .traffic(let m, let e, let c): byte(21); feed(m); feed(e); feed(c)
-        case .clientFinal(let c, let t, let r, let p, let conn): byte(22); feed(c); feed(t); feed(r); feed(p); byte(conn ? 1 : 0)
+        case .clientFinal(let c, let t, let r, let p, let conn):
+            byte(22); feed(c); feed(t); feed(r); feed(p); byte(conn ? 1 : 0)
         case .serverFinal(let d, let t, let r, let h): byte(23); feed(d); feed(t); feed(r); feed(h)
         case .modelInvoke(let c, let id, let m): byte(24); feed(c); feed(id); feed(m)
         case .modelApply(let c, let id, let o, let records): byte(25); feed(c); feed(id); feed(o); feed(records)
         case .modelAck(let c, let id, let o): byte(26); feed(c); feed(id); feed(o)
         case .modelFailed(let c, let id, let code): byte(27); feed(c); feed(id); feed(code)
-        case .modelClientFinal(let c, let page, let records, let p): byte(28); feed(c); feed(page); feed(records); feed(p)
+        case .modelClientFinal(let c, let page, let records, let p):
+            byte(28); feed(c); feed(page); feed(records); feed(p)
         case .modelServerFinal(let c, let page, let records): byte(29); feed(c); feed(page); feed(records)
         case .modelServerState(let records): byte(30); feed(records)
-        case .observation(let d, let f, let t, let k, let detail): byte(31); feed(d); feed(f); feed(t); feed(k.rawValue); feed(detail)
+        case .observation(let d, let f, let t, let k, let detail):
+            byte(31); feed(d); feed(f); feed(t); feed(k.rawValue); feed(detail)
         }
     }
 }

@@ -29,7 +29,9 @@ extension History {
     ///
     /// Returns the new history and one line per document for the run's notes (none when the
     /// record and the account agree and nothing was missing).
-    public func reconciled(document d: Int, account: [ServerAccountOp], readAt: SimTime, source: String) -> (History, String?) {
+    public func reconciled(document d: Int, account: [ServerAccountOp], readAt: SimTime, source: String) -> (
+        History, String?
+    ) {
         let (history, said) = reconciled(accounts: [(d, account)], readAt: readAt, source: { _ in source })
         return (history, said.first)
     }
@@ -38,8 +40,10 @@ extension History {
     /// over the entries to read every document's log and one to write the new history (a live
     /// run's packed history of millions of entries is read twice, not twice per note). Returns
     /// one line per document that changed, in the order given.
-    public func reconciled(accounts: [(document: Int, account: [ServerAccountOp])], readAt: SimTime,
-                           source: (Int) -> String) -> (History, [String]) {
+    public func reconciled(
+        accounts: [(document: Int, account: [ServerAccountOp])], readAt: SimTime,
+        source: (Int) -> String
+    ) -> (History, [String]) {
         typealias Apply = (revision: Int, index: Int, client: Int, opId: String, op: Operation, time: SimTime)
         // One pass in order (a packed history is not indexed): each apply keeps what the
         // comparison with the account needs, and where `readAt` falls is noted on the way.
@@ -55,14 +59,16 @@ extension History {
             case .serverApply(let doc, let c, let id, let op, let revision) where wanted.contains(doc):
                 live[doc, default: []].append((revision, i, c, id, op, entry.time))
             case .serverRevision(let doc, _, let to, _) where wanted.contains(doc):
-                if let keep = live[doc]?.firstIndex(where: { $0.revision > max(to, 0) }) { live[doc]!.removeLast(live[doc]!.count - keep) }
+                if let keep = live[doc]?.firstIndex(where: { $0.revision > max(to, 0) }) {
+                    live[doc]!.removeLast(live[doc]!.count - keep)
+                }
             case .observation(let doc, _, let to, .gap, _) where wanted.contains(doc):
                 gapEvents[doc, default: []].append((i, to))
             default:
                 break
             }
         }
-        var before: [Int: [HistoryEvent]] = [:]     // events to put in front of entry i
+        var before: [Int: [HistoryEvent]] = [:]  // events to put in front of entry i
         var tail: [HistoryEvent] = []
         var replace: [Int: HistoryEvent] = [:]
         var drop: Set<Int> = []
@@ -78,7 +84,9 @@ extension History {
             var filled = 0, conflicts = 0
             func apply(_ r: Int) -> HistoryEvent {
                 let a = account[r - 1]
-                return .serverApply(document: d, client: max(a.client, 0), opId: a.opId.isEmpty ? "unattributed-r\(r)" : a.opId, op: a.op, revision: r)
+                return .serverApply(
+                    document: d, client: max(a.client, 0), opId: a.opId.isEmpty ? "unattributed-r\(r)" : a.opId,
+                    op: a.op, revision: r)
             }
             var r = 1
             while r <= top {
@@ -88,9 +96,11 @@ extension History {
                         conflicts += 1
                         let a = account[r - 1]
                         func who(_ c: Int) -> String { c >= 0 && c < clientNames.count ? clientNames[c] : "?" }
-                        let detail = "the server broadcast \(l.opId) (\(who(l.client))) \(l.op.compactDescription) as this revision at t=\(l.time); its own account (\(source)) holds \(a.opId) (\(who(a.client))) \(a.op.compactDescription)"
+                        let detail =
+                            "the server broadcast \(l.opId) (\(who(l.client))) \(l.op.compactDescription) as this revision at t=\(l.time); its own account (\(source)) holds \(a.opId) (\(who(a.client))) \(a.op.compactDescription)"
                         replace[l.index] = apply(r)
-                        before[l.index, default: []].append(.observation(document: d, from: r - 1, to: r, kind: .conflict, detail: detail))
+                        before[l.index, default: []].append(
+                            .observation(document: d, from: r - 1, to: r, kind: .conflict, detail: detail))
                     }
                     r += 1
                     continue
@@ -101,21 +111,41 @@ extension History {
                 guard r <= account.count else { break }
                 filled += end - r + 1
                 let anchor = seen[end + 1]?.index
-                let run = [HistoryEvent.observation(document: d, from: r - 1, to: end, kind: .filled, detail: "not observed live; taken from \(source)")] + (r...end).map(apply)
+                let run =
+                    [
+                        HistoryEvent.observation(
+                            document: d, from: r - 1, to: end, kind: .filled,
+                            detail: "not observed live; taken from \(source)")
+                    ] + (r...end).map(apply)
                 if let anchor { before[anchor, default: []] += run } else { tail += run }
                 r = end + 1
             }
             var wentBack = false
             if let last = live.last?.revision, last > account.count {
                 wentBack = true
-                tail.append(.serverRevision(document: d, from: last, to: account.count, cause: "the server's own account (\(source)) ends at revision \(account.count), though it broadcast revisions up to \(last)"))
+                tail.append(
+                    .serverRevision(
+                        document: d, from: last, to: account.count,
+                        cause:
+                            "the server's own account (\(source)) ends at revision \(account.count), though it broadcast revisions up to \(last)"
+                    ))
             }
             drop.formUnion(dropHere)
             guard filled > 0 || conflicts > 0 || wentBack || !dropHere.isEmpty else { continue }
             var said: [String] = []
-            if filled > 0 { said.append("\(filled) revision\(filled == 1 ? "" : "s") not observed live were taken from \(source)") }
-            if conflicts > 0 { said.append("\(conflicts) revision\(conflicts == 1 ? "" : "s") broadcast differently from the server's own account (a conflict)") }
-            if wentBack { said.append("the server's own account ends at revision \(account.count), before revision \(live.last!.revision) it broadcast") }
+            if filled > 0 {
+                said.append("\(filled) revision\(filled == 1 ? "" : "s") not observed live were taken from \(source)")
+            }
+            if conflicts > 0 {
+                said.append(
+                    "\(conflicts) revision\(conflicts == 1 ? "" : "s") broadcast differently from the server's own account (a conflict)"
+                )
+            }
+            if wentBack {
+                said.append(
+                    "the server's own account ends at revision \(account.count), before revision \(live.last!.revision) it broadcast"
+                )
+            }
             lines.append("\(name): " + said.joined(separator: "; "))
         }
         guard !before.isEmpty || !tail.isEmpty || !replace.isEmpty || !drop.isEmpty else { return (self, lines) }

@@ -36,8 +36,11 @@ public struct History: Sendable {
 
     /// `packed`: keep the entries as bytes (``PackedEvents``), for a history as long as a live
     /// run's; the simulator's histories are arrays.
-    public init(clientNames: [String], clientDocuments: [Int], documentNames: [String], initialTexts: [String], protocolVersion: Int,
-                packed: Bool = false) {
+    public init(
+        clientNames: [String], clientDocuments: [Int], documentNames: [String], initialTexts: [String],
+        protocolVersion: Int,
+        packed: Bool = false
+    ) {
         if packed { self.packed = PackedEvents() }
         self.clientNames = clientNames
         self.clientDocuments = clientDocuments
@@ -69,8 +72,9 @@ public struct History: Sendable {
 
     /// The same names and texts with no entries yet, packed or not as this one is.
     public func emptyCopy() -> History {
-        History(clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documentNames,
-                initialTexts: initialTexts, protocolVersion: protocolVersion, packed: isPacked)
+        History(
+            clientNames: clientNames, clientDocuments: clientDocuments, documentNames: documentNames,
+            initialTexts: initialTexts, protocolVersion: protocolVersion, packed: isPacked)
     }
 
     /// Clients editing `document`, in index order.

@@ -73,24 +73,28 @@ public struct PackedEvents: Sequence, Sendable {
         case .cursorDelivered(let c, let r, let s): putInt(c); putInt(r); putSelection(s)
         case .selectionSet(let c, let r, let s): putInt(c); putInt(r); putSelection(s)
         case .ownCursor(let c, let r, let s, let n): putInt(c); putInt(r); putSelection(s); putInt(n)
-        case .remoteCursor(let o, let s, let r, let sel, let n): putInt(o); putInt(s); putInt(r); putSelection(sel); putInt(n)
+        case .remoteCursor(let o, let s, let r, let sel, let n):
+            putInt(o); putInt(s); putInt(r); putSelection(sel); putInt(n)
         case .connect(let c): putInt(c)
         case .disconnect(let c, let cause): putInt(c); putText(cause)
         case .serverCrash, .serverRestart, .heal: break
         case .note(let text): putText(text)
         case .quiescence(let reached, let ticks): bytes.append(reached ? 1 : 0); putInt(ticks)
         case .traffic(let m, let ed, let c): putInt(m); putInt(ed); putInt(c)
-        case .clientFinal(let c, let t, let r, let p, let conn): putInt(c); putText(t); putInt(r); putInt(p); bytes.append(conn ? 1 : 0)
+        case .clientFinal(let c, let t, let r, let p, let conn):
+            putInt(c); putText(t); putInt(r); putInt(p); bytes.append(conn ? 1 : 0)
         case .serverFinal(let d, let t, let r, let h): putInt(d); putText(t); putInt(r); putInt(h)
         case .modelInvoke(let c, let id, let m): putInt(c); putText(id); putText(m)
         case .modelApply(let c, let id, let o, let records): putInt(c); putText(id); putInt(o); putTexts(records)
         case .modelAck(let c, let id, let o): putInt(c); putText(id); putInt(o)
         case .modelFailed(let c, let id, let code): putInt(c); putText(id); putText(code)
-        case .modelClientFinal(let c, let page, let records, let p): putInt(c); putText(page); putTexts(records); putInt(p)
+        case .modelClientFinal(let c, let page, let records, let p):
+            putInt(c); putText(page); putTexts(records); putInt(p)
         case .modelServerFinal(let c, let page, let records): putInt(c); putText(page); putTexts(records)
         case .modelServerState(let records): putTexts(records)
         case .observation(let d, let f, let t, let k, let detail):
-            putInt(d); putInt(f); putInt(t); bytes.append(UInt8(ObservationKind.allCases.firstIndex(of: k)!)); putText(detail)
+            putInt(d); putInt(f); putInt(t); bytes.append(UInt8(ObservationKind.allCases.firstIndex(of: k)!));
+            putText(detail)
         }
         count += 1
         if chunkLimit > 0, bytes.count >= chunkLimit { spillChunk() }
@@ -104,7 +108,9 @@ public struct PackedEvents: Sequence, Sendable {
         if !file.append(bytes, at: spilledBytes) {
             // Another copy appended to the shared file first (or the disk is full): move what this
             // copy spilled to a file of its own and try once more there.
-            guard file.size != spilledBytes, let own = SpillFile(directory: spillDirectory) else { chunkLimit = 0; return }
+            guard file.size != spilledBytes, let own = SpillFile(directory: spillDirectory) else {
+                chunkLimit = 0; return
+            }
             var offset = 0
             for length in chunks {
                 guard own.append(file.read(at: offset, count: length), at: offset) else { chunkLimit = 0; return }
@@ -121,39 +127,40 @@ public struct PackedEvents: Sequence, Sendable {
     // MARK: Writing
 
     private mutating func putTag(_ e: HistoryEvent) {
-        let tag: UInt8 = switch e {
-        case .edit: 1
-        case .invoke: 2
-        case .send: 3
-        case .ack: 4
-        case .failed: 5
-        case .serverApply: 6
-        case .serverRevision: 7
-        case .clientRevision: 8
-        case .error: 9
-        case .cursorDelivered: 10
-        case .selectionSet: 11
-        case .ownCursor: 12
-        case .remoteCursor: 13
-        case .connect: 14
-        case .disconnect: 15
-        case .serverCrash: 16
-        case .serverRestart: 17
-        case .note: 18
-        case .heal: 19
-        case .quiescence: 20
-        case .traffic: 21
-        case .clientFinal: 22
-        case .serverFinal: 23
-        case .modelInvoke: 24
-        case .modelApply: 25
-        case .modelAck: 26
-        case .modelFailed: 27
-        case .modelClientFinal: 28
-        case .modelServerFinal: 29
-        case .modelServerState: 30
-        case .observation: 31
-        }
+        let tag: UInt8 =
+            switch e {
+            case .edit: 1
+            case .invoke: 2
+            case .send: 3
+            case .ack: 4
+            case .failed: 5
+            case .serverApply: 6
+            case .serverRevision: 7
+            case .clientRevision: 8
+            case .error: 9
+            case .cursorDelivered: 10
+            case .selectionSet: 11
+            case .ownCursor: 12
+            case .remoteCursor: 13
+            case .connect: 14
+            case .disconnect: 15
+            case .serverCrash: 16
+            case .serverRestart: 17
+            case .note: 18
+            case .heal: 19
+            case .quiescence: 20
+            case .traffic: 21
+            case .clientFinal: 22
+            case .serverFinal: 23
+            case .modelInvoke: 24
+            case .modelApply: 25
+            case .modelAck: 26
+            case .modelFailed: 27
+            case .modelClientFinal: 28
+            case .modelServerFinal: 29
+            case .modelServerState: 30
+            case .observation: 31
+            }
         bytes.append(tag)
     }
 
@@ -204,7 +211,9 @@ public struct PackedEvents: Sequence, Sendable {
         let utf8 = id.utf8
         if let colon = utf8.lastIndex(of: UInt8(ascii: ":")), colon != utf8.startIndex {
             let digits = utf8[utf8.index(after: colon)...]
-            if !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }), digits.count == 1 || digits.first != 48 {
+            if !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                digits.count == 1 || digits.first != 48
+            {
                 let prefix = String(id[..<colon])
                 var n: UInt64 = 0
                 for d in digits { n = n * 10 + UInt64(d - 48) }
@@ -287,7 +296,9 @@ public struct PackedEvents: Sequence, Sendable {
             case 10: event = .cursorDelivered(client: int(), revision: int(), selection: selection()!)
             case 11: event = .selectionSet(client: int(), revision: int(), selection: selection()!)
             case 12: event = .ownCursor(client: int(), revision: int(), selection: selection()!, textLength: int())
-            case 13: event = .remoteCursor(observer: int(), subject: int(), revision: int(), selection: selection(), textLength: int())
+            case 13:
+                event = .remoteCursor(
+                    observer: int(), subject: int(), revision: int(), selection: selection(), textLength: int())
             case 14: event = .connect(client: int())
             case 15: event = .disconnect(client: int(), cause: text())
             case 16: event = .serverCrash
@@ -296,7 +307,9 @@ public struct PackedEvents: Sequence, Sendable {
             case 19: event = .heal
             case 20: event = .quiescence(reached: byte() == 1, ticksAfterHeal: int())
             case 21: event = .traffic(messages: int(), edits: int(), clients: int())
-            case 22: event = .clientFinal(client: int(), text: text(), revision: int(), pendingOps: int(), connected: byte() == 1)
+            case 22:
+                event = .clientFinal(
+                    client: int(), text: text(), revision: int(), pendingOps: int(), connected: byte() == 1)
             case 23: event = .serverFinal(document: int(), text: text(), revision: int(), historyCount: int())
             case 24: event = .modelInvoke(client: int(), requestId: text(), mutation: text())
             case 25: event = .modelApply(client: int(), requestId: text(), order: int(), records: texts())
@@ -305,7 +318,10 @@ public struct PackedEvents: Sequence, Sendable {
             case 28: event = .modelClientFinal(client: int(), page: text(), records: texts(), pending: int())
             case 29: event = .modelServerFinal(client: int(), page: text(), records: texts())
             case 30: event = .modelServerState(records: texts())
-            case 31: event = .observation(document: int(), from: int(), to: int(), kind: ObservationKind.allCases[Int(byte())], detail: text())
+            case 31:
+                event = .observation(
+                    document: int(), from: int(), to: int(), kind: ObservationKind.allCases[Int(byte())], detail: text()
+                )
             default: preconditionFailure("PackedEvents: unknown tag \(tag) at byte \(at - 1)")
             }
             return HistoryEntry(time: time, event: event)
@@ -335,7 +351,9 @@ public struct PackedEvents: Sequence, Sendable {
         private mutating func text() -> String {
             let n = Int(uint())
             defer { at += n }
-            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[at..<at + n]), as: UTF8.self) }
+            return bytes.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[at..<at + n]), as: UTF8.self)
+            }
         }
 
         private mutating func texts() -> [String] {

@@ -18,7 +18,9 @@ final class SpillFile: @unchecked Sendable {
     /// the caller keeps its chunks in memory then.
     init?(directory: String? = nil) {
         let dir = directory ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((dir.hasSuffix("/") ? dir : dir + "/").utf8CString.dropLast()) + Array("whalesim-history-XXXXXX".utf8CString)
+        var template =
+            Array((dir.hasSuffix("/") ? dir : dir + "/").utf8CString.dropLast())
+            + Array("whalesim-history-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return nil }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
@@ -38,7 +40,9 @@ final class SpillFile: @unchecked Sendable {
             guard end == offset else { return false }
             var done = 0
             while done < bytes.count {
-                let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+                let n = bytes.withUnsafeBytes {
+                    pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
+                }
                 if n < 0, errno == EINTR { continue }
                 guard n > 0 else { return false }
                 done += n
@@ -56,7 +60,10 @@ final class SpillFile: @unchecked Sendable {
             let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
             if n < 0, errno == EINTR { continue }
             // A chunk that was written cannot be short unless the file was damaged under us.
-            precondition(n > 0, "SpillFile: could not read back bytes \(offset + done)..<\(offset + count) of the history's scratch file (errno \(errno))")
+            precondition(
+                n > 0,
+                "SpillFile: could not read back bytes \(offset + done)..<\(offset + count) of the history's scratch file (errno \(errno))"
+            )
             done += n
         }
         return out

@@ -33,8 +33,10 @@ public enum ModelWorkload {
 
     /// The mutation `action` makes on `client`'s page, or nil when it does not apply there
     /// (wrong page, nothing to act on): the client idles instead.
-    public static func mutation(_ action: ActionMix.Action, on client: ModelClient, _ inputs: Inputs,
-                                generator: TextGenerator, using rng: inout SimRandom) -> Mutation? {
+    public static func mutation(
+        _ action: ActionMix.Action, on client: ModelClient, _ inputs: Inputs,
+        generator: TextGenerator, using rng: inout SimRandom
+    ) -> Mutation? {
         func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[rng.int(in: 0...(items.count - 1))] }
         func other(_ column: KanbanState, in columns: [KanbanState]) -> KanbanState {
             let choices = columns.filter { $0 != column }
@@ -67,8 +69,10 @@ public enum ModelWorkload {
             // run long, and every page of the account holds them (issue 21's soak).
             guard client.tasks.count < maxTasksOnPage else { return nil }
             let text = generator.snippet(rng.int(in: 4...12), using: &rng)
-            return .saveTask(TaskItem(id: inputs.newTaskId, associatedTo: accountId, description: text, done: false,
-                                      type: TaskType.allCases[rng.int(in: 0...2)], dueDate: "2026-12-\(rng.int(in: 10...28))"))
+            return .saveTask(
+                TaskItem(
+                    id: inputs.newTaskId, associatedTo: accountId, description: text, done: false,
+                    type: TaskType.allCases[rng.int(in: 0...2)], dueDate: "2026-12-\(rng.int(in: 10...28))"))
         case (.account, .completeTask):
             guard var task = pick(client.tasks) else { return nil }
             task.done.toggle()

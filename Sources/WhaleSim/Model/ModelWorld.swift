@@ -49,7 +49,10 @@ struct ModelWorld {
     var heldMarker: [Int: ServerEnvelope] = [:]
     var nextTask = 1
 
-    init(scenario: Scenario, spec: ModelSpec, clientIds: [ClientID], userIds: [String], version: ProtocolVersion, faults: FaultSet, random: SimRandom) {
+    init(
+        scenario: Scenario, spec: ModelSpec, clientIds: [ClientID], userIds: [String], version: ProtocolVersion,
+        faults: FaultSet, random: SimRandom
+    ) {
         self.spec = spec
         self.random = random
         users = userIds
@@ -63,8 +66,11 @@ struct ModelWorld {
         callers = userIds.map { Caller(userId: $0, organizationId: org) }
         let clientConfig = ModelClient.Configuration(protocolVersion: version, faults: faults)
         clients = clientIds.indices.map { i in
-            let page: ModelClient.Page = i < spec.boardClients ? .board : .account("acc-\((i - spec.boardClients) % spec.accounts + 1)")
-            return ModelClient(clientId: clientIds[i], caller: Caller(userId: userIds[i], organizationId: org), page: page, configuration: clientConfig)
+            let page: ModelClient.Page =
+                i < spec.boardClients ? .board : .account("acc-\((i - spec.boardClients) % spec.accounts + 1)")
+            return ModelClient(
+                clientId: clientIds[i], caller: Caller(userId: userIds[i], organizationId: org), page: page,
+                configuration: clientConfig)
         }
         messageCap = 5_000 + 10 * max(scenario.ops, 1) * (clientIds.count + 1)
     }
@@ -75,19 +81,30 @@ struct ModelWorld {
         let org = organizationId
         var seed = ModelSeed(organizations: [Organization(id: org, name: "Simulated Sales")])
         for (i, u) in userIds.enumerated() {
-            seed.users.append(.init(id: u, email: "\(u)@sim.test", firstName: "User", lastName: u, isAdmin: i == 0, organizationId: org, password: "pw-\(u)"))
+            seed.users.append(
+                .init(
+                    id: u, email: "\(u)@sim.test", firstName: "User", lastName: u, isAdmin: i == 0, organizationId: org,
+                    password: "pw-\(u)"))
         }
         let columns = KanbanState.allCases
         for a in 1...(spec.accounts + 2) {
             let id = "acc-\(a)"
-            seed.accounts.append(Account(id: id, organizationId: org, salesforceID: "001SIM\(a)", name: "Account \(a)", industry: "Retail",
-                                         state: columns[a % columns.count].rawValue))
+            seed.accounts.append(
+                Account(
+                    id: id, organizationId: org, salesforceID: "001SIM\(a)", name: "Account \(a)", industry: "Retail",
+                    state: columns[a % columns.count].rawValue))
             for k in 1...3 {
-                seed.contacts.append(Contact(id: "con-\(a)-\(k)", accountID: id, salesforceID: "003SIM\(a)x\(k)", firstName: "Contact", lastName: "\(a)-\(k)",
-                                             state: KanbanState.contactColumns[k % 3].rawValue))
+                seed.contacts.append(
+                    Contact(
+                        id: "con-\(a)-\(k)", accountID: id, salesforceID: "003SIM\(a)x\(k)", firstName: "Contact",
+                        lastName: "\(a)-\(k)",
+                        state: KanbanState.contactColumns[k % 3].rawValue))
             }
             for k in 1...2 {
-                seed.tasks.append(TaskItem(id: "task-\(a)-\(k)", associatedTo: id, description: "Follow up \(k)", done: false, type: TaskType.allCases[k % 3]))
+                seed.tasks.append(
+                    TaskItem(
+                        id: "task-\(a)-\(k)", associatedTo: id, description: "Follow up \(k)", done: false,
+                        type: TaskType.allCases[k % 3]))
             }
         }
         for u in userIds.prefix(spec.boardClients) {

@@ -8,7 +8,9 @@ extension Simulation {
     mutating func modelConnect(_ c: Int) {
         guard model != nil else { return }
         let client = model!.clients[c]
-        modelServerHandle(.joinPool(clientIds[c], poolId: client.poolId, caller: model!.callers[c], protocolVersion: version), from: c)
+        modelServerHandle(
+            .joinPool(clientIds[c], poolId: client.poolId, caller: model!.callers[c], protocolVersion: version), from: c
+        )
         modelClientHandle(c, .joined)
         // The simulated pool join is immediate, so its protocol-2 marker (``ServerMessage/poolJoined``)
         // is the first thing on the fresh socket: handed over at once, with no delay drawn, so
@@ -100,9 +102,15 @@ extension Simulation {
             httpSend(ModelWorld.Call(client: c, requestId: call.requestId, body: .answered(result)))
         case .mutate(let mutation):
             if model!.server == nil {
-                httpSend(ModelWorld.Call(client: c, requestId: call.requestId, body: .replied(.failure(.unavailable("the server is down")))))
+                httpSend(
+                    ModelWorld.Call(
+                        client: c, requestId: call.requestId,
+                        body: .replied(.failure(.unavailable("the server is down")))))
             } else {
-                modelServerHandle(.mutate(requestId: call.requestId, caller: model!.callers[c], senderID: clientIds[c].rawValue, mutation), from: c)
+                modelServerHandle(
+                    .mutate(
+                        requestId: call.requestId, caller: model!.callers[c], senderID: clientIds[c].rawValue, mutation),
+                    from: c)
             }
         case .answered(let result):
             modelClientHandle(c, .answered(requestId: call.requestId, result))
@@ -143,7 +151,9 @@ extension Simulation {
         let server = m.server ?? ModelServer(configuration: m.configuration, state: m.store)
         for (c, client) in m.clients.enumerated() {
             let page = client.page.name
-            record(.modelClientFinal(client: c, page: page, records: client.view.map(\.line), pending: client.pending.count))
+            record(
+                .modelClientFinal(
+                    client: c, page: page, records: client.view.map(\.line), pending: client.pending.count))
             let truth = (try? server.answer(client.query, m.callers[c]).shown.map(\.line)) ?? []
             record(.modelServerFinal(client: c, page: page, records: truth))
         }
@@ -156,10 +166,15 @@ extension Mutation {
     /// A short line for the history: the mutation and what it names.
     public var summary: String {
         switch self {
-        case .saveAccounts(let inputs): "saveAccounts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
-        case .saveContacts(let inputs): "saveContacts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
-        case .saveTask(let t): "saveTask \(t.id) done=\(t.done) assignedTo=\(t.assignedTo ?? "null")\(t.deletedAt == nil ? "" : " deleted")"
-        case .applyAccountTrackingChanges(let changes): "applyAccountTrackingChanges " + changes.map { "\($0.account.salesforceID)→\($0.newState.rawValue)" }.joined(separator: ",")
+        case .saveAccounts(let inputs):
+            "saveAccounts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
+        case .saveContacts(let inputs):
+            "saveContacts " + inputs.map { "\($0.salesforceID)→\($0.state ?? "null")" }.joined(separator: ",")
+        case .saveTask(let t):
+            "saveTask \(t.id) done=\(t.done) assignedTo=\(t.assignedTo ?? "null")\(t.deletedAt == nil ? "" : " deleted")"
+        case .applyAccountTrackingChanges(let changes):
+            "applyAccountTrackingChanges "
+                + changes.map { "\($0.account.salesforceID)→\($0.newState.rawValue)" }.joined(separator: ",")
         case .createAssignment(let kind, let target, _, let to, _): "\(name) \(kind.rawValue) \(target)→\(to)"
         case .createUser(let u): "createUser \(u.email)"
         case .createOrganization(_, let n, _): "createOrganization \(n)"

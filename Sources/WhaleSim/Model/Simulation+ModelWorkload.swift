@@ -9,9 +9,11 @@ extension Simulation {
         guard editsLeft > 0, let m = model, m.clients[c].isJoined, m.clients[c].hasFetched else { return false }
         var rng = clientRandom[c]
         defer { clientRandom[c] = rng }
-        let inputs = ModelWorkload.Inputs(me: m.callers[c].userId, users: m.users, trackable: m.seedAccounts.map(AccountInput.init),
-                                          newTaskId: "\(clientIds[c].rawValue)-task-\(m.nextTask)", now: "t\(clock.now)")
-        guard let mutation = ModelWorkload.mutation(action, on: m.clients[c], inputs, generator: generator, using: &rng) else { return false }
+        let inputs = ModelWorkload.Inputs(
+            me: m.callers[c].userId, users: m.users, trackable: m.seedAccounts.map(AccountInput.init),
+            newTaskId: "\(clientIds[c].rawValue)-task-\(m.nextTask)", now: "t\(clock.now)")
+        guard let mutation = ModelWorkload.mutation(action, on: m.clients[c], inputs, generator: generator, using: &rng)
+        else { return false }
         if case .saveTask(let t) = mutation, t.id == inputs.newTaskId { model!.nextTask += 1 }
         editsLeft -= 1
         counts.edits += 1

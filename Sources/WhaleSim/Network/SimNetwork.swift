@@ -65,10 +65,14 @@ public struct SimNetwork<Up: Sendable, Down: Sendable>: Sendable {
     }
 
     /// The message at the head of client's up link, with its sequence (nil: the link is empty).
-    public func frontUp(_ client: Int) -> (sequence: UInt64, message: Up)? { up[client].front.map { ($0.sequence, $0.message) } }
+    public func frontUp(_ client: Int) -> (sequence: UInt64, message: Up)? {
+        up[client].front.map { ($0.sequence, $0.message) }
+    }
 
     /// The message at the head of client's down link, with its sequence (nil: the link is empty).
-    public func frontDown(_ client: Int) -> (sequence: UInt64, message: Down)? { down[client].front.map { ($0.sequence, $0.message) } }
+    public func frontDown(_ client: Int) -> (sequence: UInt64, message: Down)? {
+        down[client].front.map { ($0.sequence, $0.message) }
+    }
 
     /// Opens client's connection (its links start empty).
     public mutating func connect(_ client: Int) {
@@ -105,14 +109,18 @@ public struct SimNetwork<Up: Sendable, Down: Sendable>: Sendable {
     /// The up message due for `delivery`, or nil if it was lost to a disconnect or is held by
     /// a partition (``heal(_:now:)`` re-issues held deliveries).
     public mutating func receiveUp(_ delivery: Delivery) -> Up? {
-        guard !partitioned[delivery.client], up[delivery.client].front?.sequence == delivery.sequence else { return nil }
+        guard !partitioned[delivery.client], up[delivery.client].front?.sequence == delivery.sequence else {
+            return nil
+        }
         deliveredCount += 1
         return up[delivery.client].popFront().message
     }
 
     /// The down message due for `delivery` (see ``receiveUp(_:)``).
     public mutating func receiveDown(_ delivery: Delivery) -> Down? {
-        guard !partitioned[delivery.client], down[delivery.client].front?.sequence == delivery.sequence else { return nil }
+        guard !partitioned[delivery.client], down[delivery.client].front?.sequence == delivery.sequence else {
+            return nil
+        }
         deliveredCount += 1
         return down[delivery.client].popFront().message
     }

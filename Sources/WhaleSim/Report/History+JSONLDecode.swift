@@ -22,7 +22,8 @@ public struct HistoryDecodeError: Error, CustomStringConvertible, Sendable {
 
 extension History {
     /// Reads history lines (as ``jsonLines()`` writes them) back into named lines.
-    public static func decodeJSONLines(_ text: String, source: String) throws(HistoryDecodeError) -> [NamedHistoryLine] {
+    public static func decodeJSONLines(_ text: String, source: String) throws(HistoryDecodeError) -> [NamedHistoryLine]
+    {
         var out: [NamedHistoryLine] = []
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
             out.append(try decodeJSONLine(Data(line.utf8), source: source, number: n + 1))
@@ -32,7 +33,9 @@ extension History {
 
     /// One line (a JSON object); `source` and `number` name it in errors. Readers of a history
     /// file in either form (WhaleRecord's `HistoryFiles.forEachLine`) call this per line.
-    public static func decodeJSONLine(_ line: Data, source: String, number: Int) throws(HistoryDecodeError) -> NamedHistoryLine {
+    public static func decodeJSONLine(_ line: Data, source: String, number: Int) throws(HistoryDecodeError)
+        -> NamedHistoryLine
+    {
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else {
             throw HistoryDecodeError(message: "\(source):\(number): not a JSON object")
         }
@@ -56,7 +59,9 @@ extension History {
         }
         func op(_ k: String) throws(HistoryDecodeError) -> WhaleOT.Operation {
             let text = try str(k)
-            guard let v = try? JSONDecoder().decode(WhaleOT.Operation.self, from: Data(text.utf8)) else { throw HistoryDecodeError(message: "\(k) is not an operation: \(text.prefix(80))") }
+            guard let v = try? JSONDecoder().decode(WhaleOT.Operation.self, from: Data(text.utf8)) else {
+                throw HistoryDecodeError(message: "\(k) is not an operation: \(text.prefix(80))")
+            }
             return v
         }
         func lines(_ k: String) throws(HistoryDecodeError) -> [String] {
@@ -92,7 +97,9 @@ extension History {
             e = { _, dc in .serverRevision(document: dc(d!), from: f, to: to, cause: cause) }
         case "observation":
             let (f, to, kindName, detail) = (try int("from"), try int("to"), try str("kind"), try str("detail"))
-            guard let kind = ObservationKind(rawValue: kindName) else { throw HistoryDecodeError(message: "observation of unknown kind \(String(reflecting: kindName))") }
+            guard let kind = ObservationKind(rawValue: kindName) else {
+                throw HistoryDecodeError(message: "observation of unknown kind \(String(reflecting: kindName))")
+            }
             e = { _, dc in .observation(document: dc(d!), from: f, to: to, kind: kind, detail: detail) }
         case "clientRevision":
             let r = try int("revision")
@@ -112,9 +119,13 @@ extension History {
             }
         case "remoteCursor":
             let (ob, su, r, n) = (try str("observer"), try str("subject"), try int("revision"), try int("textLength"))
-            let sel: Selection? = if let a = o["anchor"] as? NSNumber, let h = o["head"] as? NSNumber { Selection(anchor: a.intValue, head: h.intValue) } else { nil }
+            let sel: Selection? =
+                if let a = o["anchor"] as? NSNumber, let h = o["head"] as? NSNumber {
+                    Selection(anchor: a.intValue, head: h.intValue)
+                } else { nil }
             names = [ob, su]
-            e = { cl, _ in .remoteCursor(observer: cl(ob), subject: cl(su), revision: r, selection: sel, textLength: n) }
+            e = { cl, _ in .remoteCursor(observer: cl(ob), subject: cl(su), revision: r, selection: sel, textLength: n)
+            }
         case "connect": e = { cl, _ in .connect(client: cl(c!)) }
         case "disconnect":
             let cause = try str("cause")
@@ -132,7 +143,9 @@ extension History {
             let (m, a, n) = (try int("messages"), try int("actions"), try int("clients"))
             e = { _, _ in .traffic(messages: m, edits: a, clients: n) }
         case "clientFinal":
-            let (text, r, p, conn) = (try str("text"), try int("revision"), try int("pendingOps"), try bool("connected"))
+            let (text, r, p, conn) = (
+                try str("text"), try int("revision"), try int("pendingOps"), try bool("connected")
+            )
             e = { cl, _ in .clientFinal(client: cl(c!), text: text, revision: r, pendingOps: p, connected: conn) }
         case "serverFinal":
             let (text, r, h) = (try str("text"), try int("revision"), try int("historyCount"))
@@ -161,8 +174,12 @@ extension History {
         default:
             throw HistoryDecodeError(message: "unknown event type \(String(reflecting: type))")
         }
-        if ["edit", "invoke", "send", "ack", "failed", "serverApply", "clientRevision", "error", "cursorDelivered", "selectionSet", "ownCursor",
-            "connect", "disconnect", "clientFinal", "modelInvoke", "modelApply", "modelAck", "modelFailed", "modelClientFinal", "modelServerFinal"].contains(type), c == nil {
+        if [
+            "edit", "invoke", "send", "ack", "failed", "serverApply", "clientRevision", "error", "cursorDelivered",
+            "selectionSet", "ownCursor",
+            "connect", "disconnect", "clientFinal", "modelInvoke", "modelApply", "modelAck", "modelFailed",
+            "modelClientFinal", "modelServerFinal",
+        ].contains(type), c == nil {
             throw HistoryDecodeError(message: "\(type) without a client")
         }
         if ["serverApply", "serverRevision", "serverFinal", "observation"].contains(type), d == nil {

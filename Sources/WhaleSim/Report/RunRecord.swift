@@ -77,7 +77,8 @@ public struct RunRecord: Codable, Sendable {
     public var shrunk: Shrunk?
     public var documents: [DocumentClients]
 
-    public init(result: SimulationResult, scenarioRef: String, overrides: ScenarioOverrides, shrunk: Shrinker.Outcome?) {
+    public init(result: SimulationResult, scenarioRef: String, overrides: ScenarioOverrides, shrunk: Shrinker.Outcome?)
+    {
         let s = result.scenario
         scenario = s.name
         seed = result.seed
@@ -85,8 +86,11 @@ public struct RunRecord: Codable, Sendable {
             clients: s.clients, documents: s.documents, protocolVersion: s.protocolVersion, ops: s.ops,
             alphabet: s.alphabet.rawValue, delay: s.delay.description, thinkTime: s.thinkTime.description,
             queueBound: s.queueBound, safetyTicks: s.safetyTicks, livenessBudget: s.livenessBudget,
-            nemeses: s.nemeses.map { n in "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)" },
-            faults: s.faultWindows.map(\.description), checkers: s.checkers.map(\.rawValue), overrides: overrides.arguments,
+            nemeses: s.nemeses.map { n in
+                "\(n.kind.rawValue) " + (n.every.map { "every \($0)" } ?? "at \(n.at)") + " for \(n.duration)"
+            },
+            faults: s.faultWindows.map(\.description), checkers: s.checkers.map(\.rawValue),
+            overrides: overrides.arguments,
             storageSynchronous: s.storageSync == .full ? nil : s.storageSync.rawValue)
         verdict = result.verdict
         verdicts = result.results
@@ -96,14 +100,20 @@ public struct RunRecord: Codable, Sendable {
         counts = result.counts
         historyHash = result.history.hash
         let h = result.history
-        documents = h.documentNames.indices.map { d in DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] }) }
-        replayCommand = ShellCommand.line(["whalesim", "simulate", scenarioRef, "--seed", "\(result.seed)"] + overrides.arguments)
+        documents = h.documentNames.indices.map { d in
+            DocumentClients(name: h.documentNames[d], clients: h.clients(of: d).map { h.clientNames[$0] })
+        }
+        replayCommand = ShellCommand.line(
+            ["whalesim", "simulate", scenarioRef, "--seed", "\(result.seed)"] + overrides.arguments)
         if let shrunk {
             let r = shrunk.result
-            self.shrunk = Shrunk(seed: shrunk.seed, clients: r.scenario.clients, documents: r.scenario.documents, ops: r.scenario.ops,
-                                 runs: shrunk.runs, replayCommand: shrunk.replayCommand(scenarioRef: scenarioRef),
-                                 evidence: r.results.filter { $0.verdict == .invalid }.flatMap { ["\($0.checker.rawValue): "] + $0.evidence },
-                                 history: Self.shrunkHistoryFile)
+            self.shrunk = Shrunk(
+                seed: shrunk.seed, clients: r.scenario.clients, documents: r.scenario.documents, ops: r.scenario.ops,
+                runs: shrunk.runs, replayCommand: shrunk.replayCommand(scenarioRef: scenarioRef),
+                evidence: r.results.filter { $0.verdict == .invalid }.flatMap {
+                    ["\($0.checker.rawValue): "] + $0.evidence
+                },
+                history: Self.shrunkHistoryFile)
         }
     }
 

@@ -26,7 +26,13 @@ public enum EvidenceKind {
         }
         for ch in line {
             if inQuote {
-                if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inQuote = false; out += "…\"" }
+                if escaped {
+                    escaped = false
+                } else if ch == "\\" {
+                    escaped = true
+                } else if ch == "\"" {
+                    inQuote = false; out += "…\""
+                }
                 continue
             }
             if ch == "\"" { flush(); inQuote = true; out += "\""; continue }

@@ -34,8 +34,11 @@ public struct LiveRecordSummary: Sendable {
             return v
         }
         let options = try need("options", [String: Any].self)
-        let protocolText = (options["protocol"] as? String) ?? (options["protocolVersion"] as? NSNumber)?.stringValue ?? "2"
-        guard let version = Int(protocolText), (1...2).contains(version) else { throw ReproduceError("\(source): options.protocol \(protocolText) is not 1 or 2") }
+        let protocolText =
+            (options["protocol"] as? String) ?? (options["protocolVersion"] as? NSNumber)?.stringValue ?? "2"
+        guard let version = Int(protocolText), (1...2).contains(version) else {
+            throw ReproduceError("\(source): options.protocol \(protocolText) is not 1 or 2")
+        }
         var faults: [String] = []
         if let f = options["faults"] as? String {
             faults = f.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -46,14 +49,17 @@ public struct LiveRecordSummary: Sendable {
         faults = faults.map { String($0.split(separator: " ").first ?? Substring($0)) }
         var checkers: [CheckerName] = []
         if let c = options["checkers"] as? String {
-            checkers = c.split(separator: ",").compactMap { CheckerName(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+            checkers = c.split(separator: ",").compactMap {
+                CheckerName(rawValue: $0.trimmingCharacters(in: .whitespaces))
+            }
         } else if let c = options["checkers"] as? [String] {
             checkers = c.compactMap(CheckerName.init(rawValue:))
         }
         var results: [CheckResult] = []
         for v in try need("verdicts", [[String: Any]].self) {
             guard let name = v["checker"] as? String, let checker = CheckerName(rawValue: name),
-                  let verdictText = v["verdict"] as? String, let verdict = Verdict(rawValue: verdictText) else {
+                let verdictText = v["verdict"] as? String, let verdict = Verdict(rawValue: verdictText)
+            else {
                 throw ReproduceError("\(source): a verdict without a known checker and verdict")
             }
             results.append(CheckResult(checker: checker, verdict: verdict, evidence: v["evidence"] as? [String] ?? []))
@@ -61,7 +67,9 @@ public struct LiveRecordSummary: Sendable {
         if checkers.isEmpty { checkers = results.map(\.checker) }
         var notes: [Note] = []
         for d in try need("documents", [[String: Any]].self) {
-            guard let name = d["name"] as? String, let clients = d["clients"] as? [String] else { throw ReproduceError("\(source): a document without name or clients") }
+            guard let name = d["name"] as? String, let clients = d["clients"] as? [String] else {
+                throw ReproduceError("\(source): a document without name or clients")
+            }
             notes.append(Note(name: name, clients: clients, initialText: d["initialText"] as? String ?? ""))
         }
         var summary = LiveRecordSummary(
@@ -69,7 +77,9 @@ public struct LiveRecordSummary: Sendable {
             timeUnit: o["timeUnit"] as? String ?? "ticks", protocolVersion: version, faults: faults,
             checkers: checkers, notes: notes, results: results, replayCommand: o["replayCommand"] as? String ?? "")
         if let level = options["storageSynchronous"] as? String {
-            guard let sync = StorageSync(rawValue: level) else { throw ReproduceError("\(source): options.storageSynchronous \(level) is not full, normal or off") }
+            guard let sync = StorageSync(rawValue: level) else {
+                throw ReproduceError("\(source): options.storageSynchronous \(level) is not full, normal or off")
+            }
             summary.storageSync = sync
         }
         return summary
@@ -77,22 +87,37 @@ public struct LiveRecordSummary: Sendable {
 
     /// The note to reproduce and the checker that failed on it: `requested` (a note's name) or the
     /// note the first invalid checker's first evidence line names.
-    public func failingNote(requested: String?) throws(ReproduceError) -> (note: Note, checker: CheckerName, evidence: [String]) {
+    public func failingNote(requested: String?) throws(ReproduceError) -> (
+        note: Note, checker: CheckerName, evidence: [String]
+    ) {
         let invalid = results.filter { $0.verdict == .invalid }
         guard !invalid.isEmpty else {
-            throw ReproduceError("the run has no violation (verdict \(Verdict.merge(results.map(\.verdict)).rawValue)): nothing to reproduce")
+            throw ReproduceError(
+                "the run has no violation (verdict \(Verdict.merge(results.map(\.verdict)).rawValue)): nothing to reproduce"
+            )
         }
         if let requested {
             guard let note = notes.first(where: { $0.name == requested }) else {
-                throw ReproduceError("--note \(requested): no such note (notes: \(notes.map(\.name).joined(separator: ", ")))")
+                throw ReproduceError(
+                    "--note \(requested): no such note (notes: \(notes.map(\.name).joined(separator: ", ")))")
             }
             let named = invalid.first { r in r.evidence.contains { Self.mentions($0, note.name) } } ?? invalid[0]
-            return (note, named.checker, named.evidence.filter { line in Self.mentions(line, note.name) || !notes.contains { n in Self.mentions(line, n.name) } })
+            return (
+                note, named.checker,
+                named.evidence.filter { line in
+                    Self.mentions(line, note.name) || !notes.contains { n in Self.mentions(line, n.name) }
+                }
+            )
         }
         for r in invalid {
             for line in r.evidence {
                 if let note = notes.first(where: { Self.mentions(line, $0.name) }) {
-                    return (note, r.checker, r.evidence.filter { line in Self.mentions(line, note.name) || !notes.contains { n in Self.mentions(line, n.name) } })
+                    return (
+                        note, r.checker,
+                        r.evidence.filter { line in
+                            Self.mentions(line, note.name) || !notes.contains { n in Self.mentions(line, n.name) }
+                        }
+                    )
                 }
             }
         }
@@ -100,10 +125,15 @@ public struct LiveRecordSummary: Sendable {
         // first client named, else the only note.
         for r in invalid {
             for line in r.evidence {
-                if let note = notes.first(where: { n in n.clients.contains { Self.mentions(line, $0) } }) { return (note, r.checker, r.evidence) }
+                if let note = notes.first(where: { n in n.clients.contains { Self.mentions(line, $0) } }) {
+                    return (note, r.checker, r.evidence)
+                }
             }
         }
-        guard notes.count == 1 else { throw ReproduceError("no evidence line names a note; give --note (notes: \(notes.map(\.name).joined(separator: ", ")))") }
+        guard notes.count == 1 else {
+            throw ReproduceError(
+                "no evidence line names a note; give --note (notes: \(notes.map(\.name).joined(separator: ", ")))")
+        }
         return (notes[0], invalid[0].checker, invalid[0].evidence)
     }
 
@@ -113,7 +143,9 @@ public struct LiveRecordSummary: Sendable {
         while let range = search.range(of: name) {
             let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
             let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
-            func isName(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." } ?? false }
+            func isName(_ c: Character?) -> Bool {
+                c.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." } ?? false
+            }
             if !isName(before), !(isName(after) && after != ".") { return true }
             search = line[range.upperBound...]
         }

@@ -16,8 +16,10 @@
 /// arrives right after it was sent, unless its socket broke before any answer (then it was lost).
 public enum ReproducerBuilder {
     /// The scripted scenario for `note`; `notes` collects what could not be carried over.
-    public static func build(lines: [NamedHistoryLine], summary: LiveRecordSummary, note: LiveRecordSummary.Note,
-                             notes: inout [String]) -> Scenario {
+    public static func build(
+        lines: [NamedHistoryLine], summary: LiveRecordSummary, note: LiveRecordSummary.Note,
+        notes: inout [String]
+    ) -> Scenario {
         let clients = note.clients
         func clientIndex(_ name: String) -> Int { clients.firstIndex(of: name) ?? -1 }
         func documentIndex(_ name: String) -> Int { name == note.name ? 0 : 1 }
@@ -27,12 +29,17 @@ public enum ReproducerBuilder {
         var placed: [Placed] = []
         @discardableResult
         func put(_ t: Int, _ line: Int, _ client: Int, _ action: ScriptSpec.Action, sub: Int = 0) -> Int {
-            placed.append(Placed(time: max(0, t), line: line, sub: sub, step: ScriptSpec.Step(at: max(0, t), client: client, action: action)))
+            placed.append(
+                Placed(
+                    time: max(0, t), line: line, sub: sub,
+                    step: ScriptSpec.Step(at: max(0, t), client: client, action: action)))
             return placed.count - 1
         }
 
         struct Send { var opId: String; var time: Int; var line: Int; var applied = false }
-        struct Apply { var client: Int; var line: Int; var time: Int; var revision: Int; var sendLine: Int?; var step = 0 }
+        struct Apply {
+            var client: Int; var line: Int; var time: Int; var revision: Int; var sendLine: Int?; var step = 0
+        }
         var sends: [[Send]] = Array(repeating: [], count: clients.count)
         var applies: [Apply] = []
         /// Revisions the note's clients reached (acks and clientRevision), to date each apply.
@@ -58,8 +65,11 @@ public enum ReproducerBuilder {
             case .connect(let c): connects[c].append(put(t, i, c, .connect))
             case .disconnect(let c, let cause): disconnects[c].append(put(t, i, c, .disconnect(cause: cause)))
             case .edit(let c, let position, let deleted, let inserted):
-                if deleted > 0 || !inserted.isEmpty { put(t, i, c, .edit(position: position, delete: deleted, insert: inserted)) }
-            case .selectionSet(let c, _, let selection): put(t, i, c, .select(anchor: selection.anchor, head: selection.head))
+                if deleted > 0 || !inserted.isEmpty {
+                    put(t, i, c, .edit(position: position, delete: deleted, insert: inserted))
+                }
+            case .selectionSet(let c, _, let selection):
+                put(t, i, c, .select(anchor: selection.anchor, head: selection.head))
             case .send(let c, let opId, _, _): sends[c].append(Send(opId: opId, time: t, line: i))
             case .serverApply(0, let c, let opId, let op, let revision):
                 if firstBaseLength == nil { firstBaseLength = op.baseLength }
@@ -76,7 +86,7 @@ public enum ReproducerBuilder {
                 answers[c].append((opId, i))
                 seen.append((i, t, revision))
             case .failed(let c, let opId, let code) where !code.hasPrefix("dropped"):
-                answers[c].append((opId, i)) // the server refused it: it got there
+                answers[c].append((opId, i))  // the server refused it: it got there
             case .clientRevision(let c, let revision):
                 if revision != lastRevision[c] { put(t, i, c, .receive(revision: revision)) }
                 lastRevision[c] = revision
@@ -97,15 +107,20 @@ public enum ReproducerBuilder {
                 // A live server's mark says after which revision of the note it took effect
                 // (`c003 backpressure on after revision 17`): placed once the applies are.
                 if words.count == 6, words[1] == "backpressure", words[3] == "after", words[4] == "revision",
-                   clientIndex(words[0]) >= 0, let revision = Int(words[5]) {
+                    clientIndex(words[0]) >= 0, let revision = Int(words[5])
+                {
                     marks.append((t, i, clientIndex(words[0]), words[2] == "on", revision))
                 }
                 // And its partitions (`partition cuts off c01,c03`, `partition of c01,c03 heals`).
                 if words.count == 4, words[0] == "partition", words[1] == "cuts" {
-                    for name in words[3].split(separator: ",") where clientIndex(String(name)) >= 0 { put(t, i, clientIndex(String(name)), .partition(true)) }
+                    for name in words[3].split(separator: ",") where clientIndex(String(name)) >= 0 {
+                        put(t, i, clientIndex(String(name)), .partition(true))
+                    }
                 }
                 if words.count == 4, words[0] == "partition", words[1] == "of", words[3] == "heals" {
-                    for name in words[2].split(separator: ",") where clientIndex(String(name)) >= 0 { put(t, i, clientIndex(String(name)), .partition(false)) }
+                    for name in words[2].split(separator: ",") where clientIndex(String(name)) >= 0 {
+                        put(t, i, clientIndex(String(name)), .partition(false))
+                    }
                 }
             default: break
             }
@@ -123,7 +138,11 @@ public enum ReproducerBuilder {
                 j += 1
             }
         }
-        if arriveTimes.count > 1 { for k in stride(from: arriveTimes.count - 2, through: 0, by: -1) { arriveTimes[k] = min(arriveTimes[k], arriveTimes[k + 1]) } }
+        if arriveTimes.count > 1 {
+            for k in stride(from: arriveTimes.count - 2, through: 0, by: -1) {
+                arriveTimes[k] = min(arriveTimes[k], arriveTimes[k + 1])
+            }
+        }
         for k in applies.indices { applies[k].step = put(arriveTimes[k], applies[k].line, applies[k].client, .arrive) }
         // A live mark goes right after the arrive of its revision (so the simulated server drops
         // the broadcasts of the same ops the live one did), or before the first arrive for
@@ -148,7 +167,9 @@ public enum ReproducerBuilder {
         for c in clients.indices {
             for d in disconnects[c] {
                 let dl = placed[d].line
-                let late = applies.filter { $0.client == c && ($0.sendLine ?? Int.max) < dl && !before(placed[$0.step], placed[d]) }
+                let late = applies.filter {
+                    $0.client == c && ($0.sendLine ?? Int.max) < dl && !before(placed[$0.step], placed[d])
+                }
                 guard let last = late.map(\.step).max(by: { before(placed[$0], placed[$1]) }) else { continue }
                 placed[d].time = placed[last].time
                 placed[d].line = placed[last].line
@@ -170,7 +191,10 @@ public enum ReproducerBuilder {
                 }
             }
         }
-        if skippedApplies > 0 { notes.append("\(skippedApplies) server applies on \(note.name) came from clients outside the note: left out") }
+        if skippedApplies > 0 {
+            notes.append(
+                "\(skippedApplies) server applies on \(note.name) came from clients outside the note: left out")
+        }
         placed.sort { ($0.time, $0.line, $0.sub) < ($1.time, $1.line, $1.sub) }
         for k in placed.indices { placed[k].step.at = placed[k].time }
 
@@ -195,10 +219,13 @@ public enum ReproducerBuilder {
     /// scenario's for a simulator record (`run.json` does not hold it), else empty (a live run's
     /// fresh note: its first client types the scenario's text) or, when the first op says the
     /// note was not empty, that many placeholder characters (a note says so).
-    static func startingText(note: LiveRecordSummary.Note, summary: LiveRecordSummary, firstBaseLength: Int?, notes: inout [String]) -> String {
+    static func startingText(
+        note: LiveRecordSummary.Note, summary: LiveRecordSummary, firstBaseLength: Int?, notes: inout [String]
+    ) -> String {
         if !note.initialText.isEmpty { return note.initialText }
         if summary.timeUnit == "ticks", let builtin = try? BuiltinScenarios.scenario(named: summary.scenario),
-           builtin.initialText.unicodeScalars.count == (firstBaseLength ?? builtin.initialText.unicodeScalars.count) {
+            builtin.initialText.unicodeScalars.count == (firstBaseLength ?? builtin.initialText.unicodeScalars.count)
+        {
             return builtin.initialText
         }
         guard let n = firstBaseLength, n > 0 else { return "" }

@@ -27,12 +27,15 @@ public struct Reproduction: Sendable {
 
     /// Builds, runs and (when it reproduces) shrinks the reproducer of `requestedNote` (nil: the
     /// note of the first violation). Shrinking stops at `deadline`.
-    public static func make(summary: LiveRecordSummary, lines: [NamedHistoryLine], requestedNote: String?,
-                            deadline: Date = .distantFuture, shrink: Bool = true) throws(ReproduceError) -> Reproduction {
+    public static func make(
+        summary: LiveRecordSummary, lines: [NamedHistoryLine], requestedNote: String?,
+        deadline: Date = .distantFuture, shrink: Bool = true
+    ) throws(ReproduceError) -> Reproduction {
         let (note, checker, evidence) = try summary.failingNote(requested: requestedNote)
         var notes: [String] = []
         if checker == .model {
-            throw ReproduceError("the model checker failed: a scripted scenario replays notes only, not the model's GraphQL traffic")
+            throw ReproduceError(
+                "the model checker failed: a scripted scenario replays notes only, not the model's GraphQL traffic")
         }
         var scenario = ReproducerBuilder.build(lines: lines, summary: summary, note: note, notes: &notes)
         scenario.name = Self.fileName(summary.scenario, note.name)
@@ -50,11 +53,14 @@ public struct Reproduction: Sendable {
         let order = compareOrder(lines: lines, note: note, simulated: result.history)
         var shrunk: ScriptShrinker.Outcome?
         if shrink, status != .notReproduced {
-            shrunk = ScriptShrinker.shrink(scenario, result: result, checker: checker, kinds: status == .reproduced ? kinds : [], deadline: deadline)
+            shrunk = ScriptShrinker.shrink(
+                scenario, result: result, checker: checker, kinds: status == .reproduced ? kinds : [],
+                deadline: deadline)
             if shrunk!.budgetSpent { notes.append("shrinking stopped at its time budget after \(shrunk!.runs) runs") }
         }
-        return Reproduction(note: note, checker: checker, liveEvidence: evidence, scenario: scenario, result: result, status: status,
-                            serverOrder: order, shrunk: shrunk, notes: notes)
+        return Reproduction(
+            note: note, checker: checker, liveEvidence: evidence, scenario: scenario, result: result, status: status,
+            serverOrder: order, shrunk: shrunk, notes: notes)
     }
 
     /// A scenario name from the run's scenario and note (no spaces or slashes).
@@ -70,32 +76,53 @@ public struct Reproduction: Sendable {
             if let c = line.clients.first, note.clients.contains(c) { live.append(c) }
         }
         let sim: [String] = simulated.entries.compactMap { e in
-            if case .serverApply(0, let c, _, _, _) = e.event, c >= 0, c < note.clients.count { return note.clients[c] } else { return nil }
+            if case .serverApply(0, let c, _, _, _) = e.event, c >= 0, c < note.clients.count {
+                return note.clients[c]
+            } else {
+                return nil
+            }
         }
         if live == sim { return "the same as live (\(live.count) ops)" }
         let k = zip(live, sim).prefix { $0 == $1 }.count
-        return "differs from live at op \(k + 1) (live \(live.count) ops, simulated \(sim.count)): the simulated clients formed different ops"
+        return
+            "differs from live at op \(k + 1) (live \(live.count) ops, simulated \(sim.count)): the simulated clients formed different ops"
     }
 
     /// What in the note's live history a script does not carry, as reasons a violation did not reproduce.
     static func whyNot(lines: [NamedHistoryLine], note: LiveRecordSummary.Note) -> [String] {
         var reasons: [String] = []
         if lines.contains(where: { $0.type == "serverCrash" || $0.type == "serverRestart" }) {
-            reasons.append("the server restarted during the run: the script replays the crash (and a power loss), but which writes the live storage had made durable when it died is not in the record")
+            reasons.append(
+                "the server restarted during the run: the script replays the crash (and a power loss), but which writes the live storage had made durable when it died is not in the record"
+            )
         }
         if lines.contains(where: { $0.type == "observation" && $0.document == note.name }) {
-            reasons.append("the record of \(note.name) has gaps or conflicts (observation events): the live server's history is not fully known")
+            reasons.append(
+                "the record of \(note.name) has gaps or conflicts (observation events): the live server's history is not fully known"
+            )
         }
-        let resets = lines.filter { $0.type == "serverRevision" && $0.document == note.name }.compactMap { line -> String? in
-            if case .serverRevision(_, _, _, let cause)? = line.event({ _ in 0 }, { _ in 0 }), cause == "history reset" { cause } else { nil }
+        let resets = lines.filter { $0.type == "serverRevision" && $0.document == note.name }.compactMap {
+            line -> String? in
+            if case .serverRevision(_, _, _, let cause)? = line.event({ _ in 0 }, { _ in 0 }), cause == "history reset"
+            {
+                cause
+            } else {
+                nil
+            }
         }
         if !resets.isEmpty {
-            reasons.append("the server reset \(note.name) when its last member left; when each client's join reached the server is not in the record, so in the script a client may still be a member then")
+            reasons.append(
+                "the server reset \(note.name) when its last member left; when each client's join reached the server is not in the record, so in the script a client may still be a member then"
+            )
         } else if lines.contains(where: { $0.type == "serverRevision" && $0.document == note.name }) {
-            reasons.append("\(note.name)'s server revision changed other than by an apply (serverRevision): a script replays clients and delivery, not the server's own state")
+            reasons.append(
+                "\(note.name)'s server revision changed other than by an apply (serverRevision): a script replays clients and delivery, not the server's own state"
+            )
         }
         if reasons.isEmpty {
-            reasons.append("the simulated clients, fed the same edits, delivery order and revisions, did not make the live run's ops (timing inside a millisecond, or something outside the note)")
+            reasons.append(
+                "the simulated clients, fed the same edits, delivery order and revisions, did not make the live run's ops (timing inside a millisecond, or something outside the note)"
+            )
         }
         return reasons
     }

@@ -29,7 +29,7 @@ extension Simulation {
             counts.acknowledged += 1
             record(.ack(client: c, opId: opId, revision: revision))
         case .remoteApplied, .joined:
-            break // revisions are recorded by clientHandle
+            break  // revisions are recorded by clientHandle
         case .opsDropped(let opIds, let reason):
             for id in opIds {
                 counts.failed += 1

@@ -5,7 +5,9 @@ extension Simulation {
     mutating func scheduleNemeses() {
         for (n, spec) in scenario.nemeses.enumerated() {
             if let every = spec.every {
-                queue.schedule(.strike(nemesis: n), at: DelayDistribution.exponential(mean: every, max: every * 10).sample(using: &nemesisRandom) + 1)
+                queue.schedule(
+                    .strike(nemesis: n),
+                    at: DelayDistribution.exponential(mean: every, max: every * 10).sample(using: &nemesisRandom) + 1)
             } else {
                 for time in spec.at { queue.schedule(.strike(nemesis: n), at: time) }
             }

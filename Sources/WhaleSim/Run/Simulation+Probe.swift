@@ -20,7 +20,8 @@ extension Simulation {
             var selection = Selection(cursor: at)
             if c % 3 == 2 {
                 let other = probeRandom.int(in: 0...n)
-                selection = probeRandom.chance(0.5) ? Selection(anchor: at, head: other) : Selection(anchor: other, head: at)
+                selection =
+                    probeRandom.chance(0.5) ? Selection(anchor: at, head: other) : Selection(anchor: other, head: at)
             }
             counts.actions += 1
             clientHandle(c, .localSelection(selection))
@@ -30,7 +31,9 @@ extension Simulation {
         editsLeft = sessions.count
         for c in sessions.indices where sessions[c].selection.isCollapsed && isProbeTypist(c) {
             counts.actions += 1
-            edit(c, at: sessions[c].selection.head, deleting: 0, inserting: generator.snippet(probeRandom.int(in: 1...2), using: &probeRandom))
+            edit(
+                c, at: sessions[c].selection.head, deleting: 0,
+                inserting: generator.snippet(probeRandom.int(in: 1...2), using: &probeRandom))
         }
         editsLeft = 0
         guard pumpUntilQuiet(deadline: deadline) else { return false }
@@ -38,9 +41,12 @@ extension Simulation {
             let s = sessions[c]
             let length = s.document.count
             record(.ownCursor(client: c, revision: s.revision, selection: s.selection, textLength: length))
-            for other in sessions.indices where other != c && history.clientDocuments[other] == history.clientDocuments[c] {
+            for other in sessions.indices
+            where other != c && history.clientDocuments[other] == history.clientDocuments[c] {
                 let view = s.remoteCursors.first { $0.clientId == clientIds[other] }?.selection
-                record(.remoteCursor(observer: c, subject: other, revision: s.revision, selection: view, textLength: length))
+                record(
+                    .remoteCursor(
+                        observer: c, subject: other, revision: s.revision, selection: view, textLength: length))
             }
         }
         return true

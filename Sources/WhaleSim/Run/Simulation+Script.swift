@@ -43,7 +43,9 @@ extension Simulation {
         let c = step.client
         switch step.action {
         case .serverCrash(let powerLoss):
-            guard server != nil else { record(.note("script: \(step.action.word) skipped (the server is down)")); return }
+            guard server != nil else {
+                record(.note("script: \(step.action.word) skipped (the server is down)")); return
+            }
             if powerLoss { losePower() }
             crashServer(restartAfter: nil)
             return
@@ -103,7 +105,7 @@ extension Simulation {
             record(.note("partition cuts off \(clientIds[c])"))
         case .partition(false):
             endPartition([c])
-        case .serverCrash, .serverStart: break // handled above
+        case .serverCrash, .serverStart: break  // handled above
         }
     }
 
@@ -133,13 +135,18 @@ extension Simulation {
 
     /// Forgets held deliveries a disconnect took off their link (they are contiguous from the head).
     mutating func dropStaleHolds(_ c: Int) {
-        if let first = scriptState!.heldUp[c].first, network.frontUp(c)?.sequence != first.sequence { scriptState!.heldUp[c] = [] }
-        if let first = scriptState!.heldDown[c].first, network.frontDown(c)?.sequence != first.sequence { scriptState!.heldDown[c] = [] }
+        if let first = scriptState!.heldUp[c].first, network.frontUp(c)?.sequence != first.sequence {
+            scriptState!.heldUp[c] = []
+        }
+        if let first = scriptState!.heldDown[c].first, network.frontDown(c)?.sequence != first.sequence {
+            scriptState!.heldDown[c] = []
+        }
     }
 
     /// The up delivery `d` is a `docChange` at the head of its link with no `arrive` left for it.
     func mustHoldUp(_ c: Int, _ d: ScriptState.Delivery) -> Bool {
-        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return false }
+        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message
+        else { return false }
         return scriptState!.arriveCredit[c] == 0 || !isNextInOrder(c)
     }
 
@@ -156,20 +163,25 @@ extension Simulation {
     /// The down delivery `d` is a broadcast at the head of its link and the client is already at the
     /// revision the script lets it reach.
     func mustHoldDown(_ c: Int, _ d: ScriptState.Delivery) -> Bool {
-        guard let front = network.frontDown(c), front.sequence == d.sequence, case .docChangeReturnOps = front.message.message else { return false }
+        guard let front = network.frontDown(c), front.sequence == d.sequence,
+            case .docChangeReturnOps = front.message.message
+        else { return false }
         return sessions[c].revision >= scriptState!.receiveUpTo[c]
     }
 
     /// Spends an `arrive` on `d` if it is the `docChange` at the head of its link.
     mutating func consumeArrive(_ c: Int, _ d: ScriptState.Delivery) {
-        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message else { return }
+        guard let front = network.frontUp(c), front.sequence == d.sequence, case .docChange = front.message.message
+        else { return }
         useCredit(c)
     }
 
     /// Spends one of client `c`'s `arrive`s (its earliest in the order).
     mutating func useCredit(_ c: Int) {
         scriptState!.arriveCredit[c] -= 1
-        if let k = scriptState!.creditOrder.firstIndex(where: { $0.client == c }) { scriptState!.creditOrder.remove(at: k) }
+        if let k = scriptState!.creditOrder.firstIndex(where: { $0.client == c }) {
+            scriptState!.creditOrder.remove(at: k)
+        }
     }
 
     /// A socket the client closes still delivers what was written to it: before a scripted
@@ -190,14 +202,18 @@ extension Simulation {
     /// A held delivery its link no longer has (a disconnect cleared it) is dropped.
     mutating func pumpHeld(_ c: Int) {
         while let d = scriptState?.heldUp[c].first {
-            guard let front = network.frontUp(c), front.sequence == d.sequence else { scriptState!.heldUp[c].removeFirst(); continue }
+            guard let front = network.frontUp(c), front.sequence == d.sequence else {
+                scriptState!.heldUp[c].removeFirst(); continue
+            }
             if mustHoldUp(c, d) { break }
             scriptState!.heldUp[c].removeFirst()
             consumeArrive(c, d)
             deliverNow(d)
         }
         while let d = scriptState?.heldDown[c].first {
-            guard let front = network.frontDown(c), front.sequence == d.sequence else { scriptState!.heldDown[c].removeFirst(); continue }
+            guard let front = network.frontDown(c), front.sequence == d.sequence else {
+                scriptState!.heldDown[c].removeFirst(); continue
+            }
             if mustHoldDown(c, d) { break }
             scriptState!.heldDown[c].removeFirst()
             deliverNow(d)

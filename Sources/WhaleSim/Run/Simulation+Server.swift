@@ -20,12 +20,17 @@ extension Simulation {
                 persisted[d].append(entry)
                 write(entry, document: d)
                 if entry.op == nil, entry.revision != serverRevisions[d] {
-                    record(.serverRevision(document: d, from: serverRevisions[d], to: entry.revision, cause: "history reset"))
+                    record(
+                        .serverRevision(
+                            document: d, from: serverRevisions[d], to: entry.revision, cause: "history reset"))
                     serverRevisions[d] = entry.revision
                 }
             case .applied(let resourceId, let revision, let op, let opId, let author):
                 guard let d = documentNumber(resourceId) else { continue }
-                record(.serverApply(document: d, client: index(of: author) ?? -1, opId: opId ?? messageId, op: op, revision: revision))
+                record(
+                    .serverApply(
+                        document: d, client: index(of: author) ?? -1, opId: opId ?? messageId, op: op,
+                        revision: revision))
                 serverRevisions[d] = revision
             }
         }
@@ -70,7 +75,9 @@ extension Simulation {
         for (d, id) in resourceIds.enumerated() {
             let revision = server!.documents[id]?.revision ?? 0
             if revision != serverRevisions[d] {
-                record(.serverRevision(document: d, from: serverRevisions[d], to: revision, cause: "restart from persisted state"))
+                record(
+                    .serverRevision(
+                        document: d, from: serverRevisions[d], to: revision, cause: "restart from persisted state"))
                 serverRevisions[d] = revision
             }
         }
@@ -82,13 +89,17 @@ extension Simulation {
 
     /// The index of a simulated client from its id (`c07` → 7), without hashing the string.
     func index(of client: ClientID) -> Int? {
-        guard let n = trailingNumber(client.rawValue, after: 1), n < clientIds.count, clientIds[n] == client else { return clientIndex[client] }
+        guard let n = trailingNumber(client.rawValue, after: 1), n < clientIds.count, clientIds[n] == client else {
+            return clientIndex[client]
+        }
         return n
     }
 
     /// The index of a simulated document from its resource id (`note-03` → 3).
     func documentNumber(_ resourceId: String) -> Int? {
-        guard let n = trailingNumber(resourceId, after: 5), n < resourceIds.count, resourceIds[n] == resourceId else { return documentIndex[resourceId] }
+        guard let n = trailingNumber(resourceId, after: 5), n < resourceIds.count, resourceIds[n] == resourceId else {
+            return documentIndex[resourceId]
+        }
         return n
     }
 }

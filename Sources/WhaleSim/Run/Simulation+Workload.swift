@@ -10,7 +10,7 @@ extension Simulation {
         counts.actions += 1
         var think = scenario.thinkTime.sample(using: &clientRandom[c])
         if action.isModel {
-            if !modelAct(c, action) { think *= 3 } // nothing to do on this page: think longer
+            if !modelAct(c, action) { think *= 3 }  // nothing to do on this page: think longer
             queue.schedule(.act(client: c), at: clock.now + max(1, think))
             return
         }
@@ -42,8 +42,9 @@ extension Simulation {
         case .jump:
             let n = sessions[c].document.count
             clientHandle(c, .localSelection(Selection(cursor: clientRandom[c].int(in: 0...n))))
-        case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack, .assignAccount:
-            break // handled above
+        case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack,
+            .assignAccount:
+            break  // handled above
         }
         queue.schedule(.act(client: c), at: clock.now + max(1, think))
     }
@@ -53,7 +54,8 @@ extension Simulation {
         guard editsLeft > 0, remaining > 0, sessions[c].hasJoined else { return }
         editAtSelection(c, inserting: generator.character(using: &clientRandom[c]))
         if remaining > 1 {
-            queue.schedule(.keystroke(client: c, remaining: remaining - 1), at: clock.now + clientRandom[c].int(in: 1...3))
+            queue.schedule(
+                .keystroke(client: c, remaining: remaining - 1), at: clock.now + clientRandom[c].int(in: 1...3))
         }
     }
 
@@ -74,7 +76,11 @@ extension Simulation {
         let lo = min(min(s.anchor, s.head), n), hi = min(max(s.anchor, s.head), n)
         let roll = clientRandom[c].int(in: 0...9)
         if roll < 5 {
-            if hi > lo { edit(c, at: lo, deleting: hi - lo, inserting: "") } else if lo > 0 { edit(c, at: lo - 1, deleting: 1, inserting: "") }
+            if hi > lo {
+                edit(c, at: lo, deleting: hi - lo, inserting: "")
+            } else if lo > 0 {
+                edit(c, at: lo - 1, deleting: 1, inserting: "")
+            }
         } else if roll < 7, lo > 0 {
             let k = min(lo, clientRandom[c].int(in: 2...8))
             edit(c, at: lo - k, deleting: k + (hi - lo), inserting: "")

@@ -65,7 +65,9 @@ public struct Simulation {
         let results = Checkers.run(scenario.checkers, on: sim.history)
         sim.counts.historyEvents = sim.history.count
         sim.counts.unknown = max(0, sim.counts.invoked - sim.counts.acknowledged - sim.counts.failed)
-        return SimulationResult(scenario: scenario, seed: seed, faults: sim.faults.faults, history: sim.history, results: results, counts: sim.counts)
+        return SimulationResult(
+            scenario: scenario, seed: seed, faults: sim.faults.faults, history: sim.history, results: results,
+            counts: sim.counts)
     }
 
     init(scenario: Scenario, seed: UInt64) {
@@ -76,7 +78,9 @@ public struct Simulation {
         activeFaults = wholeRunFaults
         version = scenario.protocolVersion >= 2 ? .v2 : .original
         let width = max(2, String(scenario.clients - 1).count)
-        func padded(_ i: Int) -> String { let s = String(i); return String(repeating: "0", count: max(0, width - s.count)) + s }
+        func padded(_ i: Int) -> String {
+            let s = String(i); return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
         let ids = (0..<scenario.clients).map { ClientID("c\(padded($0))") }
         clientIds = ids
         var index: [ClientID: Int] = [:]
@@ -90,16 +94,21 @@ public struct Simulation {
         mix = scenario.mix.choice
         var initial: [String: String] = [:]
         for id in resourceIds { initial[id] = scenario.initialText }
-        serverConfiguration = CollabServer.Configuration(serverId: "whalesim-sim", faults: wholeRunFaults, initialTexts: initial)
+        serverConfiguration = CollabServer.Configuration(
+            serverId: "whalesim-sim", faults: wholeRunFaults, initialTexts: initial)
 
         // A scripted run draws nothing from its seed: the same script gives the same history
         // whatever the seed (what random draws remain, delays and the cursor probe, use seed 0).
         let root = SimRandom(seed: scenario.script == nil ? seed : 0)
-        network = SimNetwork(clients: scenario.clients, delay: scenario.delay, queueBound: scenario.queueBound, rng: root.derive(1_000_001))
+        network = SimNetwork(
+            clients: scenario.clients, delay: scenario.delay, queueBound: scenario.queueBound,
+            rng: root.derive(1_000_001))
         let clientConfig = ClientSession.Configuration(protocolVersion: version, faults: wholeRunFaults)
         let documents = (0..<scenario.clients).map { $0 % scenario.documents }
         sessions = (0..<scenario.clients).map { i in
-            ClientSession(clientId: ids[i], userId: "u\(padded(i))", resourceId: "note-\(padded(documents[i]))", configuration: clientConfig)
+            ClientSession(
+                clientId: ids[i], userId: "u\(padded(i))", resourceId: "note-\(padded(documents[i]))",
+                configuration: clientConfig)
         }
         clientRandom = (0..<scenario.clients).map { root.derive(UInt64($0)) }
         nemesisRandom = root.derive(2_000_002)
@@ -110,12 +119,15 @@ public struct Simulation {
         serverRevisions = Array(repeating: 0, count: scenario.documents)
         history = History(
             clientNames: clientIds.map(\.rawValue), clientDocuments: documents, documentNames: resourceIds,
-            initialTexts: Array(repeating: scenario.initialText, count: scenario.documents), protocolVersion: scenario.protocolVersion)
+            initialTexts: Array(repeating: scenario.initialText, count: scenario.documents),
+            protocolVersion: scenario.protocolVersion)
         lastInvoked = Array(repeating: nil, count: scenario.clients)
         editsLeft = scenario.script == nil ? scenario.ops : Int.max
         // Its own random stream: scenarios without a model draw exactly what they drew before.
         model = scenario.model.map { spec in
-            ModelWorld(scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version, faults: wholeRunFaults, random: root.derive(4_000_004))
+            ModelWorld(
+                scenario: scenario, spec: spec, clientIds: ids, userIds: sessions.map(\.userId), version: version,
+                faults: wholeRunFaults, random: root.derive(4_000_004))
         }
     }
 
@@ -187,15 +199,22 @@ public struct Simulation {
     mutating func recordFinalStates() {
         for (d, id) in resourceIds.enumerated() {
             if let doc = server?.documents[id] {
-                record(.serverFinal(document: d, text: doc.text, revision: doc.revision, historyCount: doc.history.count))
+                record(
+                    .serverFinal(document: d, text: doc.text, revision: doc.revision, historyCount: doc.history.count))
             } else {
                 let restored = try? ServerDocument(restoring: persisted[d])
-                record(.serverFinal(document: d, text: restored?.text ?? scenario.initialText, revision: restored?.revision ?? 0, historyCount: restored?.history.count ?? 0))
+                record(
+                    .serverFinal(
+                        document: d, text: restored?.text ?? scenario.initialText, revision: restored?.revision ?? 0,
+                        historyCount: restored?.history.count ?? 0))
             }
         }
         for (i, s) in sessions.enumerated() {
             let pending = (s.outstanding == nil ? 0 : 1) + (s.buffer == nil ? 0 : 1)
-            record(.clientFinal(client: i, text: s.text, revision: s.revision, pendingOps: pending, connected: s.connection == .joined))
+            record(
+                .clientFinal(
+                    client: i, text: s.text, revision: s.revision, pendingOps: pending,
+                    connected: s.connection == .joined))
         }
         recordModelFinals()
     }

@@ -45,7 +45,9 @@ public struct ActionMix: Hashable, Sendable {
         /// Whether this is a model workload (it needs the scenario's `model` section).
         public var isModel: Bool {
             switch self {
-            case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack, .assignAccount: true
+            case .moveAccount, .moveContact, .createTask, .completeTask, .reassignTask, .deleteTask, .track, .untrack,
+                .assignAccount:
+                true
             default: false
             }
         }

@@ -17,7 +17,11 @@ public enum BuiltinScenarios {
         if let scenario = try scenario(named: nameOrPath) { return scenario }
         let looksLikePath = nameOrPath.contains("/") || nameOrPath.hasSuffix(".yml") || nameOrPath.hasSuffix(".yaml")
         guard looksLikePath else {
-            throw ScenarioError(source: nameOrPath, problems: ["no such built-in scenario (built-ins: \(names.joined(separator: ", "))); give a path to load a file"])
+            throw ScenarioError(
+                source: nameOrPath,
+                problems: [
+                    "no such built-in scenario (built-ins: \(names.joined(separator: ", "))); give a path to load a file"
+                ])
         }
         guard let data = FileManager.default.contents(atPath: nameOrPath) else {
             throw ScenarioError(source: nameOrPath, problems: ["cannot read the file"])

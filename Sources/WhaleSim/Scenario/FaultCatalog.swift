@@ -10,7 +10,8 @@ public enum FaultCatalog {
     public static var listing: [String] {
         Fault.allCases.map { fault in
             let scenarios = scenarios(exercising: fault)
-            return "\(fault.rawValue)  \(fault.summary) (exercised by: \(scenarios.isEmpty ? "no built-in scenario" : scenarios.joined(separator: ", ")))"
+            return
+                "\(fault.rawValue)  \(fault.summary) (exercised by: \(scenarios.isEmpty ? "no built-in scenario" : scenarios.joined(separator: ", ")))"
         }
     }
 }

@@ -130,8 +130,10 @@ public struct FaultInterval: Hashable, Sendable, CustomStringConvertible {
     /// off come before those switching on, then by name. The simulator schedules exactly
     /// this; a live runner can walk it with a timer.
     public static func switches(_ intervals: [FaultInterval]) -> [FaultSwitch] {
-        intervals.flatMap { [FaultSwitch(tick: $0.start, name: $0.name, on: true), FaultSwitch(tick: $0.end, name: $0.name, on: false)] }
-            .sorted { ($0.tick, $0.on ? 1 : 0, $0.name) < ($1.tick, $1.on ? 1 : 0, $1.name) }
+        intervals.flatMap {
+            [FaultSwitch(tick: $0.start, name: $0.name, on: true), FaultSwitch(tick: $0.end, name: $0.name, on: false)]
+        }
+        .sorted { ($0.tick, $0.on ? 1 : 0, $0.name) < ($1.tick, $1.on ? 1 : 0, $1.name) }
     }
 }
 

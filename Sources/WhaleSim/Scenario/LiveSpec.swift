@@ -190,7 +190,10 @@ public struct NetworkFaultSpec: Hashable, Sendable {
     public var jitterMs: Int
     public var bytesPerSecond: Int
 
-    public init(kind: Kind, at: [Int], durationMs: Int, clientsPercent: Int = 100, latencyMs: Int = 0, jitterMs: Int = 0, bytesPerSecond: Int = 0) {
+    public init(
+        kind: Kind, at: [Int], durationMs: Int, clientsPercent: Int = 100, latencyMs: Int = 0, jitterMs: Int = 0,
+        bytesPerSecond: Int = 0
+    ) {
         self.kind = kind
         self.at = at
         self.durationMs = durationMs
@@ -205,7 +208,10 @@ public struct NetworkFaultSpec: Hashable, Sendable {
 /// `soql.count >= 1`. Judged by live runs (and `merge`) on the whole run's histograms, or on a
 /// window of it: `op_ack.p99{steady} < 50ms` (``Scope``).
 public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
-    public static let metrics = ["op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql", "converge", "runner_lag", "errors"]
+    public static let metrics = [
+        "op_ack", "op_ack_resent", "op_remote_apply", "op_remote_apply_resent", "connect", "login", "graphql", "soql",
+        "converge", "runner_lag", "errors",
+    ]
     /// The stretch of the run a latency threshold is judged on (per-second buckets).
     public enum Scope: String, Hashable, Sendable, CaseIterable {
         /// From when the load profile reaches its full client count to the end of the load,
@@ -251,40 +257,73 @@ public struct MetricThreshold: Hashable, Sendable, CustomStringConvertible {
     /// Parses `metric.stat <op> value[unit]`; nil with a reason when it is not one.
     public static func parse(_ text: String) -> Result<MetricThreshold, ThresholdParseError> {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        guard parts.count == 3 else { return .failure(.init("expected \"<metric>.<stat> <op> <value>\", e.g. \"op_ack.p99 < 50ms\"")) }
+        guard parts.count == 3 else {
+            return .failure(.init("expected \"<metric>.<stat> <op> <value>\", e.g. \"op_ack.p99 < 50ms\""))
+        }
         var figure = parts[0]
         var scope: Scope?
         if let open = figure.firstIndex(of: "{") {
-            guard figure.hasSuffix("}") else { return .failure(.init("a scope is written {steady} or {outside-faults} after the figure, got \(String(reflecting: parts[0]))")) }
+            guard figure.hasSuffix("}") else {
+                return .failure(
+                    .init(
+                        "a scope is written {steady} or {outside-faults} after the figure, got \(String(reflecting: parts[0]))"
+                    ))
+            }
             let word = String(figure[figure.index(after: open)..<figure.index(before: figure.endIndex)])
             guard let s = Scope(rawValue: word) else {
-                return .failure(.init("unknown scope \(String(reflecting: word)) (scopes: \(Scope.allCases.map(\.rawValue).joined(separator: ", ")))"))
+                return .failure(
+                    .init(
+                        "unknown scope \(String(reflecting: word)) (scopes: \(Scope.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    ))
             }
             scope = s
             figure = String(figure[..<open])
         }
         let name = figure.split(separator: ".", maxSplits: 1).map(String.init)
-        if scope != nil, name.first == "errors" { return .failure(.init("a scope applies to latencies; errors are judged over the whole run")) }
+        if scope != nil, name.first == "errors" {
+            return .failure(.init("a scope applies to latencies; errors are judged over the whole run"))
+        }
         guard name.count == 2, metrics.contains(name[0]) else {
-            return .failure(.init("unknown metric \(String(reflecting: parts[0])) (metrics: \(metrics.joined(separator: ", ")); checkers: \(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))"))
+            return .failure(
+                .init(
+                    "unknown metric \(String(reflecting: parts[0])) (metrics: \(metrics.joined(separator: ", ")); checkers: \(CheckerName.allCases.map(\.rawValue).joined(separator: ", ")))"
+                ))
         }
         let stats = name[0] == "errors" ? ["rate", "count"] : latencyStats
-        guard stats.contains(name[1]) else { return .failure(.init("\(name[0]) has no \(String(reflecting: name[1])) (use \(stats.joined(separator: ", ")))")) }
-        guard let relation = Relation(rawValue: parts[1]) else { return .failure(.init("unknown comparison \(String(reflecting: parts[1])) (use <, <=, > or >=)")) }
+        guard stats.contains(name[1]) else {
+            return .failure(
+                .init("\(name[0]) has no \(String(reflecting: name[1])) (use \(stats.joined(separator: ", ")))"))
+        }
+        guard let relation = Relation(rawValue: parts[1]) else {
+            return .failure(.init("unknown comparison \(String(reflecting: parts[1])) (use <, <=, > or >=)"))
+        }
         var number = parts[2]
         var scale = 1.0
         let isLatency = name[0] != "errors" && name[1] != "count"
         if isLatency {
-            if number.hasSuffix("ms") { number.removeLast(2) } else if number.hasSuffix("us") { number.removeLast(2); scale = 0.001 } else if number.hasSuffix("s") { number.removeLast(); scale = 1000 } else {
+            if number.hasSuffix("ms") {
+                number.removeLast(2)
+            } else if number.hasSuffix("us") {
+                number.removeLast(2); scale = 0.001
+            } else if number.hasSuffix("s") {
+                number.removeLast(); scale = 1000
+            } else {
                 return .failure(.init("a latency needs a unit (ms, s or us), got \(String(reflecting: parts[2]))"))
             }
         } else if name[1] == "rate" {
-            guard number.hasSuffix("%") else { return .failure(.init("a rate is a percentage, e.g. 0.1%, got \(String(reflecting: parts[2]))")) }
+            guard number.hasSuffix("%") else {
+                return .failure(.init("a rate is a percentage, e.g. 0.1%, got \(String(reflecting: parts[2]))"))
+            }
             number.removeLast()
             scale = 0.01
         }
-        guard let v = Double(number), v.isFinite, v >= 0 else { return .failure(.init("not a non-negative number: \(String(reflecting: parts[2]))")) }
-        return .success(MetricThreshold(metric: name[0], stat: name[1], relation: relation, value: v * scale, text: parts.joined(separator: " "), scope: scope))
+        guard let v = Double(number), v.isFinite, v >= 0 else {
+            return .failure(.init("not a non-negative number: \(String(reflecting: parts[2]))"))
+        }
+        return .success(
+            MetricThreshold(
+                metric: name[0], stat: name[1], relation: relation, value: v * scale,
+                text: parts.joined(separator: " "), scope: scope))
     }
 }
 

@@ -60,7 +60,9 @@ struct NodeReader {
     }
 
     mutating func int(_ node: Node, _ path: String, range: ClosedRange<Int>? = nil) -> Int? {
-        guard case .scalar(let s) = node, node.tag.description == Tag.Name.int.rawValue, let value = Int(s.string.replacingOccurrences(of: "_", with: "")) else {
+        guard case .scalar(let s) = node, node.tag.description == Tag.Name.int.rawValue,
+            let value = Int(s.string.replacingOccurrences(of: "_", with: ""))
+        else {
             problem(path, "expected an integer, got \(Self.show(node))")
             return nil
         }
@@ -80,13 +82,17 @@ struct NodeReader {
     }
 
     /// A string that must be one of `choices` (enum-like values).
-    mutating func choice<T: RawRepresentable>(_ node: Node, _ path: String, _ type: T.Type, choices: [T]) -> T? where T.RawValue == String {
+    mutating func choice<T: RawRepresentable>(_ node: Node, _ path: String, _ type: T.Type, choices: [T]) -> T?
+    where T.RawValue == String {
         guard case .scalar(let s) = node else {
             problem(path, "expected one of \(choices.map(\.rawValue).joined(separator: ", ")), got \(Self.show(node))")
             return nil
         }
         guard let value = T(rawValue: s.string) else {
-            problem(path, "expected one of \(choices.map(\.rawValue).joined(separator: ", ")), got \(String(reflecting: s.string))")
+            problem(
+                path,
+                "expected one of \(choices.map(\.rawValue).joined(separator: ", ")), got \(String(reflecting: s.string))"
+            )
             return nil
         }
         return value

@@ -11,11 +11,18 @@ extension Scenario {
     /// ```
     public func cannotExercise(_ fault: Fault) -> String? {
         let sharesDocuments = clients > documents
-        let scriptInserts = script?.steps.contains { if case .edit(_, _, let text) = $0.action { !text.isEmpty } else { false } } ?? false
-        let scriptDisconnects = script?.steps.contains { if case .disconnect = $0.action { true } else if case .serverCrash = $0.action { true } else { false } } ?? false
+        let scriptInserts =
+            script?.steps.contains { if case .edit(_, _, let text) = $0.action { !text.isEmpty } else { false } }
+            ?? false
+        let scriptDisconnects =
+            script?.steps.contains {
+                if case .disconnect = $0.action { true } else if case .serverCrash = $0.action { true } else { false }
+            } ?? false
         let scriptPowerLoss = script?.steps.contains { $0.action == .serverCrash(powerLoss: true) } ?? false
         let inserts = mix[.typingBurst] + mix[.paste] + mix[.samePositionInsert] > 0 || scriptInserts
-        let reconnects = nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart || $0.kind == .powerLoss } || mix[.reconnect] > 0 || scriptDisconnects
+        let reconnects =
+            nemeses.contains { $0.kind == .disconnect || $0.kind == .serverRestart || $0.kind == .powerLoss }
+            || mix[.reconnect] > 0 || scriptDisconnects
         let leaves = nemeses.contains { $0.kind == .disconnect } || mix[.reconnect] > 0 || scriptDisconnects
         let noReconnects = "\(name) has no reconnects (no disconnect or server-restart nemesis, no reconnect action)"
         switch fault {
@@ -27,7 +34,10 @@ extension Scenario {
                 return "\(name) types only ASCII, where UTF-8 bytes and scalars count the same"
             }
         case .utf8LengthTransform:
-            if !sharesDocuments { return "\(name) has no document shared by two clients, so no concurrent edits for the server to transform" }
+            if !sharesDocuments {
+                return
+                    "\(name) has no document shared by two clients, so no concurrent edits for the server to transform"
+            }
             if alphabet == .ascii, initialText.unicodeScalars.allSatisfy(\.isASCII) {
                 return "\(name) types only ASCII, where UTF-8 bytes and scalars count the same"
             }
@@ -45,24 +55,31 @@ extension Scenario {
             if !reconnects { return noReconnects }
             if protocolVersion != 2 { return "\(name) speaks the original protocol, which never resends an op" }
         case .serverDropsSlowClient:
-            let slow = nemeses.contains { $0.kind == .slowClient || $0.kind == .partition }
+            let slow =
+                nemeses.contains { $0.kind == .slowClient || $0.kind == .partition }
                 || (script?.steps.contains { $0.action == .slow(true) } ?? false)
             if !slow, queueBound > 8 {
-                return "\(name) never fills a link queue (no slow-client or partition nemesis, queue bound \(queueBound) > 8)"
+                return
+                    "\(name) never fills a link queue (no slow-client or partition nemesis, queue bound \(queueBound) > 8)"
             }
         case .remoteCursorWrongRule:
             if protocolVersion != 2 { return "\(name) speaks the original protocol, which has no remote cursors" }
             if !sharesDocuments { return "\(name) has no document shared by two clients, so no remote cursors" }
             if !checkers.contains(.cursors) { return "\(name) does not run the cursors checker" }
         case .revisionResetOnEmpty:
-            if !leaves { return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)" }
+            if !leaves {
+                return "\(name) never has every client leave a document (no disconnect nemesis, no reconnect action)"
+            }
         case .ackBeforeDurable:
             if !nemeses.contains(where: { $0.kind == .powerLoss }), !scriptPowerLoss {
-                return "\(name) has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)"
+                return
+                    "\(name) has no power-loss nemesis or step (only a power loss takes what was acknowledged but not yet durable)"
             }
         case .staleRefetchOverwrites, .echoStorm:
             let mutates = ActionMix.Action.allCases.contains { $0.isModel && mix[$0] > 0 }
-            if model == nil || !mutates { return "\(name) has no model workload (no model section, or no mutations in its mix)" }
+            if model == nil || !mutates {
+                return "\(name) has no model workload (no model section, or no mutations in its mix)"
+            }
         }
         return nil
     }

@@ -12,18 +12,24 @@ extension Scenario {
     /// phase (`safetyTicks + 1`), closes windows still open at the heal, and never switches a
     /// whole-run fault: those stay on through the liveness phase too.
     public func faultIntervals(seed: UInt64, runLength: Int) -> [FaultInterval] {
-        FaultWindowSpec.intervals(faultWindows, runLength: runLength, random: SimRandom(seed: seed).derive(Self.faultWindowStream))
+        FaultWindowSpec.intervals(
+            faultWindows, runLength: runLength, random: SimRandom(seed: seed).derive(Self.faultWindowStream))
     }
 
     /// Decodes the `faults:` list: plain catalog names (on for the whole run) or windows
     /// `{name: F, at: [t, ...], duration: D}` / `{name: F, every: N, duration: D}`. Every problem
     /// goes to `r`, with its path.
-    static func decodeFaultWindows(_ node: Node, reader r: inout NodeReader, knownFaults: [String]) -> [FaultWindowSpec] {
+    static func decodeFaultWindows(_ node: Node, reader r: inout NodeReader, knownFaults: [String]) -> [FaultWindowSpec]
+    {
         guard let items = r.sequence(node, "faults") else { return [] }
-        return items.enumerated().compactMap { i, item in decodeFaultWindow(item, "faults[\(i)]", reader: &r, knownFaults: knownFaults) }
+        return items.enumerated().compactMap { i, item in
+            decodeFaultWindow(item, "faults[\(i)]", reader: &r, knownFaults: knownFaults)
+        }
     }
 
-    private static func decodeFaultWindow(_ node: Node, _ path: String, reader r: inout NodeReader, knownFaults: [String]) -> FaultWindowSpec? {
+    private static func decodeFaultWindow(
+        _ node: Node, _ path: String, reader r: inout NodeReader, knownFaults: [String]
+    ) -> FaultWindowSpec? {
         func known(_ name: String, _ path: String) -> Bool {
             if knownFaults.contains(name) { return true }
             r.problem(path, "unknown fault \(String(reflecting: name)) (see whalesim simulate --list-faults)")
@@ -36,7 +42,10 @@ extension Scenario {
         case .mapping:
             break
         default:
-            r.problem(path, "expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got \(NodeReader.show(node))")
+            r.problem(
+                path,
+                "expected a fault name or {name: F, at: [ticks] or every: N, duration: D}, got \(NodeReader.show(node))"
+            )
             return nil
         }
         guard let m = r.mapping(node, path, allowed: ["name", "at", "every", "duration"]) else { return nil }
@@ -53,7 +62,12 @@ extension Scenario {
             if items.isEmpty { r.problem("\(path).at", "empty (give at least one tick)") }
             at = items.enumerated().compactMap { r.int($1, "\(path).at[\($0)]", range: 0...1_000_000_000) }
         }
-        if m["every"] == nil, m["at"] == nil { r.problem(path, "needs `at` (a list of ticks) or `every` (mean ticks between windows); a plain name is on for the whole run") }
+        if m["every"] == nil, m["at"] == nil {
+            r.problem(
+                path,
+                "needs `at` (a list of ticks) or `every` (mean ticks between windows); a plain name is on for the whole run"
+            )
+        }
         if m["every"] != nil, m["at"] != nil { r.problem(path, "give `at` or `every`, not both") }
         var duration: Int?
         if let x = m["duration"] {

@@ -12,7 +12,9 @@ extension Scenario {
         while view.count < scalars {
             let number = String(line)
             let padded = String(repeating: "0", count: max(0, 5 - number.count)) + number
-            view.append(contentsOf: "Line \(padded): call back about pricing, renewal dates and the next steps.\n".unicodeScalars)
+            view.append(
+                contentsOf: "Line \(padded): call back about pricing, renewal dates and the next steps.\n"
+                    .unicodeScalars)
             line += 1
         }
         if view.count > scalars { view = String.UnicodeScalarView(view.prefix(scalars)) }

@@ -16,7 +16,9 @@ extension Scenario {
         if !faults.isEmpty { out.append("faults: [\(faults.joined(separator: ", "))]") }
         if storageSync != .full { out.append("storage: {synchronous: \(storageSync.rawValue)}") }
         out.append("checkers: [\(checkers.map(\.rawValue).joined(separator: ", "))]")
-        if !thresholds.isEmpty { out.append("thresholds: [\(thresholds.map { Self.quoted($0.description) }.joined(separator: ", "))]") }
+        if !thresholds.isEmpty {
+            out.append("thresholds: [\(thresholds.map { Self.quoted($0.description) }.joined(separator: ", "))]")
+        }
         let script = script ?? ScriptSpec()
         out.append("script:")
         out.append("  delivery: \(script.delivery.rawValue)")
@@ -29,19 +31,25 @@ extension Scenario {
     public static func stepLine(_ step: ScriptSpec.Step, clients: Int) -> String {
         let width = max(2, String(max(0, clients - 1)).count)
         let n = String(step.client)
-        let name = step.client == ScriptSpec.Step.server ? "server" : "c" + String(repeating: "0", count: max(0, width - n.count)) + n
-        let detail: String = switch step.action {
-        case .connect, .arrive, .slow, .partition, .serverCrash, .serverStart: ""
-        case .disconnect(let cause): " (\(cause))"
-        case .edit(let p, let d, let text): " at \(p) delete \(d) insert \(quoted(text))"
-        case .select(let a, let h): " \(a)..\(h)"
-        case .receive(let r): " up to revision \(r)"
-        }
+        let name =
+            step.client == ScriptSpec.Step.server
+            ? "server" : "c" + String(repeating: "0", count: max(0, width - n.count)) + n
+        let detail: String =
+            switch step.action {
+            case .connect, .arrive, .slow, .partition, .serverCrash, .serverStart: ""
+            case .disconnect(let cause): " (\(cause))"
+            case .edit(let p, let d, let text): " at \(p) delete \(d) insert \(quoted(text))"
+            case .select(let a, let h): " \(a)..\(h)"
+            case .receive(let r): " up to revision \(r)"
+            }
         return "t=\(step.at) \(name) \(step.action.word)\(detail)"
     }
 
     static func stepYAML(_ step: ScriptSpec.Step) -> String {
-        var fields = step.action.isServerStep ? ["at: \(step.at)", "do: \(step.action.word)"] : ["at: \(step.at)", "client: \(step.client)", "do: \(step.action.word)"]
+        var fields =
+            step.action.isServerStep
+            ? ["at: \(step.at)", "do: \(step.action.word)"]
+            : ["at: \(step.at)", "client: \(step.client)", "do: \(step.action.word)"]
         switch step.action {
         case .connect, .arrive, .slow, .partition, .serverCrash, .serverStart: break
         case .disconnect(let cause): fields.append("cause: \(quoted(cause))")
@@ -77,7 +85,9 @@ extension Scenario {
             case "\t": out += "\\t"
             case "\r": out += "\\r"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF {
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                    || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF
+                {
                     let hex = String(scalar.value, radix: 16, uppercase: true)
                     out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
                 } else {

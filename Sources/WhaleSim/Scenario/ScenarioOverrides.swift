@@ -23,9 +23,11 @@ public struct ScenarioOverrides: Hashable, Sendable {
     /// needs no typing, and typing spends ops).
     public var modelOnly = false
 
-    public init(clients: Int? = nil, documents: Int? = nil, ops: Int? = nil, delayMax: Int? = nil, queueBound: Int? = nil,
-                withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = [],
-                boardClients: Int? = nil, accounts: Int? = nil, modelOnly: Bool = false, storageSync: StorageSync? = nil) {
+    public init(
+        clients: Int? = nil, documents: Int? = nil, ops: Int? = nil, delayMax: Int? = nil, queueBound: Int? = nil,
+        withoutNemeses: [NemesisSpec.Kind] = [], faults: [Fault] = [],
+        boardClients: Int? = nil, accounts: Int? = nil, modelOnly: Bool = false, storageSync: StorageSync? = nil
+    ) {
         self.storageSync = storageSync
         self.boardClients = boardClients
         self.accounts = accounts
@@ -79,7 +81,9 @@ public struct ScenarioOverrides: Hashable, Sendable {
         if let ops { args += ["--ops", "\(ops)"] }
         if let delayMax { args += ["--delay-max", "\(delayMax)"] }
         if let queueBound { args += ["--queue-bound", "\(queueBound)"] }
-        for kind in NemesisSpec.Kind.allCases where withoutNemeses.contains(kind) { args += ["--without-nemesis", kind.rawValue] }
+        for kind in NemesisSpec.Kind.allCases where withoutNemeses.contains(kind) {
+            args += ["--without-nemesis", kind.rawValue]
+        }
         for fault in Fault.allCases where faults.contains(fault) { args += ["--fault", fault.rawValue] }
         if let storageSync { args += ["--sqlite-synchronous", storageSync.rawValue] }
         if let boardClients { args += ["--board", "\(boardClients)"] }

@@ -72,8 +72,11 @@ public struct ScriptSpec: Hashable, Sendable {
             }
         }
 
-        public static let words = ["connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow", "partition", "unpartition",
-                                   "server-crash", "power-loss", "server-start"]
+        public static let words = [
+            "connect", "disconnect", "edit", "select", "arrive", "receive", "slow", "unslow", "partition",
+            "unpartition",
+            "server-crash", "power-loss", "server-start",
+        ]
         /// The words of the server's steps, which name no client.
         public static let serverWords = ["server-crash", "power-loss", "server-start"]
     }
@@ -123,7 +126,7 @@ public struct ScriptSpec: Hashable, Sendable {
         var out = self
         var kept = 0
         out.steps = steps.filter { step in
-            guard step.client < clients else { return false } // server steps (-1) stay
+            guard step.client < clients else { return false }  // server steps (-1) stay
             if case .edit = step.action, let edits {
                 kept += 1
                 return kept <= edits

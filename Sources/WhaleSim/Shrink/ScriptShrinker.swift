@@ -21,14 +21,18 @@ public enum ScriptShrinker {
 
     /// Whether `result` fails `checker` with evidence of the claim of one of `kinds` (``EvidenceKind/claim(_:)``).
     public static func fails(_ result: SimulationResult, checker: CheckerName, kinds: Set<String>) -> Bool {
-        guard let r = result.results.first(where: { $0.checker == checker }), r.verdict == .invalid else { return false }
+        guard let r = result.results.first(where: { $0.checker == checker }), r.verdict == .invalid else {
+            return false
+        }
         guard !kinds.isEmpty else { return true }
         let claims = Set(kinds.map(EvidenceKind.claim))
         return r.evidence.contains { claims.contains(EvidenceKind.claim(EvidenceKind.of($0))) }
     }
 
-    public static func shrink(_ scenario: Scenario, result: SimulationResult, checker: CheckerName, kinds: Set<String>,
-                              maxRuns: Int = 3_000, deadline: Date = .distantFuture) -> Outcome {
+    public static func shrink(
+        _ scenario: Scenario, result: SimulationResult, checker: CheckerName, kinds: Set<String>,
+        maxRuns: Int = 3_000, deadline: Date = .distantFuture
+    ) -> Outcome {
         var best = scenario
         var bestResult = result
         var runs = 0
@@ -93,7 +97,15 @@ public enum ScriptShrinker {
             // Every edit a one-scalar insert at the start: a later edit's place and width then
             // no longer hang on the edits before it (a delete at 57 of a note cut to 40 scalars is
             // clamped to nothing), so deleting edits one by one cannot strand the failure.
-            if !spent, best.script!.steps.contains(where: { if case .edit(let p, let d, let t) = $0.action { p != 0 || d != 0 || t.unicodeScalars.count != 1 } else { false } }) {
+            if !spent,
+                best.script!.steps.contains(where: {
+                    if case .edit(let p, let d, let t) = $0.action {
+                        p != 0 || d != 0 || t.unicodeScalars.count != 1
+                    } else {
+                        false
+                    }
+                })
+            {
                 var c = best
                 for k in c.script!.steps.indices {
                     guard case .edit(_, _, let text) = c.script!.steps[k].action else { continue }
@@ -117,7 +129,9 @@ public enum ScriptShrinker {
             // Shorter inserted text, then a shorter initial text.
             for i in best.script!.steps.indices where !spent {
                 guard i < best.script!.steps.count else { break }
-                while case .edit(let p, let d, let text) = best.script!.steps[i].action, text.unicodeScalars.count > 1, !spent {
+                while case .edit(let p, let d, let text) = best.script!.steps[i].action, text.unicodeScalars.count > 1,
+                    !spent
+                {
                     var shorter = String.UnicodeScalarView()
                     shorter.append(contentsOf: text.unicodeScalars.prefix(text.unicodeScalars.count / 2))
                     var steps = best.script!.steps

@@ -38,8 +38,10 @@ public enum Shrinker {
     static let opsLadder = [1, 2, 3, 4, 5, 6, 8, 10, 14, 20, 30, 50, 80, 120, 200, 300]
 
     /// `base` is the scenario before overrides; `overrides` and `seed` reproduce the failure.
-    public static func shrink(scenario base: Scenario, overrides: ScenarioOverrides, seed: UInt64, checker: CheckerName,
-                              seedsPerCandidate: Int = 10, maxRuns: Int = 500) -> Outcome {
+    public static func shrink(
+        scenario base: Scenario, overrides: ScenarioOverrides, seed: UInt64, checker: CheckerName,
+        seedsPerCandidate: Int = 10, maxRuns: Int = 500
+    ) -> Outcome {
         // A scripted scenario draws nothing from its seed: nearby seeds would only repeat a run.
         let seedsPerCandidate = base.script == nil ? seedsPerCandidate : 1
         var best = overrides
@@ -89,7 +91,9 @@ public enum Shrinker {
 
         /// The fewest ops of the ladder (below `candidate`'s) with which seed `s` still fails,
         /// by halving; nil if none does.
-        func fewestOps(_ candidate: ScenarioOverrides, seed s: UInt64) -> (overrides: ScenarioOverrides, result: SimulationResult)? {
+        func fewestOps(_ candidate: ScenarioOverrides, seed s: UInt64) -> (
+            overrides: ScenarioOverrides, result: SimulationResult
+        )? {
             let rungs = opsLadder.filter { $0 < candidate.apply(to: base).ops }
             var found: (ScenarioOverrides, SimulationResult)?
             var lo = 0, hi = rungs.count - 1

@@ -52,14 +52,20 @@ enum BareNoteLoad {
 
     /// `clients` bare clients, `clients / noteSize` notes, each typing every `thinkMs` ± 10% for
     /// `seconds` after all have joined; the window starts 2 s in, as the virtual clients' does.
-    static func run(url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int) async throws -> Result {
+    static func run(
+        url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int
+    ) async throws -> Result {
         let frames = NIOLockedValueBox(0), acks = NIOLockedValueBox(0)
-        let all = (0..<clients).map { Client(index: $0, account: accounts[($0 / noteSize) % accounts.count], frames: frames, acks: acks) }
+        let all = (0..<clients).map {
+            Client(index: $0, account: accounts[($0 / noteSize) % accounts.count], frames: frames, acks: acks)
+        }
         var joined = 0
         for batch in stride(from: 0, to: clients, by: 200) {
             let sockets = all[batch..<min(clients, batch + 200)].map { client -> LeanSocket in
-                let socket = LeanSocket(url: url + "?protocol=2&clientId=bare\(client.index)", headers: [("ObjectId", client.account), ("Authorization", token)],
-                                        onBytes: { [weak client] bytes in client?.receive(bytes) })
+                let socket = LeanSocket(
+                    url: url + "?protocol=2&clientId=bare\(client.index)",
+                    headers: [("ObjectId", client.account), ("Authorization", token)],
+                    onBytes: { [weak client] bytes in client?.receive(bytes) })
                 client.socket.withLockedValue { $0 = socket }
                 return socket
             }
@@ -75,13 +81,14 @@ enum BareNoteLoad {
         }
         // Each client's own timer on an event loop, with a seeded jitter (the virtual users' think time).
         let running = NIOLockedValueBox(true)
-        let window = try await measureSteadyWindow(seconds: seconds, frames: { frames.withLockedValue { $0 } }, acks: { acks.withLockedValue { $0 } },
-                                                   startTyping: {
-                                                       for (client, first) in zip(all, BareNoteTyping.firstKeystrokes(clients: clients, thinkMs: thinkMs)) {
-                                                           schedule(client, afterMs: first.ms, thinkMs: thinkMs, seed: first.seed, running: running)
-                                                       }
-                                                   },
-                                                   stopTyping: { running.withLockedValue { $0 = false } })
+        let window = try await measureSteadyWindow(
+            seconds: seconds, frames: { frames.withLockedValue { $0 } }, acks: { acks.withLockedValue { $0 } },
+            startTyping: {
+                for (client, first) in zip(all, BareNoteTyping.firstKeystrokes(clients: clients, thinkMs: thinkMs)) {
+                    schedule(client, afterMs: first.ms, thinkMs: thinkMs, seed: first.seed, running: running)
+                }
+            },
+            stopTyping: { running.withLockedValue { $0 = false } })
         for client in all { await client.socket.withLockedValue { $0 }?.close() }
         return Result(window: window, joined: joined)
     }
@@ -89,8 +96,10 @@ enum BareNoteLoad {
     /// The steady window of a bare kind of client, measured the same way for each: typing starts
     /// with the CPU sampler, the window opens 2 s later (as the virtual clients' steady window
     /// does) and lasts `seconds`; typing stops 300 ms after it closes.
-    static func measureSteadyWindow(seconds: Int, frames: @escaping @Sendable () -> Int, acks: @escaping @Sendable () -> Int,
-                                    startTyping: () -> Void, stopTyping: () -> Void) async throws -> RunnerCPUSampler.Window {
+    static func measureSteadyWindow(
+        seconds: Int, frames: @escaping @Sendable () -> Int, acks: @escaping @Sendable () -> Int,
+        startTyping: () -> Void, stopTyping: () -> Void
+    ) async throws -> RunnerCPUSampler.Window {
         let start = ContinuousClock.now
         let sinceStart: @Sendable () -> Int = { Int((ContinuousClock.now - start).seconds * 1000) }
         let sampler = RunnerCPUSampler(nowMs: sinceStart, frames: frames)
@@ -108,7 +117,9 @@ enum BareNoteLoad {
         return window
     }
 
-    private static func schedule(_ client: Client, afterMs: Int64, thinkMs: Int, seed: UInt64, running: NIOLockedValueBox<Bool>) {
+    private static func schedule(
+        _ client: Client, afterMs: Int64, thinkMs: Int, seed: UInt64, running: NIOLockedValueBox<Bool>
+    ) {
         MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .milliseconds(afterMs)) {
             guard running.withLockedValue({ $0 }) else { return }
             client.type()

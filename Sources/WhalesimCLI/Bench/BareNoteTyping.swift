@@ -20,7 +20,9 @@ struct BareNoteTyping {
     }
 
     /// The message that joins the note, sent once the socket is open.
-    var joinMessage: String { #"{"messageId":"join\#(index)","type":"resourceConnection","data":{"resourceId":"\#(account)"}}"# }
+    var joinMessage: String {
+        #"{"messageId":"join\#(index)","type":"resourceConnection","data":{"resourceId":"\#(account)"}}"#
+    }
 
     /// One message from the server: the op to send now, if one was waiting for it, and whether
     /// it acknowledged this client's op.
@@ -52,7 +54,8 @@ struct BareNoteTyping {
         let messageId = "b\(index)m\(seq)"
         outstanding = Array("\"messageId\":\"\(messageId)\"".utf8)
         let (n, text) = length > 0 ? ("[\(length),0]", #"["","x"]"#) : ("[0]", #"["x"]"#)
-        return #"{"messageId":"\#(messageId)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(revision),"n":\#(n),"s":\#(text),"opId":"b\#(index).\#(seq)"}}"#
+        return
+            #"{"messageId":"\#(messageId)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(revision),"n":\#(n),"s":\#(text),"opId":"b\#(index).\#(seq)"}}"#
     }
 
     static let joinAnswer = Array("\"resourceConnectionConf\"".utf8)

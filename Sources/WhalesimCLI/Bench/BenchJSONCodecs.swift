@@ -7,13 +7,15 @@ import WhaleProtocol
 /// `docChangeReturnOps` reply (PROTOCOL.md §2–§3). Every codec turns `n`/`s` into a validated
 /// canonical `Operation` and encodes the reply from it, as the server does.
 enum BenchJSONMessage {
-    static let docChange = #"{"messageId":"c1:17","type":"docChange","data":{"resourceId":"acc-42","rev":120,"n":[6,0,4],"s":["","w",""],"opId":"c1:17"}}"#
+    static let docChange =
+        #"{"messageId":"c1:17","type":"docChange","data":{"resourceId":"acc-42","rev":120,"n":[6,0,4],"s":["","w",""],"opId":"c1:17"}}"#
     static let senderId = "srv-1"
 
     /// A key-order-independent form of a reply, to check that every codec says the same.
     static func canonical(_ data: Data) throws -> String {
         let object = try JSONSerialization.jsonObject(with: data)
-        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 }
 
@@ -28,10 +30,10 @@ struct BenchJSONError: Error { var what: String }
 struct BenchJSONSerialization: BenchJSONCodec {
     func roundTrip(_ message: Data) throws -> Data {
         guard let root = try JSONSerialization.jsonObject(with: message) as? [String: Any],
-              let messageId = root["messageId"] as? String, root["type"] as? String == "docChange",
-              let data = root["data"] as? [String: Any], let resourceId = data["resourceId"] as? String,
-              let rev = data["rev"] as? Int, let n = data["n"] as? [Int], let s = data["s"] as? [String],
-              data["opId"] as? String != nil
+            let messageId = root["messageId"] as? String, root["type"] as? String == "docChange",
+            let data = root["data"] as? [String: Any], let resourceId = data["resourceId"] as? String,
+            let rev = data["rev"] as? Int, let n = data["n"] as? [Int], let s = data["s"] as? [String],
+            data["opId"] as? String != nil
         else { throw BenchJSONError(what: "not a docChange") }
         _ = rev
         let wire = try WireOperation(n: n, s: s).operation().wire
@@ -46,7 +48,9 @@ struct BenchJSONSerialization: BenchJSONCodec {
 /// (b) JSONDecoder / JSONEncoder with Codable structs (decoder and encoder reused).
 final class BenchJSONCodable: BenchJSONCodec {
     struct DocChange: Codable {
-        struct Payload: Codable { var resourceId: String; var rev: Int; var n: [Int]; var s: [String]; var opId: String? }
+        struct Payload: Codable {
+            var resourceId: String; var rev: Int; var n: [Int]; var s: [String]; var opId: String?
+        }
         var messageId: String; var type: String; var data: Payload
     }
     struct ReturnOps: Codable {
@@ -92,17 +96,19 @@ final class BenchJSONC: BenchJSONCodec {
             return String(cString: json_object_get_string(object))
         }
         guard let messageId = string(field(root, "messageId")), string(field(root, "type")) == "docChange",
-              let data = field(root, "data"), let resourceId = string(field(data, "resourceId")),
-              let rev = field(data, "rev"), json_object_is_type(rev, json_type_int) != 0,
-              let n = field(data, "n"), json_object_is_type(n, json_type_array) != 0,
-              let s = field(data, "s"), json_object_is_type(s, json_type_array) != 0,
-              json_object_array_length(n) == json_object_array_length(s)
+            let data = field(root, "data"), let resourceId = string(field(data, "resourceId")),
+            let rev = field(data, "rev"), json_object_is_type(rev, json_type_int) != 0,
+            let n = field(data, "n"), json_object_is_type(n, json_type_array) != 0,
+            let s = field(data, "s"), json_object_is_type(s, json_type_array) != 0,
+            json_object_array_length(n) == json_object_array_length(s)
         else { throw BenchJSONError(what: "not a docChange") }
         var ns: [Int] = [], ss: [String] = []
         let count = json_object_array_length(n)
         for i in 0..<count {
             let ni = json_object_array_get_idx(n, i), si = json_object_array_get_idx(s, i)
-            guard json_object_is_type(ni, json_type_int) != 0, let text = string(si) else { throw BenchJSONError(what: "bad n/s") }
+            guard json_object_is_type(ni, json_type_int) != 0, let text = string(si) else {
+                throw BenchJSONError(what: "bad n/s")
+            }
             ns.append(Int(json_object_get_int64(ni)))
             ss.append(text)
         }
@@ -115,14 +121,18 @@ final class BenchJSONC: BenchJSONCodec {
         json_object_object_add(reply, "type", json_object_new_string("docChangeReturnOps"))
         let payload = json_object_new_object()
         json_object_object_add(payload, "resourceId", json_object_new_string(resourceId))
-        let nArray = json_object_new_array_ext(Int32(wire.n.count)), sArray = json_object_new_array_ext(Int32(wire.s.count))
+        let nArray = json_object_new_array_ext(Int32(wire.n.count)),
+            sArray = json_object_new_array_ext(Int32(wire.s.count))
         for value in wire.n { json_object_array_add(nArray, json_object_new_int64(Int64(value))) }
         for value in wire.s { json_object_array_add(sArray, json_object_new_string(value)) }
         json_object_object_add(payload, "n", nArray)
         json_object_object_add(payload, "s", sArray)
         json_object_object_add(reply, "data", payload)
         var length = 0
-        guard let text = json_object_to_json_string_length(reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length) else {
+        guard
+            let text = json_object_to_json_string_length(
+                reply, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
+        else {
             throw BenchJSONError(what: "json-c could not encode")
         }
         return Data(bytes: text, count: length)

@@ -70,8 +70,8 @@ func residentBytes() -> Int? {
 /// True in a release build; benchmarks print a warning otherwise.
 var isReleaseBuild: Bool {
     #if DEBUG
-    false
+        false
     #else
-    true
+        true
     #endif
 }

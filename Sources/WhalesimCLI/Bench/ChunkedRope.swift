@@ -72,7 +72,9 @@ struct ChunkedRope {
         }
         count -= n
         // Chunks before the finger are unchanged, but the finger chunk may be gone.
-        if fingerChunk >= chunks.count { fingerChunk = chunks.count - 1; fingerStart = count - chunks[fingerChunk].count }
+        if fingerChunk >= chunks.count {
+            fingerChunk = chunks.count - 1; fingerStart = count - chunks[fingerChunk].count
+        }
     }
 
     private mutating func insert(_ text: String, at position: Int) {
@@ -100,5 +102,7 @@ struct ChunkedRope {
     }
 
     /// Bytes held by the chunk buffers (capacity, not just count).
-    var storageBytes: Int { chunks.reduce(0) { $0 + $1.capacity * 4 } + chunks.capacity * MemoryLayout<[UInt32]>.stride }
+    var storageBytes: Int {
+        chunks.reduce(0) { $0 + $1.capacity * 4 } + chunks.capacity * MemoryLayout<[UInt32]>.stride
+    }
 }

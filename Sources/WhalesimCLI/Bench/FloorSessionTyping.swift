@@ -15,8 +15,9 @@ struct FloorSessionTyping: FloorTyping {
     private var session: ClientSession
 
     init(index: Int, account: String) {
-        session = ClientSession(clientId: ClientID("floor\(index)"), userId: "floor-user", resourceId: account,
-                                configuration: .init(protocolVersion: .v2))
+        session = ClientSession(
+            clientId: ClientID("floor\(index)"), userId: "floor-user", resourceId: account,
+            configuration: .init(protocolVersion: .v2))
     }
 
     var joined: Bool { session.connection == .joined }
@@ -32,7 +33,8 @@ struct FloorSessionTyping: FloorTyping {
     /// into the buffer until the ack, as the client does).
     mutating func floorType() -> [String] {
         guard joined else { return [] }
-        return Self.frames(session.handle(.localEdit(position: session.document.count, deleting: 0, inserting: "x"))).sends
+        return Self.frames(session.handle(.localEdit(position: session.document.count, deleting: 0, inserting: "x")))
+            .sends
     }
 
     private static func frames(_ actions: [ClientSession.Action]) -> (sends: [String], acked: Bool) {

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A JSON POST with the standard library's HTTP client (the bench's set-up calls only).
@@ -12,7 +12,11 @@ func postJSON(_ url: String, _ body: [String: Any], token: String? = nil) async 
     if let token { request.setValue(token, forHTTPHeaderField: "Authorization") }
     let data: Data = try await withCheckedThrowingContinuation { continuation in
         URLSession.shared.dataTask(with: request) { data, _, error in
-            if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: data ?? Data()) }
+            if let error {
+                continuation.resume(throwing: error)
+            } else {
+                continuation.resume(returning: data ?? Data())
+            }
         }.resume()
     }
     guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {

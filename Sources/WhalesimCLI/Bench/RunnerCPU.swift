@@ -33,7 +33,9 @@ final class RunnerCPUSampler: Sendable {
         task.withLockedValue {
             $0 = Task.detached(priority: .high) {
                 while !Task.isCancelled {
-                    samples.withLockedValue { $0.append(Sample(ms: nowMs(), cpu: processCPUSeconds(), frames: frames())) }
+                    samples.withLockedValue {
+                        $0.append(Sample(ms: nowMs(), cpu: processCPUSeconds(), frames: frames()))
+                    }
                     try? await Task.sleep(for: .milliseconds(periodMs))
                 }
             }
@@ -46,9 +48,12 @@ final class RunnerCPUSampler: Sendable {
     /// were counted over the whole of [`fromMs`, `toMs`], so they are scaled to the samples' span.
     func window(fromMs: Int, toMs: Int, ops: Int) -> Window? {
         let all = samples.withLockedValue { $0 }
-        guard toMs > fromMs, let first = all.first(where: { $0.ms >= fromMs }), let last = all.last(where: { $0.ms <= toMs }), last.ms > first.ms else { return nil }
+        guard toMs > fromMs, let first = all.first(where: { $0.ms >= fromMs }),
+            let last = all.last(where: { $0.ms <= toMs }), last.ms > first.ms
+        else { return nil }
         let span = Double(last.ms - first.ms)
-        return Window(seconds: span / 1000, cpuSeconds: last.cpu - first.cpu, frames: last.frames - first.frames,
-                      ops: Int((Double(ops) * span / Double(toMs - fromMs)).rounded()))
+        return Window(
+            seconds: span / 1000, cpuSeconds: last.cpu - first.cpu, frames: last.frames - first.frames,
+            ops: Int((Double(ops) * span / Double(toMs - fromMs)).rounded()))
     }
 }

@@ -22,7 +22,8 @@ enum SocketLoad {
     /// docChange-sized frame and waiting for it to come back.
     static func rawEcho(url: String, clients: Int, seconds: Double) async throws -> Double {
         let counter = Counter()
-        let frame = #"{"messageId":"m","type":"docChange","data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""],"opId":"c1:1"}}"#
+        let frame =
+            #"{"messageId":"m","type":"docChange","data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""],"opId":"c1:1"}}"#
         let sockets = try await openAll(clients) { index in
             let box = NIOLockedValueBox<LiveSocket?>(nil)
             let socket = LiveSocket(url: url, headers: [("ObjectId", "echo-\(index)")]) { _ in
@@ -46,19 +47,29 @@ enum SocketLoad {
             let state = NIOLockedValueBox((rev: 0, length: 0, seq: 0))
             let box = NIOLockedValueBox<LiveSocket?>(nil)
             let next: @Sendable () -> Void = {
-                let (rev, length, seq) = state.withLockedValue { s -> (Int, Int, Int) in s.seq += 1; return (s.rev, s.length, s.seq) }
+                let (rev, length, seq) = state.withLockedValue { s -> (Int, Int, Int) in
+                    s.seq += 1; return (s.rev, s.length, s.seq)
+                }
                 let n = length > 0 ? "[\(length),0]" : "[0]"
                 let s = length > 0 ? #"["","x"]"# : #"["x"]"#
-                box.withLockedValue { $0 }?.send(#"{"messageId":"m\#(seq)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(rev),"n":\#(n),"s":\#(s),"opId":"b\#(index):\#(seq)"}}"#)
+                box.withLockedValue { $0 }?.send(
+                    #"{"messageId":"m\#(seq)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(rev),"n":\#(n),"s":\#(s),"opId":"b\#(index):\#(seq)"}}"#
+                )
             }
-            let socket = LiveSocket(url: url + "?protocol=2", headers: [("ObjectId", account), ("Authorization", token)]) { text in
+            let socket = LiveSocket(
+                url: url + "?protocol=2", headers: [("ObjectId", account), ("Authorization", token)]
+            ) { text in
                 guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else { return }
                 switch envelope.message {
                 case .resourceConnectionConf(let conf):
-                    state.withLockedValue { $0.rev = conf.revision; $0.length = conf.initialState?.unicodeScalars.count ?? 0 }
+                    state.withLockedValue {
+                        $0.rev = conf.revision; $0.length = conf.initialState?.unicodeScalars.count ?? 0
+                    }
                     next()
                 case .docChangeReturnOps:
-                    state.withLockedValue { $0.rev += 1; $0.length += 1 }
+                    state.withLockedValue {
+                        $0.rev += 1; $0.length += 1
+                    }
                     counter.add()
                     if counter.isRunning { next() }
                 default: break
@@ -69,7 +80,8 @@ enum SocketLoad {
         }
         let rate = try await measure(counter, seconds: seconds) {
             for (index, socket) in clients.enumerated() {
-                socket.send(#"{"messageId":"join","type":"resourceConnection","data":{"resourceId":"\#(accounts[index])"}}"#)
+                socket.send(
+                    #"{"messageId":"join","type":"resourceConnection","data":{"resourceId":"\#(accounts[index])"}}"#)
             }
         }
         await closeAll(clients)
@@ -83,7 +95,8 @@ enum SocketLoad {
         let sockets = try await openAll(clients) { index in
             let box = NIOLockedValueBox<LiveSocket?>(nil)
             let mine = "\"from\":\(index),"
-            let frame = #"{"messageId":"m","type":"docChange",\#(mine)"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#
+            let frame =
+                #"{"messageId":"m","type":"docChange",\#(mine)"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#
             let socket = LiveSocket(url: url, headers: [("ObjectId", "room")]) { text in
                 if text.contains(mine) {
                     if delivered.isRunning { box.withLockedValue { $0 }?.send(frame) }
@@ -97,7 +110,9 @@ enum SocketLoad {
         try await Task.sleep(for: .milliseconds(200))
         let rate = try await measure(delivered, seconds: seconds) {
             for (index, socket) in sockets.enumerated() {
-                socket.send(#"{"messageId":"m","type":"docChange","from":\#(index),"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#)
+                socket.send(
+                    #"{"messageId":"m","type":"docChange","from":\#(index),"data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""]}}"#
+                )
             }
         }
         await closeAll(sockets)
@@ -108,19 +123,25 @@ enum SocketLoad {
     /// each typing its next character as soon as its previous edit was acknowledged. With
     /// `cursors`, each client shares its cursor: the broadcast of each edit carries it (larger
     /// frames, not more of them), plus a `cursorUpdate` on join.
-    static func serverBroadcast(url: String, token: String, userId: String, account: String, clients: Int, seconds: Double,
-                                cursors: Bool) async throws -> Double {
+    static func serverBroadcast(
+        url: String, token: String, userId: String, account: String, clients: Int, seconds: Double,
+        cursors: Bool
+    ) async throws -> Double {
         let remote = Counter()
         let boxes = (0..<clients).map { _ in NIOLockedValueBox<LiveNoteClient?>(nil) }
         var all: [LiveNoteClient] = []
         for index in 0..<clients {
             let box = boxes[index]
-            let client = LiveNoteClient(url: url, token: token, clientId: ClientID("bench-\(index)"), userId: userId, resourceId: account,
-                                        sharesCursor: cursors) { observation in
+            let client = LiveNoteClient(
+                url: url, token: token, clientId: ClientID("bench-\(index)"), userId: userId, resourceId: account,
+                sharesCursor: cursors
+            ) { observation in
                 switch observation {
                 case .remoteApplied: remote.add()
                 case .acknowledged:
-                    if remote.isRunning, let client = box.withLockedValue({ $0 }), client.state.syncState == .synchronized {
+                    if remote.isRunning, let client = box.withLockedValue({ $0 }),
+                        client.state.syncState == .synchronized
+                    {
                         client.edit(position: index % 7, deleting: 0, inserting: "y")
                     }
                 default: break
@@ -158,7 +179,9 @@ enum SocketLoad {
         while index < count {
             let batch = (index..<min(count, index + 200)).map(make)
             for socket in batch where !(await socket.connected()) {
-                throw BadInput("socket \(sockets.count) did not open: \(socket.ending?.error ?? "closed \(socket.ending?.closeCode ?? -1)")")
+                throw BadInput(
+                    "socket \(sockets.count) did not open: \(socket.ending?.error ?? "closed \(socket.ending?.closeCode ?? -1)")"
+                )
             }
             sockets += batch
             index += batch.count

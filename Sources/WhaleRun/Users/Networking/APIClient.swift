@@ -25,35 +25,46 @@ public struct APIClient: Sendable {
     func json(of result: HTTPResult, for request: HTTPRequestSpec) throws(APIError) -> Any {
         guard (200..<300).contains(result.status) else {
             metrics.error("http:\(result.status)")
-            throw APIError("http:\(result.status)", "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
+            throw APIError(
+                "http:\(result.status)",
+                "\(request.method) \(request.url) answered \(result.status): \(result.text.prefix(300))")
         }
         do {
             return try JSONSerialization.jsonObject(with: Data(result.body), options: [.fragmentsAllowed])
         } catch {
             metrics.error("http:bad-json")
-            throw APIError("http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
+            throw APIError(
+                "http:bad-json", "\(request.method) \(request.url): the body is not JSON: \(result.text.prefix(200))")
         }
     }
 
     /// Starts the request and calls `then` with its outcome, measured and counted as ``send(_:metric:)``
     /// does, on the executor's own thread: nothing waits for it meanwhile (see
     /// ``HTTPExecutor/start(_:timeout:then:)``).
-    func start(_ request: HTTPRequestSpec, metric: String, then: @escaping @Sendable (Result<HTTPResult, APIError>) -> Void) {
+    func start(
+        _ request: HTTPRequestSpec, metric: String, then: @escaping @Sendable (Result<HTTPResult, APIError>) -> Void
+    ) {
         metrics.attempt()
         let started = metrics.clock.nowUs
-        executor.start(request, timeout: timeout) { [self] outcome in then(measured(outcome, metric: metric, since: started)) }
+        executor.start(request, timeout: timeout) { [self] outcome in
+            then(measured(outcome, metric: metric, since: started))
+        }
     }
 
     public func send(_ request: HTTPRequestSpec, metric: String) async throws(APIError) -> HTTPResult {
         metrics.attempt()
         let started = metrics.clock.nowUs
         let outcome: Result<HTTPResult, HTTPTransportError>
-        do { outcome = .success(try await executor.execute(request, timeout: timeout)) } catch { outcome = .failure(error) }
+        do { outcome = .success(try await executor.execute(request, timeout: timeout)) } catch {
+            outcome = .failure(error)
+        }
         return try measured(outcome, metric: metric, since: started).get()
     }
 
     /// A request's outcome counted: an answer's latency into `metric`, a transport failure by kind.
-    private func measured(_ outcome: Result<HTTPResult, HTTPTransportError>, metric: String, since started: Int64) -> Result<HTTPResult, APIError> {
+    private func measured(_ outcome: Result<HTTPResult, HTTPTransportError>, metric: String, since started: Int64)
+        -> Result<HTTPResult, APIError>
+    {
         switch outcome {
         case .success(let result):
             metrics.latency(metric, us: metrics.clock.nowUs - started)

@@ -30,12 +30,22 @@ struct SalesforceAPI: Sendable {
     /// Keep REST calls on `baseURL` whatever `instance_url` says (embedded fake over HTTP).
     var pinInstance = false
 
-    func connect(username: String, password: String, clientId: String, clientSecret: String) async throws(APIError) -> Connection {
-        let form = [("grant_type", "password"), ("client_id", clientId), ("client_secret", clientSecret), ("username", username), ("password", password)]
-            .map { "\($0.0)=\(Self.formEscape($0.1))" }.joined(separator: "&")
-        let json = try await client.json(HTTPRequestSpec(method: "POST", url: baseURL + "/services/oauth2/token",
-                                                         headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)), metric: "login")
-        guard let o = json as? [String: Any], let token = o["access_token"] as? String, let instance = o["instance_url"] as? String else {
+    func connect(username: String, password: String, clientId: String, clientSecret: String) async throws(APIError)
+        -> Connection
+    {
+        let form = [
+            ("grant_type", "password"), ("client_id", clientId), ("client_secret", clientSecret),
+            ("username", username), ("password", password),
+        ]
+        .map { "\($0.0)=\(Self.formEscape($0.1))" }.joined(separator: "&")
+        let json = try await client.json(
+            HTTPRequestSpec(
+                method: "POST", url: baseURL + "/services/oauth2/token",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)),
+            metric: "login")
+        guard let o = json as? [String: Any], let token = o["access_token"] as? String,
+            let instance = o["instance_url"] as? String
+        else {
             client.metrics.error("salesforce:oauth")
             throw APIError("salesforce:oauth", "OAuth password grant for \(username) gave no token: \(json)")
         }
@@ -43,13 +53,20 @@ struct SalesforceAPI: Sendable {
     }
 
     /// Runs `soql` and follows `nextRecordsUrl` for at most `maxPages` pages.
-    func query(_ soql: String, connection: Connection, maxPages: Int, batchSize: Int = 200) async throws(APIError) -> (records: [[String: Any]], pages: Int, done: Bool) {
+    func query(_ soql: String, connection: Connection, maxPages: Int, batchSize: Int = 200) async throws(APIError) -> (
+        records: [[String: Any]], pages: Int, done: Bool
+    ) {
         var url = connection.instanceURL + "/services/data/v\(apiVersion)/query?q=" + Self.queryEscape(soql)
         var records: [[String: Any]] = []
         var pages = 0
         while pages < maxPages {
-            let json = try await client.json(HTTPRequestSpec(url: url, headers: [("Authorization", "Bearer \(connection.accessToken)"),
-                                                                                 ("Sforce-Query-Options", "batchSize=\(batchSize)")]), metric: "soql")
+            let json = try await client.json(
+                HTTPRequestSpec(
+                    url: url,
+                    headers: [
+                        ("Authorization", "Bearer \(connection.accessToken)"),
+                        ("Sforce-Query-Options", "batchSize=\(batchSize)"),
+                    ]), metric: "soql")
             pages += 1
             client.metrics.count("soql_pages")
             guard let o = json as? [String: Any], let rows = o["records"] as? [[String: Any]] else {
@@ -57,7 +74,9 @@ struct SalesforceAPI: Sendable {
                 throw APIError("salesforce:query", "not a query result: \(String(describing: json).prefix(200))")
             }
             records += rows
-            guard o["done"] as? Bool == false, let next = o["nextRecordsUrl"] as? String else { return (records, pages, true) }
+            guard o["done"] as? Bool == false, let next = o["nextRecordsUrl"] as? String else {
+                return (records, pages, true)
+            }
             url = connection.instanceURL + next
         }
         return (records, pages, false)
@@ -65,9 +84,10 @@ struct SalesforceAPI: Sendable {
 
     static func account(_ o: [String: Any]) -> AccountRecord? {
         guard let id = o["Id"] as? String, let name = o["Name"] as? String else { return nil }
-        return AccountRecord(id: id, name: name, industry: o["Industry"] as? String, billingState: o["BillingState"] as? String,
-                             billingCity: o["BillingCity"] as? String, type: o["Type"] as? String, website: o["Website"] as? String,
-                             phone: o["Phone"] as? String, employees: (o["NumberOfEmployees"] as? NSNumber)?.intValue)
+        return AccountRecord(
+            id: id, name: name, industry: o["Industry"] as? String, billingState: o["BillingState"] as? String,
+            billingCity: o["BillingCity"] as? String, type: o["Type"] as? String, website: o["Website"] as? String,
+            phone: o["Phone"] as? String, employees: (o["NumberOfEmployees"] as? NSNumber)?.intValue)
     }
 
     /// A SOQL string literal: backslash and single quote escaped, as Salesforce requires.
@@ -89,7 +109,8 @@ struct SalesforceAPI: Sendable {
 
     /// The app's account search: stacked filters (field = value, all AND-ed), values escaped.
     static func accountQuery(filters: [(field: String, value: String)], limit: Int) -> String {
-        var soql = "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account"
+        var soql =
+            "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account"
         if !filters.isEmpty {
             soql += " WHERE " + filters.map { "\($0.field) = \(soqlLiteral($0.value))" }.joined(separator: " AND ")
         }
