@@ -46,13 +46,17 @@ final class RunContext: Sendable {
     private let loadOver = NIOLockedValueBox(false)
     private let initialClaimed = NIOLockedValueBox<Set<Int>>([])
     private let logger: @Sendable (String) -> Void
+    /// Where the users' note and board sockets come from: real websockets in a run, memory in a test.
+    let sockets: NoteSocketFactory
 
     init(
         scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
         salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
         clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void,
+        sockets: NoteSocketFactory = .live
     ) {
+        self.sockets = sockets
         self.modelSpec = modelSpec
         self.organizationUsers = organizationUsers
         self.runTag = runTag
@@ -92,7 +96,7 @@ final class RunContext: Sendable {
         NoteSession.Context(
             socketURL: socketURL, token: token, protocolVersion: protocolVersion, recorder: recorder, metrics: metrics,
             ops: ops, faults: clientFaults, staleAfterMs: staleAfterMs, connections: clientIndexes, runTag: runTag,
-            loop: clientLoop(client))
+            loop: clientLoop(client), sockets: sockets)
     }
 
     /// The loop client `index`'s task, pauses and note socket run on (`live.runner-loop: epoll`),
@@ -104,7 +108,8 @@ final class RunContext: Sendable {
     func modelContext(token: String) -> ModelPage.Context {
         ModelPage.Context(
             whaler: whaler, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder,
-            metrics: metrics)
+            metrics: metrics,
+            sockets: sockets)
     }
 
     func log(_ line: String) { logger(line) }

@@ -22,11 +22,13 @@ final class ModelPage: Redialing {
         var protocolVersion: ProtocolVersion
         var recorder: LiveRecorder
         var metrics: LiveMetrics
+        /// Where the board's pool socket comes from (real websockets in a run, memory in a test).
+        var sockets: NoteSocketFactory = .live
     }
 
     struct State {
         var client: ModelClient
-        var socket: LeanSocket?
+        var socket: (any NoteSocket)?
         var generation = 0
         var closing = false
         /// A reconnect is under way (one at a time: the socket manager, the user's loop, the run).
@@ -80,9 +82,11 @@ final class ModelPage: Redialing {
         let name = state.withLockedValue { $0.client.clientId.rawValue }
         var url = SocketURL.appending("whalesim-client=\(name)", to: context.socketURL)
         if context.protocolVersion == .v2 { url += "&protocol=2" }
-        let socket = LeanSocket(url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)]) {
-            [weak self] text in
-            self?.receive(text, generation: generation)
+        // On NIO's loops, as before the factory (the board's socket never went on the users' epoll loops).
+        let socket = context.sockets.open(
+            url: url, headers: [("ObjectId", poolId), ("Authorization", context.token)], loop: nil
+        ) {
+            [weak self] buffer in self?.receive(buffer, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
         context.metrics.attempt()
@@ -111,7 +115,7 @@ final class ModelPage: Redialing {
     /// Drops the board's socket as the network would (the user's connection went); with
     /// `redialAfterMs`, the socket manager dials again after that long.
     func abandon(redialAfterMs: Int? = nil) {
-        let socket = state.withLockedValue { s -> LeanSocket? in
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in
             guard ownsSocket, let socket = s.socket else { return nil }
             s.socket = nil
             s.generation += 1
@@ -124,7 +128,7 @@ final class ModelPage: Redialing {
     }
 
     func close() async {
-        let socket = state.withLockedValue { s -> LeanSocket? in
+        let socket = state.withLockedValue { s -> (any NoteSocket)? in
             s.closing = true
             return s.socket
         }
@@ -141,10 +145,11 @@ final class ModelPage: Redialing {
         if wasCurrent, !closing { redial(after: 100) }
     }
 
-    private func receive(_ text: String, generation: Int) {
+    /// One frame, valid only during the call.
+    private func receive(_ bytes: UnsafeRawBufferPointer, generation: Int) {
         context.recorder.message()
         guard state.withLockedValue({ $0.generation == generation }) else { return }
-        guard let envelope = try? WireCodec.decodeServer(Array(text.utf8)) else {
+        guard let envelope = try? WireCodec.decodeServer(buffer: bytes) else {
             context.metrics.error("client:undecodable")
             return
         }

@@ -39,6 +39,8 @@ final class NoteSession: Redialing {
         /// The loop this client's socket, pauses and task run on (`live.runner-loop: epoll`);
         /// nil: NIO's loops (a ``LeanSocket``).
         var loop: EpollClientLoop?
+        /// Where the note socket comes from (real websockets in a run, memory in a test).
+        var sockets: NoteSocketFactory = .live
     }
 
     struct State {
@@ -71,8 +73,9 @@ final class NoteSession: Redialing {
     let resourceId: String
     /// The user's account page, when it listens on this socket (the note's pool is its account's).
     let model: ModelPage?
-    private let context: Context
-    private let state: NIOLockedValueBox<State>
+    let context: Context
+    /// The session and its socket, under one lock (the history takes the session's order).
+    let state: NIOLockedValueBox<State>
 
     init(
         index: Int, clientId: ClientID, userId: String, resourceId: String, document: Int, context: Context,
@@ -109,6 +112,8 @@ final class NoteSession: Redialing {
             return "\(socket), \(s.session.connection), dial \(s.generation), connection \(s.connectionId)"
         }
     }
+    /// How many times a connection was opened or dropped (a change: the note came back on a new one).
+    var dials: Int { state.withLockedValue { $0.generation } }
     var isSynchronized: Bool {
         state.withLockedValue { $0.session.connection == .joined && $0.session.syncState == .synchronized }
     }
@@ -129,7 +134,7 @@ final class NoteSession: Redialing {
         // On the epoll loop each frame is decoded where it lies in the loop's read buffer (no array made of it).
         // `self` is held strongly: a weak reference loaded once a frame was 2% of the runner's CPU. The
         // socket lets go of this closure when it ends, and this session of the socket (`socketEnded`).
-        let socket = openNoteSocket(url: url, headers: headers, loop: context.loop) { buffer in
+        let socket = context.sockets.open(url: url, headers: headers, loop: context.loop) { buffer in
             self.receive(buffer, generation: generation)
         }
         state.withLockedValue { $0.socket = socket }
@@ -298,33 +303,6 @@ final class NoteSession: Redialing {
 
     /// The id the server knows this client's current connection by.
     var connectionId: String { state.withLockedValue { $0.connectionId } }
-
-    /// Records the client's own cursor and its view of each of `others` (the cursor checker's probe).
-    func recordCursors(others: [(index: Int, clientId: ClientID)]) {
-        state.withLockedValue { s in
-            let length = s.session.document.count
-            context.recorder.record(
-                .ownCursor(
-                    client: index, revision: s.session.revision, selection: s.session.selection, textLength: length))
-            for other in others where other.index != index {
-                let view = s.session.remoteCursors.first { $0.clientId == other.clientId }?.selection
-                context.recorder.record(
-                    .remoteCursor(
-                        observer: index, subject: other.index, revision: s.session.revision, selection: view,
-                        textLength: length))
-            }
-        }
-    }
-
-    func recordFinal() {
-        state.withLockedValue { s in
-            let pending = (s.session.outstanding == nil ? 0 : 1) + (s.session.buffer == nil ? 0 : 1)
-            context.recorder.record(
-                .clientFinal(
-                    client: index, text: s.session.text, revision: s.session.revision,
-                    pendingOps: pending, connected: s.session.connection == .joined))
-        }
-    }
 
     /// One frame, valid only during the call.
     private func receive(_ bytes: UnsafeRawBufferPointer, generation: Int) {
