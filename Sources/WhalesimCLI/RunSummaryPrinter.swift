@@ -55,6 +55,9 @@ enum RunSummaryPrinter {
     static func unjudgedLatency(_ r: LiveRunResult) -> String? {
         let reasons = r.metricThresholds.compactMap(\.unknown)
         guard !reasons.isEmpty else { return nil }
+        if reasons.allSatisfy({ $0.hasPrefix("no samples") }) {
+            return "nothing was measured in a threshold's window, so it cannot be judged"
+        }
         let runner = reasons.contains { $0.contains("load generator was saturated") }
         let machine = reasons.contains { $0.contains("busy with other processes") }
         let whose =

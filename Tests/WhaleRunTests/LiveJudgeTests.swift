@@ -62,6 +62,29 @@ import WhaleSim
         #expect(LiveJudge.saturatedWindows(figures(lag: 1)).isEmpty)
     }
 
+    /// A power loss every 6 s leaves no steady second: a threshold over an empty window is an
+    /// alarm about nothing. It is `unknown` (exit 3) and says which window held no samples and
+    /// why; a metric never measured at all says so for the run; counted thresholds still judge.
+    @Test func aThresholdOverAWindowWithNoSamplesIsUnknownNotBreached() throws {
+        var f = figures(lag: 1)
+        f.excluded = LiveJudge.excludedWindows(
+            stride(from: 0, to: 10_000, by: 3_000).map {
+                FaultWindow(kind: "power-loss", label: "power loss", start: $0, end: $0 + 500)
+            })
+        let s = try scenario([
+            "op_ack.p99{steady} < 100ms", "soql.p99 < 100ms", "op_ack.p99 < 1000ms", "errors.count < 1",
+        ])
+        let out = LiveJudge.metricThresholds(s, f)
+        #expect(!out[0].met && out[0].actual == nil)
+        #expect(out[0].unknown?.hasPrefix("no samples of op_ack in the steady window: the fault windows") == true)
+        #expect(out[1].unknown == "no samples of soql over the run: nothing was measured to judge")
+        #expect(out[2].unknown == nil && out[2].met)
+        #expect(out[3].unknown == nil && out[3].met)
+        f.steady = nil
+        let ramped = LiveJudge.metricThresholds(try scenario(["op_ack.p99{steady} < 100ms"]), f)
+        #expect(ramped[0].unknown?.contains("the load never held steady") == true)
+    }
+
     /// The demo under heavy contention (seeds 34, 38, 41 of 2026-11-25): the runner's lag p99
     /// over the window was within its bound, so the threshold was judged, but the op_ack tail
     /// came from the few seconds in which the runner was saturated. A breach that goes away

@@ -143,7 +143,11 @@ enum LiveJudge {
             let actual = figure(t, f)
             var outcome = LiveRunResult.MetricOutcome(
                 threshold: t.text, actual: actual, met: actual.map { t.isMet(by: $0) } ?? false)
-            if actual != nil, let why = saturation(t, f) {
+            if actual == nil {
+                // Nothing measured is nothing to judge: an alarm about an empty window (a power
+                // loss every 6 s leaves no steady second) is a false alarm, so unknown, not breached.
+                outcome.unknown = noSamples(t, f)
+            } else if let why = saturation(t, f) {
                 outcome.unknown = why
                 outcome.met = false
             } else if let actual, !outcome.met, let why = breachOnlyWhileSaturated(t, actual, f) {
@@ -151,6 +155,19 @@ enum LiveJudge {
             }
             return outcome
         }
+    }
+
+    /// Why a threshold has no figure: which window held no samples of its metric, and why it may be empty.
+    static func noSamples(_ t: MetricThreshold, _ f: Figures) -> String {
+        let metric = t.metric
+        guard let scope = t.scope else {
+            return "no samples of \(metric) over the run: nothing was measured to judge"
+        }
+        let why =
+            scope == .steady && f.steady == nil
+            ? "the load never held steady (it ramped until it ended)"
+            : "the fault windows and their \(recoveryMarginMs / 1000) s recovery margins, and any saturated seconds, cover it"
+        return "no samples of \(metric) in the \(scope.rawValue) window: \(why), so there is nothing to judge"
     }
 
     /// A measured value as thresholds show it: `12.34ms`, `0.120%`, `42`.
