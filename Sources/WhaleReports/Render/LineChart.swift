@@ -13,6 +13,9 @@ struct LineChart {
     var yLabel: String
     var series: RunSeries
     var lines: [Line]
+    /// A latency chart's y axis in decades (issue 46): on a linear axis the max sets the scale and
+    /// p50 to p99 lie flat on it (a power-loss run's op→ack spans 0–5,000 ms with a p99 of 34 ms).
+    var logScale = false
 
     static let width = 960.0, height = 250.0
     static let left = 64.0, right = 12.0, top = 14.0, bottom = 42.0
@@ -23,10 +26,40 @@ struct LineChart {
     var plotHeight: Double { Self.height - Self.top - Self.bottom }
 
     func x(_ t: Double) -> Double { Self.left + t / Double(max(1, series.end)) * plotWidth }
-    func y(_ v: Double, _ yMax: Double) -> Double { Self.top + plotHeight - v / yMax * plotHeight }
+
+    /// The y axis: linear from 0 to a nice ceiling, or logarithmic over whole decades.
+    struct Scale {
+        var low: Double
+        var high: Double
+        var log: Bool
+        /// Where the grid lines and their labels go.
+        var ticks: [Double]
+
+        /// 0 at the bottom and 1 at the top; on a log axis a value under `low` sits on the floor.
+        func fraction(_ v: Double) -> Double {
+            guard log else { return v / high }
+            return (Foundation.log10(Swift.max(v, low)) - Foundation.log10(low))
+                / (Foundation.log10(high) - Foundation.log10(low))
+        }
+
+        static func of(_ values: [Double], log: Bool) -> Scale {
+            let positive = values.filter { $0 > 0 }
+            if log, let lowest = positive.min(), let highest = positive.max() {
+                let low = pow(10, floor(log10(lowest)))
+                var high = pow(10, ceil(log10(highest)))
+                if high <= low { high = low * 10 }
+                let decades = Int((log10(high) - log10(low)).rounded())
+                return Scale(low: low, high: high, log: true, ticks: (0...decades).map { low * pow(10, Double($0)) })
+            }
+            let high = LineChart.niceCeiling(values.max() ?? 0)
+            return Scale(low: 0, high: high, log: false, ticks: (0...4).map { high * Double($0) / 4 })
+        }
+    }
+
+    func y(_ v: Double, _ scale: Scale) -> Double { Self.top + plotHeight - scale.fraction(v) * plotHeight }
 
     func render() -> String {
-        let yMax = Self.niceCeiling(lines.flatMap { $0.values.compactMap { $0 } }.max() ?? 0)
+        let yMax = Scale.of(lines.flatMap { $0.values.compactMap { $0 } }, log: logScale)
         var svg =
             "<svg class=\"chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(html(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
         // Fault windows first, so the lines stay on top.
@@ -35,12 +68,12 @@ struct LineChart {
             svg +=
                 "<rect class=\"fault \(html(w.kind))\" x=\"\(f(x0))\" y=\"\(f(Self.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotHeight))\"><title>\(html(w.label)) \(w.start)–\(w.end) \(html(series.unit))</title></rect>"
         }
-        for i in 0...4 {
-            let v = yMax * Double(i) / 4, yy = y(v, yMax)
+        for v in yMax.ticks {
+            let yy = y(v, yMax)
             svg +=
                 "<line class=\"grid\" x1=\"\(f(Self.left))\" x2=\"\(f(Self.width - Self.right))\" y1=\"\(f(yy))\" y2=\"\(f(yy))\"/>"
             svg +=
-                "<text class=\"tick\" x=\"\(f(Self.left - 6))\" y=\"\(f(yy + 4))\" text-anchor=\"end\">\(figure(v))</text>"
+                "<text class=\"tick\" x=\"\(f(Self.left - 6))\" y=\"\(f(yy + 4))\" text-anchor=\"end\">\(yMax.log ? String(format: "%g", v) : figure(v))</text>"
         }
         let step = Double(SeriesDerivation.niceWidth(max(1, series.end) * SeriesDerivation.targetBuckets / 6))
         var t = 0.0
@@ -57,7 +90,7 @@ struct LineChart {
         svg +=
             "<text class=\"label\" x=\"\(f(Self.left + plotWidth / 2))\" y=\"\(f(Self.height - 6))\" text-anchor=\"middle\">time (\(html(series.unit)))</text>"
         svg +=
-            "<text class=\"label\" x=\"14\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(Self.top + plotHeight / 2)))\">\(html(yLabel))</text>"
+            "<text class=\"label\" x=\"14\" y=\"\(f(Self.top + plotHeight / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(Self.top + plotHeight / 2)))\">\(html(yLabel + (yMax.log ? ", log scale" : "")))</text>"
         for (k, line) in lines.enumerated() {
             svg += path(line, yMax: yMax, style: k % 6)
         }
@@ -66,7 +99,7 @@ struct LineChart {
     }
 
     /// The line through each bucket's midpoint; a bucket without a value breaks it.
-    private func path(_ line: Line, yMax: Double, style: Int) -> String {
+    private func path(_ line: Line, yMax: Scale, style: Int) -> String {
         var d = "", dots = "", pen = false
         for (i, value) in line.values.enumerated() where i < series.bucketStarts.count {
             guard let value else { pen = false; continue }

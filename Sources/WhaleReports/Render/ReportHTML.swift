@@ -136,7 +136,7 @@ public struct ReportHTML {
                 lines: [
                     .init(name: "p50", values: s.p50), .init(name: "p90", values: s.p90),
                     .init(name: "p99", values: s.p99), .init(name: "max", values: s.max),
-                ])
+                ], logScale: true)
             out += chart.render() + "\n" + chart.legend() + "\n"
         }
         return out + "</section>\n"
