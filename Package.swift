@@ -158,7 +158,7 @@ let package = Package(
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad",
                 "WhaleServer",
-                "SalesforceFake", "WhalesimLive", "WhaleEmbedded",
+                "SalesforceFake", "WhalesimLive", "WhaleEmbedded", "WhaleTelemetry",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -200,7 +200,7 @@ let package = Package(
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake",
                 "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform",
-                "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleTelemetry", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

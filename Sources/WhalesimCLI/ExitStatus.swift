@@ -15,6 +15,15 @@ enum ExitStatus {
     /// The checks passed but the run's record could not be written (a full disk): sysexits'
     /// EX_IOERR, so a CI job never takes a run with no report for a pass.
     static let recordNotWritten = ExitCode(74)
+
+    /// The verdict an exit code stands for, in the live view's words (`pass`, `fail`, `unknown`).
+    static func word(_ code: Int32) -> String {
+        switch code {
+        case 0: "pass"
+        case 1, 2: "fail"
+        default: "unknown"
+        }
+    }
 }
 
 /// An error that ends the command with a clear message on stderr and exit code 64.

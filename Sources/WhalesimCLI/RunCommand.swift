@@ -4,6 +4,7 @@ import WhaleEmbedded
 import WhaleReports
 import WhaleRun
 import WhaleSim
+import WhaleTelemetry
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,6 +81,19 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "FILE"))
     var lazyfsControl: String?
 
+    @Option(
+        name: .customLong("start-at"),
+        help: ArgumentHelp(
+            "Begin the load at TIME, after the setup: an ISO 8601 time with its zone (2026-11-28T23:00:00Z) or +SECONDS from whalesim's start; so the shards of an Indexed Job load together (docs/distributed-runs.md). Refused when already past; not with --repeat.",
+            valueName: "TIME"))
+    var startAt: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the run live on HOST:PORT while it runs: /metrics (Prometheus, OpenMetrics), / (a dashboard), /events, /health (docs/metrics.md). Port 0 picks a free one; loopback unless a host is given.",
+            valueName: "HOST:PORT"))
+    var listen: String?
+
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
@@ -109,12 +123,25 @@ struct RunCommand: AsyncParsableCommand {
         defer { BuiltinFixtures.cleanUp() }
         let options: LiveRunOptions
         do { options = try makeOptions() } catch let e as BadInput { throw e.exit() }
+        // Refused before anything starts: a taken or malformed address is a usage error.
+        var view: LiveView?
+        if let listen {
+            do {
+                view = try await LiveView.start(listen, title: "run \(options.scenario.name)")
+            } catch {
+                printError("whalesim: \(error)")
+                throw ExitCode(error.exitCode)
+            }
+            printLine(view!.server.listeningNote)
+        }
         Interrupts.install { Self.interruption.interrupt($0) }
         if let repeatCount {
-            throw ExitCode(await runRepeated(options, count: repeatCount))
+            let code = await runRepeated(options, count: repeatCount, view: view)
+            throw ExitCode(code)
         }
-        let outcome = await runOnce(options, detail: true)
+        let outcome = await runOnce(options, detail: true, view: view)
         if let verdict = outcome.verdictLine { print("verdict: \(verdict)") }
+        if let view, let final = outcome.telemetry { await view.finish(final) }
         throw ExitCode(outcome.exitCode)
     }
 
@@ -127,14 +154,17 @@ struct RunCommand: AsyncParsableCommand {
         var opAckP99Ms: Double?
         var wallSeconds: Double
         var error: String?
+        /// With `--listen`: the run's last snapshot (its verdict and report), for the live view.
+        var telemetry: TelemetrySnapshot? = nil
     }
 
     /// One live run with `options`: runs, records, prints (the full block when `detail`, or when a
     /// checker found a violation, so a repeat shows the evidence of a correctness failure).
-    func runOnce(_ options: LiveRunOptions, detail: Bool) async -> Outcome {
+    func runOnce(_ options: LiveRunOptions, detail: Bool, view: LiveView? = nil) async -> Outcome {
         let startedAt = Date()
         let run = LiveRun(options: options) { printLine($0) }
         Self.interruption.attach(run)
+        view?.attach(run)
         let result: LiveRunResult
         do { result = try await run.run() } catch {
             printError("whalesim: the run could not start: \(error)")
@@ -163,16 +193,23 @@ struct RunCommand: AsyncParsableCommand {
             printError("whalesim: exit \(exitCode): the verdict below was reached, but its record was not written")
         }
         let p99 = result.histograms["op_ack"].flatMap { $0.count > 0 ? $0.percentileMs(99) : nil }
+        let verdictLine = RunSummaryPrinter.verdictLine(result)
+        let telemetry = view.map { _ in
+            run.finalTelemetry(
+                result, verdict: ExitStatus.word(exitCode), verdictNote: verdictLine,
+                reportURL: dir.map { "file://" + URL(fileURLWithPath: $0).appendingPathComponent("report.html").path })
+        }
         return Outcome(
             exitCode: exitCode, directory: dir, verdict: result.verdict.rawValue,
-            verdictLine: RunSummaryPrinter.verdictLine(result), opAckP99Ms: p99, wallSeconds: wall, error: nil)
+            verdictLine: verdictLine, opAckP99Ms: p99, wallSeconds: wall, error: nil, telemetry: telemetry)
     }
 
     /// `--repeat N`: seeds seed...seed+N-1 in turn, a line per run, a table, a repeat directory.
     /// Returns the worst exit code (2 > 1 > 3 > 0, ``RepeatSummary/worstExitCode(_:)``).
-    func runRepeated(_ base: LiveRunOptions, count: Int) async -> Int32 {
+    func runRepeated(_ base: LiveRunOptions, count: Int, view: LiveView? = nil) async -> Int32 {
         let startedAt = Date()
         var runs: [RepeatSummary.Run] = []
+        var lastTelemetry: TelemetrySnapshot?
         for i in 0..<count {
             if let signal = Self.interruption.received {
                 print("repeat: interrupted by \(signal); \(count - i) run\(count - i == 1 ? "" : "s") not started")
@@ -181,7 +218,8 @@ struct RunCommand: AsyncParsableCommand {
             var options = base
             options.seed = base.seed + UInt64(i)
             print("repeat: run \(i + 1)/\(count), seed \(options.seed)")
-            let outcome = await runOnce(options, detail: false)
+            let outcome = await runOnce(options, detail: false, view: view)
+            lastTelemetry = outcome.telemetry ?? lastTelemetry
             // Which directory, relative to the repeat directory (a sibling under the scenario's).
             let relative = outcome.directory.map { "../" + ($0 as NSString).lastPathComponent }
             let entry = RepeatSummary.Run(
@@ -197,6 +235,7 @@ struct RunCommand: AsyncParsableCommand {
             whalesimVersion: WhaleSimVersion.current)
         print("")
         print(summary.table(), terminator: "")
+        var repeatReport: String?
         do {
             let dir = try RepeatSummary.createDirectory(
                 root: reportDir, scenario: base.scenario.name, count: count, startedAt: startedAt)
@@ -206,10 +245,19 @@ struct RunCommand: AsyncParsableCommand {
                 (scenarioDir as NSString).appendingPathComponent("latest-repeat"),
                 to: (dir as NSString).lastPathComponent)
             print("repeat: \(dir)/report.html")
+            repeatReport = URL(fileURLWithPath: dir).appendingPathComponent("report.html").path
         } catch {
             printError("whalesim: could not write the repeat summary: \(error)")
         }
         print("verdict: \(summary.verdictLine)")
+        if let view, var final = lastTelemetry {
+            // The live view ends on the repeat's verdict, not its last run's.
+            final.status.title = "run \(base.scenario.name) --repeat \(count)"
+            final.status.verdict = ExitStatus.word(summary.exitCode)
+            final.status.verdictNote = summary.verdictLine
+            final.status.reportURL = repeatReport.map { "file://" + $0 }
+            await view.finish(final)
+        }
         return summary.exitCode
     }
 
@@ -278,6 +326,17 @@ struct RunCommand: AsyncParsableCommand {
                 )
             }
         }
+        var startDate: Date?
+        if let startAt {
+            switch StartTime.parse(startAt, now: Date(), launched: StartTime.launched) {
+            case .success(let date): startDate = date
+            case .failure(let why): problems.append(why.description)
+            }
+            if repeatCount != nil {
+                problems.append(
+                    "--start-at and --repeat cannot be combined: only a repeat's first run could begin at that moment")
+            }
+        }
         if restartCommand != nil || lazyfsControl != nil, case .embedded = live.server {
             problems.append(
                 "--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)"
@@ -331,6 +390,7 @@ struct RunCommand: AsyncParsableCommand {
         options.serverExecutable = ChildServer.selfExecutable
         options.restartCommand = restartCommand
         options.lazyfsControl = lazyfsControl
+        options.startAt = startDate
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
     import Musl
 #elseif canImport(Darwin)
@@ -25,4 +25,13 @@ func readStandardInput() throws -> String {
 /// a CI log or a parent process as it happens.
 func printLine(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// The process's standard streams.
+enum StandardStreams {
+    /// Makes C's `stdout` (behind Swift's `print`) flush at every newline. A pipe or a file is
+    /// otherwise block-buffered, and a CI job showed ten minutes of silence and then every line.
+    static func lineBufferStandardOutput() {
+        setvbuf(stdout, nil, _IOLBF, 0)
+    }
 }

@@ -49,6 +49,11 @@ extension Whalesim {
     /// wake-up and the frame it sends stay on one thread instead of hopping between Dispatch's
     /// pool, its timer thread and the socket's loop (docs/decisions/0028-swift-concurrency-on-nio-event-loops.md).
     static func main() async {
+        // CI logs that move (issue 46): standard output is line-buffered even when it is a pipe or
+        // a file, so each progress line, per-run line and table row of `run --repeat`, `simulate
+        // --seeds` and `conform` reaches the log as it is printed, not in one block at exit.
+        StandardStreams.lineBufferStandardOutput()
+        _ = StartTime.launched  // `run --start-at +SECONDS` counts from here
         // Before any socket or thread: a login shell's 1,024 open files is less than a
         // thousand-client run holds (``OpenFiles``); children (the embedded server) inherit it.
         OpenFiles.raiseSoftLimit()

@@ -41,6 +41,10 @@ import Yams
         #expect(
             command.contains("--shard \"${JOB_COMPLETION_INDEX}/\(completions)\""),
             "the shard count must equal completions: \(command)")
+        // Every pod's load begins at one moment, which the Job's environment gives.
+        #expect(command.contains("--start-at \"$WHALESIM_START_AT\""), "\(command)")
+        let env = (container["env"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(env.contains("WHALESIM_START_AT"))
         // The records volume is mounted and defined.
         let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
         let volumes = try #require(pod["volumes"] as? [[String: Any]])

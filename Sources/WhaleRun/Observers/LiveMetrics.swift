@@ -188,6 +188,12 @@ public final class LiveMetrics: Sendable {
         max(s.spilled.count, (s.buckets.keys.max() ?? -1) + 1)
     }
 
+    /// Second `b`'s histogram of `name` while it is still in memory (the live view reads the
+    /// last whole second; a spilled one is not read back for it). Nil when nothing was recorded.
+    public func inMemorySecond(_ b: Int, of name: String) -> LatencyHistogram? {
+        state.withLockedValue { $0.buckets[b]?[name] }
+    }
+
     /// One sample of the runner's scheduling lag: a timer or an event-loop task that ran `us` late.
     public func lag(us: Int64) { latency("runner_lag", us: max(0, us)) }
 

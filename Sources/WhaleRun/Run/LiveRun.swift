@@ -143,6 +143,7 @@ public final class LiveRun: @unchecked Sendable {
         try await waitForBaselines()
         noteLoopChoices(context: prepared.context)
         writeBackBeforeLoad()
+        await waitForStartTime()
 
         // Load.
         let load = startLoad(targets: targets, prepared: prepared, windowed: faults.windowed)

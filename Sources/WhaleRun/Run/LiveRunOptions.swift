@@ -36,6 +36,8 @@ public struct LiveRunOptions: Sendable {
     /// For a server whalesim does not start: the control file of the `whalesim lazyfs` mount its
     /// data directory is on (a power-loss window writes `drop` there between kill and start).
     public var lazyfsControl: String?
+    /// `--start-at`: the load begins at this moment, after the setup (``StartTime``); nil: at once.
+    public var startAt: Date?
 
     public init(scenario: Scenario, scenarioRef: String, seed: UInt64, fixtures: URL, reportsRoot: String) {
         self.scenario = scenario

@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+import WhalesimTesting
+
+/// `run --listen` (issue 46) with a real Prometheus (Debian's `prometheus`, installed by
+/// scripts/setup --tests) scraping a live run every second: its HTTP API gives back the run's
+/// acks exactly as the record counts them, and `histogram_quantile(0.99, ...)` of op→ack in the
+/// bucket that holds the record's own p99. And what a bad `--listen` gets.
+@Suite(.serialized) struct LiveViewRunTests {
+    static let prometheus = ExternalProcess.which("prometheus")
+    static let curl = ExternalProcess.which("curl")
+    static let hint =
+        "no prometheus or curl here (scripts/setup --tests installs both): the live scrape test is skipped"
+
+    @Test(.enabled(if: prometheus != nil && curl != nil, "\(hint)"))
+    func prometheusScrapesALiveRunAndAgreesWithItsRecord() async throws {
+        let dir = try RunCommandTests().scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = try LogLinesAndStartAtTests().scenario(in: dir, seconds: 6)
+        let reports = dir.appendingPathComponent("R")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LogLinesAndStartAtTests.binary)
+        process.arguments = ["run", scenario, "--listen", "127.0.0.1:0", "--quiet", "--report-dir", reports.path]
+        process.currentDirectoryURL = RunCommandTests.root
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line says where: "live view: http://127.0.0.1:PORT/ (metrics: ...)".
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first, as: UTF8.self)
+        let port = try #require(
+            line.firstMatch(of: /live view: http:\/\/127\.0\.0\.1:(\d+)\//).map { Int($0.1)! }, "\(line)")
+        let rest = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
+
+        let prom = try startPrometheus(target: port, in: dir)
+        defer {
+            prom.terminate()
+            prom.waitUntilExit()
+        }
+        let promPort = Int(prom.arguments!.last { $0.hasPrefix("--web.listen-address=") }!.split(separator: ":").last!)!
+        process.waitUntilExit()
+        let output = line + String(decoding: await rest.value, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        let record = try #require(
+            (try? Data(contentsOf: reports.appendingPathComponent("latest/run.json"))).flatMap {
+                try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+            }, "\(output)")
+
+        // What the record counts, exactly: every ack, as the last scrape (in the 2 s the view stays up after) saw it.
+        let acked = try #require((record["counts"] as? [String: Any])?["acknowledged"] as? Int)
+        #expect(acked > 0)
+        let scraped = try await query(promPort, "max_over_time(whalesim_acks_total[10m])")
+        #expect(scraped == Double(acked), "Prometheus has \(String(describing: scraped)) acks, the record \(acked)")
+
+        // The record's p99 (from its own HdrHistogram) and Prometheus' estimate fall in one bucket.
+        let pairs = try #require(try RecordFiles.histograms(record)["op_ack"])
+        let total = pairs.reduce(0) { $0 + $1[1] }
+        var seen: UInt64 = 0
+        let rank = UInt64((Double(total) * 0.99).rounded(.up))
+        let p99us = try #require(
+            pairs.first {
+                seen += $0[1]; return seen >= rank
+            }?[0])
+        let p99 = Double(p99us) / 1_000_000
+        let bounds: [Double] = [
+            0, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+        ]
+        let bucket = try #require(bounds.indices.dropFirst().first { p99 <= bounds[$0] })
+        let estimate = try #require(
+            try await query(
+                promPort, "histogram_quantile(0.99, sum by (le) (max_over_time(whalesim_op_ack_seconds_bucket[10m])))"))
+        #expect(
+            estimate > bounds[bucket - 1] && estimate <= bounds[bucket],
+            "Prometheus' p99 \(estimate) s is not in (\(bounds[bucket - 1]), \(bounds[bucket])], the record's p99 \(p99) s"
+        )
+        // The run's labels ride on every series.
+        let labelled = try await rawQuery(promPort, "whalesim_clients_connected")
+        let labels = labelled.first?["metric"] as? [String: String]
+        #expect(
+            labels?["scenario"] == "live-lines" && labels?["seed"] == "7" && labels?["shard"] == "0/1", "\(labelled)")
+    }
+
+    static let chromium = ExternalProcess.chromium()
+    static let python = ExternalProcess.python3()
+
+    /// The dashboard of a real run in headless Chromium (Tests/External/dashboard_in_chromium.py):
+    /// read once the load is under way and again 2.5 s later, the figures move; when the run ends
+    /// on its own the page shows its verdict and links its report.
+    @Test(
+        .enabled(if: chromium != nil, "no Chromium here (scripts/setup --tests installs chromium): skipped"),
+        .enabled(if: python != nil && curl != nil, "no python3 or curl here (scripts/setup --tests)"))
+    func theDashboardOfALiveRunMovesAndEndsWithItsVerdict() async throws {
+        let dir = try RunCommandTests().scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = try LogLinesAndStartAtTests().scenario(in: dir, seconds: 16)
+        let reports = dir.appendingPathComponent("R")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LogLinesAndStartAtTests.binary)
+        process.arguments = ["run", scenario, "--listen", "127.0.0.1:0", "--quiet", "--report-dir", reports.path]
+        process.currentDirectoryURL = RunCommandTests.root
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first, as: UTF8.self)
+        let url = try #require(
+            line.firstMatch(of: /live view: (http:\/\/127\.0\.0\.1:\d+\/)/).map { String($0.1) }, "\(line)")
+        let rest = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
+        // Open the page once the load is under way (the setup's seconds show `starting`).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let metrics = try await ExternalProcess.run(
+                Self.curl!, ["-s", "--max-time", "2", url + "metrics"], timeout: .seconds(5))
+            if let m = metrics.stdout.firstMatch(of: /whalesim_clients_connected\{[^}]*\} (\d+)/), Int(m.1)! > 0 {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let artifacts = ExternalProcess.packageRoot.appendingPathComponent(".build/test-artifacts/live-run")
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let script = ExternalProcess.packageRoot.appendingPathComponent("Tests/External/dashboard_in_chromium.py").path
+        let read = try await ExternalProcess.run(
+            Self.python!, [script, url, artifacts.path, "--browser", Self.chromium!, "--timeout", "60"],
+            timeout: .seconds(90))
+        process.waitUntilExit()
+        let output = line + String(decoding: await rest.value, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(read.status == 0, "\(read.stdout)\(read.stderr)")
+        let result = try #require(
+            try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any],
+            "\(read.stdout)\(read.stderr)")
+        #expect((result["problems"] as? [String]) == [])
+        let reads = try #require(result["reads"] as? [[String: Any]])
+        try #require(reads.count == 3)
+        let (one, two, final) = (reads[0], reads[1], reads[2])
+        #expect(one["phase"] as? String == "running", "\(one)")
+        for figure in ["elapsed", "acks"] {
+            #expect(one[figure] as? String != two[figure] as? String, "\(figure) did not move: \(one) → \(two)")
+        }
+        #expect((two["p99"] as? String)?.contains("ms") == true, "p99: \(two["p99"] ?? "")")
+        #expect((two["checkers"] as? [String])?.contains { $0.hasPrefix("convergencepending") } == true, "\(two)")
+        #expect(final["verdictShown"] as? Bool == true, "\(final)")
+        #expect((final["verdict"] as? String)?.contains("PASS") == true, "\(final)")
+        #expect((final["reportLink"] as? String)?.hasSuffix("/report.html") == true, "\(final)")
+        #expect((final["checkers"] as? [String])?.contains { $0.hasPrefix("convergencevalid") } == true, "\(final)")
+    }
+
+    /// A taken port and a malformed address are refused before the load starts: exit 64 and why.
+    @Test func aTakenOrMalformedListenAddressIsRefusedBeforeTheLoad() throws {
+        let holder = try TakenPort()
+        defer { holder.close() }
+        let taken = try LogLinesAndStartAtTests().timed(["run", "live-demo", "--listen", "127.0.0.1:\(holder.port)"])
+        #expect(taken.status == 64, "\(taken.all)")
+        #expect(taken.stderr.contains("already in use"), "\(taken.stderr)")
+        #expect(!taken.all.contains("whalesim run live-demo:"), "the load must not start")
+        let malformed = try LogLinesAndStartAtTests().timed(["run", "live-demo", "--listen", "localhost"])
+        #expect(malformed.status == 64, "\(malformed.all)")
+        #expect(malformed.stderr.contains("--listen 'localhost' is malformed"), "\(malformed.stderr)")
+    }
+
+    func startPrometheus(target: Int, in dir: URL) throws -> Process {
+        let config = dir.appendingPathComponent("prometheus.yml")
+        try """
+        global:
+          scrape_interval: 1s
+        scrape_configs:
+          - job_name: whalesim-run
+            scrape_interval: 1s
+            static_configs:
+              - targets: ['127.0.0.1:\(target)']
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let holder = try TakenPort()
+        let port = holder.port
+        holder.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.prometheus!)
+        process.arguments = [
+            "--config.file=\(config.path)", "--storage.tsdb.path=\(dir.appendingPathComponent("data").path)",
+            "--log.level=warn", "--web.listen-address=127.0.0.1:\(port)",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func rawQuery(_ port: Int, _ expression: String) async throws -> [[String: Any]] {
+        let out = try await ExternalProcess.run(
+            Self.curl!,
+            [
+                "-s", "-G", "--max-time", "5", "http://127.0.0.1:\(port)/api/v1/query", "--data-urlencode",
+                "query=\(expression)",
+            ],
+            timeout: .seconds(10))
+        guard out.status == 0,
+            let object = try? JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any],
+            let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else { return [] }
+        return result
+    }
+
+    func query(_ port: Int, _ expression: String) async throws -> Double? {
+        // Prometheus may still be taking in its last scrapes: ask until it answers, for a while.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let result = try await rawQuery(port, expression)
+            if let value = (result.first?["value"] as? [Any])?.last.flatMap({ $0 as? String }).flatMap(Double.init) {
+                return value
+            }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return nil
+    }
+}
+
+/// A port held open by a listening socket (a taken address), or released to be reused.
+final class TakenPort {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard descriptor >= 0, bound == 0, listen(descriptor, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        fd = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
