@@ -1,4 +1,6 @@
 import ArgumentParser
+import WhaleTelemetry
+import NIOConcurrencyHelpers
 import Foundation
 import WhaleConform
 import WhaleProtocol
@@ -94,6 +96,12 @@ struct ConformCommand: AsyncParsableCommand {
     )
     var fixtures: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the suite's progress live on HOST:PORT while it runs: /metrics (whalesim_conform_cases_total by outcome), a dashboard at /, /events, /health. Port 0 picks a free one.",
+            valueName: "HOST:PORT"))
+    var listen: String?
+
     @Flag(name: .customLong("list"), help: "List the case ids and what each checks, then exit.")
     var list = false
 
@@ -109,6 +117,24 @@ struct ConformCommand: AsyncParsableCommand {
         defer { BuiltinFixtures.cleanUp() }
         let plan: Plan
         do { plan = try makePlan() } catch let e as BadInput { throw e.exit() }
+
+        let view: ProgressView?
+        if let listen {
+            let labels = RunLabels(
+                scenario: "conform", seed: "0",
+                runID: "conform-" + String(Int64(Date().timeIntervalSince1970 * 1000), radix: 36))
+            do {
+                view = try await ProgressView.start(
+                    listen, labels: labels, title: "conform (\(plan.cases.count) cases)", phase: "conforming",
+                    families: [MetricCatalog.conformCases])
+            } catch {
+                printError("whalesim: \(error)")
+                throw ExitCode(error.exitCode)
+            }
+            printLine(view!.server.listeningNote)
+        } else {
+            view = nil
+        }
 
         var embedded: EmbeddedTarget?
         var target: ConformTarget
@@ -148,8 +174,20 @@ struct ConformCommand: AsyncParsableCommand {
         print(
             "conform: \(plan.cases.count) cases against \(where_) (\(target.baseURL)), protocol \(target.protocolVersion.rawValue)"
         )
+        let outcomes = NIOLockedValueBox<[String: Int]>([:])
         let results = await ConformSuite.run(target, cases: plan.cases, expected: plan.expected) { result in
             print(ConformSummary.line(for: result))
+            guard let view else { return }
+            let outcome = Self.outcome(result)
+            let counts = outcomes.withLockedValue { counts in
+                counts[outcome, default: 0] += 1
+                return counts
+            }
+            view.update { snapshot in
+                for key in counts.keys.sorted() {
+                    snapshot.set(MetricCatalog.conformCases, labels: ["outcome": key], counts[key]!)
+                }
+            }
         }
         await embedded?.stop()
         let summary = ConformSummary(results)
@@ -168,7 +206,21 @@ struct ConformCommand: AsyncParsableCommand {
             print("NOTE: \(r.id) is listed in --expect-fail but passes now: take it off the list")
         }
         print("report: \(directory)/report.html, \(directory)/junit.xml")
+        if let view {
+            await view.finish(
+                verdict: summary.exitCode == 0 ? "pass" : "fail", note: summary.line,
+                reportURL: "file://" + URL(fileURLWithPath: directory).appendingPathComponent("report.html").path)
+        }
         throw ExitCode(summary.exitCode)
+    }
+
+    /// A case's outcome as the live view counts it: pass, fail, expected-fail, not-applicable.
+    static func outcome(_ r: ConformResult) -> String {
+        switch r.verdict {
+        case .pass: "pass"
+        case .fail: r.expectedToFail ? "expected-fail" : "fail"
+        case .notApplicable: "not-applicable"
+        }
     }
 
     struct Plan {

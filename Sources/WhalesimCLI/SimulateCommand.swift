@@ -1,4 +1,6 @@
 import ArgumentParser
+import WhaleTelemetry
+import NIOConcurrencyHelpers
 import Foundation
 import WhaleProtocol
 import WhaleSim
@@ -84,6 +86,12 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Do not shrink a failing run.")
     var noShrink = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the seeds' progress live on HOST:PORT while they run: /metrics (whalesim_seeds_total, whalesim_seed_failures_total), a dashboard at /, /events, /health. Port 0 picks a free one.",
+            valueName: "HOST:PORT"))
+    var listen: String?
+
     @Option(help: "Where run records go.")
     var reportDir = "Reports"
 
@@ -99,6 +107,24 @@ struct SimulateCommand: AsyncParsableCommand {
             throw error.exit()
         }
         if let problem = ReportRoot.problem(reportDir) { throw BadInput(problem).exit() }
+        let view: ProgressView?
+        if let listen {
+            let labels = RunLabels(
+                scenario: plan.scenario.name, seed: String(plan.firstSeed),
+                runID: "simulate-" + String(Int64(Date().timeIntervalSince1970 * 1000), radix: 36))
+            do {
+                view = try await ProgressView.start(
+                    listen, labels: labels,
+                    title: "simulate \(plan.scenarioRef) (\(plan.seedCount) seeds from \(plan.firstSeed))",
+                    phase: "simulating", families: [MetricCatalog.seeds, MetricCatalog.seedFailures])
+            } catch {
+                printError("whalesim: \(error)")
+                throw ExitCode(error.exitCode)
+            }
+            printLine(view!.server.listeningNote)
+        } else {
+            view = nil
+        }
         let stop = StopRequest()
         if plan.seedCount > 1 { Interrupts.install { stop.set($0) } }
         plan.printOptions()
@@ -106,11 +132,34 @@ struct SimulateCommand: AsyncParsableCommand {
         fflush(nil)
         let startedAt = Date()
         let style: SimulationPlan.ProgressStyle = plan.seedCount > 1 && isatty(2) != 0 ? .bar : .lines
+        let counts = NIOLockedValueBox((done: 0, failed: 0))
         let outcome = await plan.execute(
             progress: {
                 print($0); fflush(nil)
-            }, style: style, interrupted: { stop.value })
-        throw plan.finish(outcome, reportDir: reportDir, startedAt: startedAt)
+            }, style: style, interrupted: { stop.value },
+            onSeed: { _, verdict in
+                guard let view else { return }
+                let now = counts.withLockedValue { c in
+                    c.done += 1
+                    if verdict != .valid { c.failed += 1 }
+                    return c
+                }
+                view.update {
+                    $0.set(MetricCatalog.seeds, now.done)
+                    $0.set(MetricCatalog.seedFailures, now.failed)
+                }
+            })
+        let directory = NIOLockedValueBox<String?>(nil)
+        let exit = plan.finish(outcome, reportDir: reportDir, startedAt: startedAt) { dir in
+            directory.withLockedValue { $0 = dir }
+        }
+        if let view {
+            let report = directory.withLockedValue { $0 }.map {
+                "file://" + URL(fileURLWithPath: $0).appendingPathComponent("report.html").path
+            }
+            await view.finish(verdict: ExitStatus.word(exit.rawValue), note: nil, reportURL: report)
+        }
+        throw exit
     }
 
     /// Validates the options and the scenario into a plan (every problem is exit 64).

@@ -57,7 +57,8 @@ struct SimulationPlan: Sendable {
     /// covers the seeds done (nothing is shrunk).
     func execute(
         progress: @escaping @Sendable (String) -> Void, style: ProgressStyle = .lines,
-        interrupted: @escaping @Sendable () -> String? = { nil }
+        interrupted: @escaping @Sendable () -> String? = { nil },
+        onSeed: @escaping @Sendable (UInt64, Verdict) -> Void = { _, _ in }
     ) async -> Outcome {
         let scenario = self.scenario
         let seeds = (0..<seedCount).map { firstSeed &+ UInt64($0) }
@@ -66,6 +67,7 @@ struct SimulationPlan: Sendable {
         var stoppedBy: String?
         if seeds.count == 1 {
             let result = Simulation.run(scenario, seed: seeds[0])
+            onSeed(seeds[0], result.verdict)
             verdicts = [(seeds[0], result.verdict)]
             kept[seeds[0]] = result
         } else {
@@ -91,6 +93,7 @@ struct SimulationPlan: Sendable {
                 if style == .bar { Self.draw(figures(0).bar()) }
                 while let (s, result) = await group.next() {
                     done += 1
+                    onSeed(s, result.verdict)
                     verdicts.append((s, result.verdict))
                     if result.verdict != .valid { failures += 1 }
                     if result.verdict != .valid || s == seeds[0] { kept[s] = result }
@@ -143,8 +146,11 @@ struct SimulationPlan: Sendable {
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + (bar ?? "")).utf8))
     }
 
-    /// Prints verdicts, writes the run record, and returns the exit code.
-    func finish(_ outcome: Outcome, reportDir: String, startedAt: Date = Date()) -> ExitCode {
+    /// Prints verdicts, writes the run record, and returns the exit code (and, through
+    /// `writtenTo`, the run directory once written).
+    func finish(
+        _ outcome: Outcome, reportDir: String, startedAt: Date = Date(), writtenTo: ((String) -> Void)? = nil
+    ) -> ExitCode {
         let result = outcome.reported
         if seedCount > 1 {
             let invalid = outcome.verdicts.filter { $0.verdict == .invalid }.count
@@ -181,6 +187,7 @@ struct SimulationPlan: Sendable {
                 record: record, history: result.history, shrunkHistory: outcome.shrunk?.result.history,
                 scenario: result.scenario.name, seed: result.seed, root: reportDir, startedAt: startedAt)
             print("report: \(dir)/report.html")
+            writtenTo?(dir)
             written = true
         } catch {
             printError("whalesim: could not write the run's record, so its run directory is incomplete: \(error)")

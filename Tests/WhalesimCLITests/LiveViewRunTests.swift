@@ -158,6 +158,71 @@ import WhalesimTesting
         #expect((final["checkers"] as? [String])?.contains { $0.hasPrefix("convergencevalid") } == true, "\(final)")
     }
 
+    /// Launches whalesim with `arguments` (which include `--listen 127.0.0.1:0`) and returns the
+    /// process, its live view's URL, and a task holding the rest of its output.
+    func launchListening(_ arguments: [String]) throws -> (Process, String, Task<Data, Never>) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: LogLinesAndStartAtTests.binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = RunCommandTests.root
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        let line = String(decoding: first, as: UTF8.self)
+        guard let url = line.firstMatch(of: /live view: (http:\/\/127\.0\.0\.1:\d+\/)/).map({ String($0.1) }) else {
+            process.terminate()
+            throw POSIXError(.EPROTO)
+        }
+        return (process, url, Task.detached { out.fileHandleForReading.readDataToEndOfFile() })
+    }
+
+    /// Every value of `family` the endpoint served while the command ran (scraped every 100 ms).
+    func watch(_ url: String, _ family: String, while process: Process) async throws -> [Double] {
+        var seen: [Double] = []
+        while process.isRunning {
+            let metrics = try await ExternalProcess.run(
+                Self.curl!, ["-s", "--max-time", "2", url + "metrics"], timeout: .seconds(5))
+            let total = metrics.stdout.split(separator: "\n").filter { $0.hasPrefix(family + "{") }
+                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+            if metrics.status == 0, metrics.stdout.contains(family), seen.last != total { seen.append(total) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return seen
+    }
+
+    /// `simulate --seeds --listen` and `conform --listen` serve their progress: the seeds done and
+    /// the cases by outcome climb while they run, and end on the totals they print.
+    @Test(.enabled(if: curl != nil, "no curl here (scripts/setup --tests installs it)"))
+    func simulateAndConformServeTheirProgress() async throws {
+        let dir = try RunCommandTests().scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (simulate, simulateURL, simulateOut) = try launchListening([
+            "simulate", "convergence-smoke", "--seeds", "300", "--listen", "127.0.0.1:0", "--report-dir", dir.path,
+        ])
+        let seeds = try await watch(simulateURL, "whalesim_seeds_total", while: simulate)
+        let printed = String(decoding: await simulateOut.value, as: UTF8.self)
+        #expect(simulate.terminationStatus == 0, "\(printed)")
+        #expect(seeds.last == 300, "\(seeds)")
+        #expect(seeds.contains { $0 > 0 && $0 < 300 }, "no value between 0 and 300 was served: \(seeds)")
+        #expect(seeds == seeds.sorted(), "the count only climbs: \(seeds)")
+
+        let (conform, conformURL, conformOut) = try launchListening([
+            "conform", "--only", "ot", "--listen", "127.0.0.1:0", "--report-dir", dir.path,
+        ])
+        let cases = try await watch(conformURL, "whalesim_conform_cases_total", while: conform)
+        let said = String(decoding: await conformOut.value, as: UTF8.self)
+        #expect(conform.terminationStatus == 0, "\(said)")
+        let total = try #require(said.firstMatch(of: /conform: (\d+) cases,/).map { Double($0.1)! }, "\(said)")
+        #expect(cases.last == total, "\(cases) vs \(total) cases")
+    }
+
     /// A taken port and a malformed address are refused before the load starts: exit 64 and why.
     @Test func aTakenOrMalformedListenAddressIsRefusedBeforeTheLoad() throws {
         let holder = try TakenPort()
