@@ -6,6 +6,7 @@ import WhaleLoad
 import WhaleEmbedded
 import WhaleRun
 import WhaleSim
+import WhaleTelemetry
 
 /// `whalesim bench run`: the load runner's own scale, against `whalesim serve` in a second
 /// process. Three phases: op latency with 1,000 clients typing 2 ops/s in notes of 10; runner
@@ -64,6 +65,12 @@ struct BenchRunCommand: AsyncParsableCommand {
 
     @Flag(help: "Measure the floor too: the bare clients' frames on plain epoll and system calls, no NIO (Linux).")
     var floor = false
+    @Flag(
+        name: .customLong("listen-scraped"),
+        help:
+            "Run each latency run twice, alternating: as is, and served live (run --listen) with curl scraping /metrics every second; print the runner's CPU per 1,000 ops of each and their ratio."
+    )
+    var listenScraped = false
     @Option(
         name: .customLong("protocol"),
         help:
@@ -173,7 +180,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         var fullWindows: [RunnerCPUSampler.Window] = []
         for version in protocols where latencyClients > 0 {
             var ackP99: [Double] = [], remoteP99: [Double] = [], steadyAck: [Double] = [], steadyRemote: [Double] = []
-            var windows: [RunnerCPUSampler.Window] = []
+            var windows: [RunnerCPUSampler.Window] = [], listened: [RunnerCPUSampler.Window] = []
             let label = version == 1 ? "original protocol" : "protocol 2 with cursor sharing"
             for run in 1...runs {
                 let server = try serve(directory, "latency\(version)-\(run)")
@@ -203,6 +210,28 @@ struct BenchRunCommand: AsyncParsableCommand {
                 for c in r.results where c.verdict != .valid {
                     for line in c.evidence.prefix(3) { print("      \(c.checker.rawValue): \(line)") }
                 }
+                if listenScraped {
+                    // The same run with the live view on and scraped every second, right after, on a fresh server.
+                    let server = try serve(directory, "latency\(version)-\(run)-listen")
+                    defer { server.stop() }
+                    let (_, served) = try await live(
+                        server, clients: latencyClients, documents: latencyClients / noteSize, rampMs: 10_000,
+                        think: .uniform(min: think * 9 / 10, max: think * 11 / 10), mix: [.paste: 1],
+                        checkers: [.convergence, .intention, .revisions], protocolVersion: version, listen: true)
+                    if let served {
+                        listened.append(served)
+                        print("    " + Self.describe(served, runner: "runner with --listen, scraped every second"))
+                    }
+                }
+            }
+            if !listened.isEmpty, !windows.isEmpty {
+                let plain = median(windows.map(\.cpuSecondsPer1000Ops)),
+                    served = median(listened.map(\.cpuSecondsPer1000Ops))
+                print(
+                    String(
+                        format:
+                            "live view cost, %@ (medians of %d): %.3f CPU s per 1,000 ops without, %.3f with --listen and a scrape a second: %.3f× (budget ≤ 1.05×)",
+                        label, min(windows.count, listened.count), plain, served, served / plain))
             }
             print(
                 String(
@@ -408,7 +437,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     /// the steady one (from two seconds after the last client joined to the end of the load).
     private func live(
         _ server: ChildServer, clients: Int, documents: Int, rampMs: Int, think: DelayDistribution,
-        mix: [ActionMix.Action: Int], checkers: [CheckerName], protocolVersion: Int = 2
+        mix: [ActionMix.Action: Int], checkers: [CheckerName], protocolVersion: Int = 2, listen: Bool = false
     ) async throws -> (LiveRunResult, RunnerCPUSampler.Window?) {
         var s = scenario(
             clients: clients, documents: documents, rampMs: rampMs, think: think, mix: mix, checkers: checkers,
@@ -421,7 +450,27 @@ struct BenchRunCommand: AsyncParsableCommand {
         let clock = run.metrics.clock
         let sampler = RunnerCPUSampler(nowMs: { clock.nowMs }, frames: { run.framesHandled })
         defer { sampler.stop() }
+        var scraper: Task<Void, Never>?
+        var view: TelemetryServer?
+        if listen {
+            let server = try await TelemetryServer.start(listen: "127.0.0.1:0") { run.telemetrySnapshot() }
+            view = server
+            // Prometheus' part, out of this process as Prometheus is: one GET of /metrics a second.
+            let url = server.url + "metrics"
+            scraper = Task.detached {
+                while !Task.isCancelled {
+                    let curl = Process()
+                    curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                    curl.arguments = ["-s", "-o", "/dev/null", "--max-time", "2", url]
+                    try? curl.run()
+                    curl.waitUntilExit()
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
         let r = try await run.run()
+        scraper?.cancel()
+        await view?.stop()
         guard let start = Self.steadyStart(r, clients: clients), let acked = r.series.counters["ops_acked"] else {
             return (r, nil)
         }
