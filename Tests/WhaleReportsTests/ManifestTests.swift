@@ -45,6 +45,11 @@ import Yams
         #expect(command.contains("--start-at \"$WHALESIM_START_AT\""), "\(command)")
         let env = (container["env"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(env.contains("WHALESIM_START_AT"))
+        // Each shard serves its live view where the Prometheus pod discovery looks for it.
+        let annotations = ((spec["template"] as? [String: Any])?["metadata"] as? [String: Any])?["annotations"] as? [String: Any]
+        let port = try #require(annotations?["prometheus.io/port"] as? String)
+        #expect(annotations?["prometheus.io/scrape"] as? String == "true")
+        #expect(command.contains("--listen 0.0.0.0:\(port)"), "\(command)")
         // The records volume is mounted and defined.
         let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
         let volumes = try #require(pod["volumes"] as? [[String: Any]])
