@@ -5,13 +5,13 @@
 //   WhaleOT ← WhaleProtocol ← WhaleModel ← WhaleSim ← WhalesimCLI
 //   WhaleCore ← WhaleSim, WhaleLoad, SalesforceFake, WhaleReports, WhaleConform, WhalesimTesting   (the one seeded generator, escaper and JUnit writer; no dependencies)
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
-//   WhaleServer, SalesforceFake, WhalesimLive ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
-//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, WhalesimLive ← WhaleRun ← WhalesimCLI   (the load runner)
+//   WhaleServer, SalesforceFake, SalesforceHTTP ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
+//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, SalesforceHTTP ← WhaleRun ← WhalesimCLI   (the load runner)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   WhaleRecord ← WhaleSim, WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
-//   SalesforceFake ← WhalesimLive ← WhalesimCLI   (CJSONC: json-c, for bench json only)
+//   SalesforceFake ← SalesforceHTTP ← WhalesimCLI   (CJSONC: json-c, for bench json only)
 //   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
-// Only the live ring (WhalesimLive, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
+// Only the live ring (SalesforceHTTP, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
 import PackageDescription
 
 let package = Package(
@@ -26,7 +26,7 @@ let package = Package(
         .library(name: "WhaleReports", targets: ["WhaleReports"]),
         .library(name: "WhaleRecord", targets: ["WhaleRecord"]),
         .library(name: "SalesforceFake", targets: ["SalesforceFake"]),
-        .library(name: "WhalesimLive", targets: ["WhalesimLive"]),
+        .library(name: "SalesforceHTTP", targets: ["SalesforceHTTP"]),
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
     ],
     dependencies: [
@@ -76,9 +76,9 @@ let package = Package(
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(
             name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
-        // The live ring: the only target that opens sockets.
+        // The fake Salesforce's HTTP and HTTPS server (`fake-salesforce`, the embedded one): live ring, opens sockets.
         .target(
-            name: "WhalesimLive",
+            name: "SalesforceHTTP",
             dependencies: [
                 "SalesforceFake",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "WhaleEmbedded",
             dependencies: [
-                "WhaleProtocol", "WhaleServer", "SalesforceFake", "WhalesimLive",
+                "WhaleProtocol", "WhaleServer", "SalesforceFake", "SalesforceHTTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -158,7 +158,7 @@ let package = Package(
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad",
                 "WhaleServer",
-                "SalesforceFake", "WhalesimLive", "WhaleEmbedded", "WhaleTelemetry",
+                "SalesforceFake", "SalesforceHTTP", "WhaleEmbedded", "WhaleTelemetry",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -195,12 +195,30 @@ let package = Package(
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
         .systemLibrary(
             name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        // The benchmarks' machinery behind `whalesim bench`: bare and floor clients, the raw baseline server,
+        // the HTTP load generator, the JSON codecs compared, timings and the runner's CPU. The CLI parses and prints.
+        .target(
+            name: "WhaleBench",
+            dependencies: [
+                "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun", "WhaleEmbedded", "SalesforceHTTP",
+                "WhalesimTesting",
+                "CJSONC",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake",
-                "WhalesimLive", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform",
-                "WhaleTelemetry", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "SalesforceHTTP", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform",
+                "WhaleTelemetry", "WhaleBench", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -221,7 +239,8 @@ let package = Package(
             dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")],
             exclude: ["Fixtures"]),
         .testTarget(name: "SalesforceFakeTests", dependencies: ["SalesforceFake", "WhalesimTesting"]),
-        .testTarget(name: "WhalesimLiveTests", dependencies: ["WhalesimLive", "SalesforceFake", "WhalesimTesting"]),
+        .testTarget(
+            name: "SalesforceHTTPTests", dependencies: ["SalesforceHTTP", "SalesforceFake", "WhalesimTesting"]),
         .testTarget(name: "WhaleLazyFSTests", dependencies: ["WhaleLazyFS", "WhalesimTesting"]),
         .testTarget(name: "WhaleEmbeddedTests", dependencies: ["WhaleEmbedded"]),
         .testTarget(name: "WhalesimCLITests", dependencies: ["WhalesimTesting", "WhaleRecord"]),
@@ -242,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "WhaleLoadHTTPTests",
             dependencies: [
-                "WhaleLoad", "WhalesimLive", "SalesforceFake", "WhalesimTesting",
+                "WhaleLoad", "SalesforceHTTP", "SalesforceFake", "WhalesimTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(
@@ -260,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "WhaleLoadProxyTests",
             dependencies: [
-                "WhaleLoad", "WhaleServer", "WhalesimTesting",
+                "WhaleLoad", "WhaleServer", "WhaleBench", "WhalesimTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

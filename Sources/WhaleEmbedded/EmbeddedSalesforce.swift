@@ -1,6 +1,6 @@
 import Foundation
 import SalesforceFake
-import WhalesimLive
+import SalesforceHTTP
 
 /// The embedded fake Salesforce: the small fixture org grown to `accounts` accounts, so an
 /// import pages through `nextRecordsUrl`.

@@ -317,6 +317,7 @@ public final class ReferenceServer: Sendable {
 public struct ServerStartError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+    package init(message: String) { self.message = message }
 }
 
 /// Closes the sockets when the service group shuts down gracefully (it is shut down before the
@@ -330,16 +331,17 @@ struct SocketCloser: Service {
 }
 
 /// Waits for the listener to report its port (or a failure).
-final class BoundPort: Sendable {
+package final class BoundPort: Sendable {
+    package init() {}
     private struct State {
         var port: Int?
         var failure: String?
         var waiters: [CheckedContinuation<String?, Never>] = []
     }
     private let state = NIOLockedValueBox(State())
-    var port: Int { state.withLockedValue { $0.port ?? -1 } }
-    func set(_ port: Int) { resolve { $0.port = port } }
-    func fail(_ message: String) { resolve { $0.failure = message } }
+    package var port: Int { state.withLockedValue { $0.port ?? -1 } }
+    package func set(_ port: Int) { resolve { $0.port = port } }
+    package func fail(_ message: String) { resolve { $0.failure = message } }
     private func resolve(_ update: (inout State) -> Void) {
         let (waiters, failure) = state.withLockedValue { state -> ([CheckedContinuation<String?, Never>], String?) in
             update(&state)
@@ -348,7 +350,7 @@ final class BoundPort: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: failure) }
     }
-    func wait() async -> String? {
+    package func wait() async -> String? {
         await withCheckedContinuation { continuation in
             let ready = state.withLockedValue { state -> Bool in
                 if state.port != nil || state.failure != nil { return true }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import SalesforceFake
 import WhaleLoad
 import WhaleEmbedded
 import WhaleRun
-import WhalesimLive
+import SalesforceHTTP
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -273,12 +274,4 @@ struct HTTPBenchResult {
                 requestsPerSecond, p50, p99, cpuPerThousand)
         }
     }
-}
-
-/// User plus system CPU time of the whole process (every thread), from getrusage.
-func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6
 }

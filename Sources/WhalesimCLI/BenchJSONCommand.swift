@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 
 /// `whalesim bench json`: decode a `docChange` message and encode its `docChangeReturnOps`
 /// reply N times with three JSON implementations, to choose the protocol codec by measurement.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import WhaleOT
 import WhalesimTesting
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import NIOCore
 import NIOConcurrencyHelpers
 import WhaleLoad

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import SalesforceFake
 import WhaleCore
 import WhaleEmbedded
 import WhaleRun
-import WhalesimLive
+import SalesforceHTTP
 #if canImport(Glibc)
     import Glibc
 #endif

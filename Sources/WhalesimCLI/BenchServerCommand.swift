@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import WhaleLoad
 import WhaleEmbedded
 import WhaleRun

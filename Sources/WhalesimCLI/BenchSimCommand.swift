@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhaleBench
 import WhaleSim
 #if canImport(Glibc)
     import Glibc

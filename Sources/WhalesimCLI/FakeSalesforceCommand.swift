@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import SalesforceFake
 import WhaleEmbedded
-import WhalesimLive
+import SalesforceHTTP
 
 #if canImport(Glibc)
     import Glibc

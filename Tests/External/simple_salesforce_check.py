@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives the fake Salesforce with the unmodified simple-salesforce client from PyPI.
 
-Run by Tests/WhalesimLiveTests (which starts the fake over HTTPS and sets REQUESTS_CA_BUNDLE):
+Run by Tests/SalesforceHTTPTests (which starts the fake over HTTPS and sets REQUESTS_CA_BUNDLE):
 
     simple_salesforce_check.py --port 8443 --username admin@whaler.test --password whaler123 \
         --token TOKEN123 --handshake-dir /tmp/x --bulk-prefix Bulk --bulk-count 1050

@@ -2,7 +2,7 @@ import Foundation
 import SalesforceFake
 import Testing
 import WhaleLoad
-import WhalesimLive
+import SalesforceHTTP
 import WhalesimTesting
 
 /// What a burst of requests leaves in the curl executor once it is over: after a server restart a

@@ -2,7 +2,7 @@ import Foundation
 import SalesforceFake
 import Testing
 import WhaleLoad
-import WhalesimLive
+import SalesforceHTTP
 import WhalesimTesting
 
 /// Both ``HTTPExecutor``s against the fake Salesforce on real sockets (HTTP, and HTTPS trusting

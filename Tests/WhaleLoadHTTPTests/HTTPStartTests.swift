@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import SalesforceFake
 import Testing
 import WhaleLoad
-import WhalesimLive
+import SalesforceHTTP
 import WhalesimTesting
 
 /// `start(_:timeout:then:)`: a request with no task waiting for it, what the load runner's model

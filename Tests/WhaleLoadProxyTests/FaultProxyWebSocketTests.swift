@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import WhaleLoad
+import WhaleBench
 import WhaleServer
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The fake Salesforce, sans-I/O: one request in, one response out. The live server (WhalesimLive)
+/// The fake Salesforce, sans-I/O: one request in, one response out. The live server (SalesforceHTTP)
 /// and the in-process tests run the same logic.
 ///
 /// ```swift

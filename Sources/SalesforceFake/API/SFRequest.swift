@@ -1,6 +1,6 @@
 /// One HTTP request as the fake Salesforce sees it, with no socket behind it.
 ///
-/// The live server (WhalesimLive) builds one per request; tests build them by hand:
+/// The live server (SalesforceHTTP) builds one per request; tests build them by hand:
 /// ```swift
 /// let response = fake.handle(SFRequest(method: "GET", target: "/services/data/"))
 /// ```

@@ -4,7 +4,7 @@ import WhaleLoad
 import WhaleProtocol
 import WhaleServer
 import WhaleSim
-import WhalesimLive
+import SalesforceHTTP
 
 /// The run's first phases: the open-files limit, the power-loss mount, the faults on from the
 /// start, and the targets (the server, Salesforce, the HTTP executor, the network proxy).

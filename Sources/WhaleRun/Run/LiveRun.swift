@@ -8,7 +8,7 @@ import WhaleProtocol
 import WhaleReports
 import WhaleServer
 import WhaleSim
-import WhalesimLive
+import SalesforceHTTP
 
 /// One live run of a scenario: targets up (embedded or the team's), documents prepared by a
 /// setup user (accounts imported from Salesforce and tracked), a recorder on every note,

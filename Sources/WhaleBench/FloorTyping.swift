@@ -1,6 +1,6 @@
 /// A floor client's note traffic: ``BareNoteTyping`` (substring searches, no OT) or
 /// ``FloorSessionTyping`` (the virtual client's session).
-protocol FloorTyping {
+package protocol FloorTyping {
     init(index: Int, account: String)
     var joined: Bool { get }
     /// The frames to send once the socket is open (the join).
@@ -12,12 +12,12 @@ protocol FloorTyping {
 }
 
 extension BareNoteTyping: FloorTyping {
-    mutating func floorOpened() -> [String] { [joinMessage] }
-    mutating func floorReceive(_ payload: UnsafeRawBufferPointer) -> (sends: [String], acked: Bool) {
+    package mutating func floorOpened() -> [String] { [joinMessage] }
+    package mutating func floorReceive(_ payload: UnsafeRawBufferPointer) -> (sends: [String], acked: Bool) {
         let (next, acked) = receive(payload)
         return (next.map { [$0] } ?? [], acked)
     }
-    mutating func floorType() -> [String] {
+    package mutating func floorType() -> [String] {
         type().map { [$0] } ?? []
     }
 }

@@ -7,20 +7,20 @@ import WhaleProtocol
 /// The closed-loop socket loads of `whalesim bench server`: each client sends its next message
 /// as soon as its previous one came back, so the figure is the round-trip rate the server (and
 /// the box) sustains.
-enum SocketLoad {
+package enum SocketLoad {
     /// A counter shared by many sockets' callbacks.
-    final class Counter: Sendable {
+    package final class Counter: Sendable {
         private let value = NIOLockedValueBox(0)
         private let running = NIOLockedValueBox(true)
-        func add(_ n: Int = 1) { value.withLockedValue { $0 += n } }
-        var count: Int { value.withLockedValue { $0 } }
-        var isRunning: Bool { running.withLockedValue { $0 } }
-        func stop() { running.withLockedValue { $0 = false } }
+        package func add(_ n: Int = 1) { value.withLockedValue { $0 += n } }
+        package var count: Int { value.withLockedValue { $0 } }
+        package var isRunning: Bool { running.withLockedValue { $0 } }
+        package func stop() { running.withLockedValue { $0 = false } }
     }
 
     /// Round trips a second against the raw echo server: `clients` sockets, each sending a
     /// docChange-sized frame and waiting for it to come back.
-    static func rawEcho(url: String, clients: Int, seconds: Double) async throws -> Double {
+    package static func rawEcho(url: String, clients: Int, seconds: Double) async throws -> Double {
         let counter = Counter()
         let frame =
             #"{"messageId":"m","type":"docChange","data":{"resourceId":"acct-0001","rev":12,"n":[40,0,3],"s":["","x",""],"opId":"c1:1"}}"#
@@ -40,7 +40,9 @@ enum SocketLoad {
 
     /// docChange→ack round trips a second against the reference server: one client per note,
     /// each sending an insert at the end of its note as soon as the previous one is acknowledged.
-    static func serverAcks(url: String, token: String, accounts: [String], seconds: Double) async throws -> Double {
+    package static func serverAcks(url: String, token: String, accounts: [String], seconds: Double) async throws
+        -> Double
+    {
         let counter = Counter()
         let clients = try await openAll(accounts.count) { index -> LiveSocket in
             let account = accounts[index]
@@ -90,7 +92,7 @@ enum SocketLoad {
 
     /// Frames delivered to the other members a second, raw: `clients` sockets in one group,
     /// each sending its next frame when its own came back.
-    static func rawBroadcast(url: String, clients: Int, seconds: Double) async throws -> Double {
+    package static func rawBroadcast(url: String, clients: Int, seconds: Double) async throws -> Double {
         let delivered = Counter()
         let sockets = try await openAll(clients) { index in
             let box = NIOLockedValueBox<LiveSocket?>(nil)
@@ -123,7 +125,7 @@ enum SocketLoad {
     /// each typing its next character as soon as its previous edit was acknowledged. With
     /// `cursors`, each client shares its cursor: the broadcast of each edit carries it (larger
     /// frames, not more of them), plus a `cursorUpdate` on join.
-    static func serverBroadcast(
+    package static func serverBroadcast(
         url: String, token: String, userId: String, account: String, clients: Int, seconds: Double,
         cursors: Bool
     ) async throws -> Double {
@@ -160,7 +162,7 @@ enum SocketLoad {
 
     /// Starts a closed loop (`kickOff` sends each client's first message), lets it run for
     /// `seconds`, stops it and returns what `counter` counted per second meanwhile.
-    static func measure(_ counter: Counter, seconds: Double, kickOff: () -> Void) async throws -> Double {
+    package static func measure(_ counter: Counter, seconds: Double, kickOff: () -> Void) async throws -> Double {
         let start = ContinuousClock.now
         let before = counter.count
         kickOff()
@@ -172,14 +174,14 @@ enum SocketLoad {
     }
 
     /// Opens `count` sockets, 200 at a time, and waits until every one is open.
-    static func openAll(_ count: Int, _ make: (Int) -> LiveSocket) async throws -> [LiveSocket] {
+    package static func openAll(_ count: Int, _ make: (Int) -> LiveSocket) async throws -> [LiveSocket] {
         var sockets: [LiveSocket] = []
         sockets.reserveCapacity(count)
         var index = 0
         while index < count {
             let batch = (index..<min(count, index + 200)).map(make)
             for socket in batch where !(await socket.connected()) {
-                throw BadInput(
+                throw BenchError(
                     "socket \(sockets.count) did not open: \(socket.ending?.error ?? "closed \(socket.ending?.closeCode ?? -1)")"
                 )
             }
@@ -189,7 +191,7 @@ enum SocketLoad {
         return sockets
     }
 
-    static func closeAll(_ sockets: [LiveSocket]) async {
+    package static func closeAll(_ sockets: [LiveSocket]) async {
         await withTaskGroup(of: Void.self) { group in
             for socket in sockets { group.addTask { await socket.close() } }
         }
@@ -197,5 +199,5 @@ enum SocketLoad {
 }
 
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WhaleServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
@@ -14,8 +15,8 @@ public final class RawBaselineServer: Sendable {
     public enum Mode: String, Sendable, CaseIterable { case echo, broadcast }
 
     private final class Member: Sendable {
-        let frames: AsyncStream<String>.Continuation
-        init(_ frames: AsyncStream<String>.Continuation) { self.frames = frames }
+        package let frames: AsyncStream<String>.Continuation
+        package init(_ frames: AsyncStream<String>.Continuation) { self.frames = frames }
     }
 
     private let groups = NIOLockedValueBox([String: [ObjectIdentifier: Member]]())

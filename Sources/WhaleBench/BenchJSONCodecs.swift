@@ -6,13 +6,13 @@ import WhaleProtocol
 /// The hot path of the protocol codec: decode a client's `docChange`, encode the server's
 /// `docChangeReturnOps` reply (PROTOCOL.md §2–§3). Every codec turns `n`/`s` into a validated
 /// canonical `Operation` and encodes the reply from it, as the server does.
-enum BenchJSONMessage {
-    static let docChange =
+package enum BenchJSONMessage {
+    package static let docChange =
         #"{"messageId":"c1:17","type":"docChange","data":{"resourceId":"acc-42","rev":120,"n":[6,0,4],"s":["","w",""],"opId":"c1:17"}}"#
-    static let senderId = "srv-1"
+    package static let senderId = "srv-1"
 
     /// A key-order-independent form of a reply, to check that every codec says the same.
-    static func canonical(_ data: Data) throws -> String {
+    package static func canonical(_ data: Data) throws -> String {
         let object = try JSONSerialization.jsonObject(with: data)
         return String(
             decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
@@ -20,15 +20,16 @@ enum BenchJSONMessage {
 }
 
 /// One implementation of decode `docChange` → encode `docChangeReturnOps`.
-protocol BenchJSONCodec {
+package protocol BenchJSONCodec {
     func roundTrip(_ message: Data) throws -> Data
 }
 
-struct BenchJSONError: Error { var what: String }
+package struct BenchJSONError: Error { var what: String }
 
 /// (a) Foundation's JSONSerialization with `[String: Any]`.
-struct BenchJSONSerialization: BenchJSONCodec {
-    func roundTrip(_ message: Data) throws -> Data {
+package struct BenchJSONSerialization: BenchJSONCodec {
+    package init() {}
+    package func roundTrip(_ message: Data) throws -> Data {
         guard let root = try JSONSerialization.jsonObject(with: message) as? [String: Any],
             let messageId = root["messageId"] as? String, root["type"] as? String == "docChange",
             let data = root["data"] as? [String: Any], let resourceId = data["resourceId"] as? String,
@@ -46,21 +47,22 @@ struct BenchJSONSerialization: BenchJSONCodec {
 }
 
 /// (b) JSONDecoder / JSONEncoder with Codable structs (decoder and encoder reused).
-final class BenchJSONCodable: BenchJSONCodec {
-    struct DocChange: Codable {
-        struct Payload: Codable {
-            var resourceId: String; var rev: Int; var n: [Int]; var s: [String]; var opId: String?
+package final class BenchJSONCodable: BenchJSONCodec {
+    package init() {}
+    package struct DocChange: Codable {
+        package struct Payload: Codable {
+            package var resourceId: String; var rev: Int; var n: [Int]; var s: [String]; var opId: String?
         }
-        var messageId: String; var type: String; var data: Payload
+        package var messageId: String; var type: String; var data: Payload
     }
-    struct ReturnOps: Codable {
-        struct Payload: Codable { var resourceId: String; var n: [Int]; var s: [String] }
-        var senderId: String; var messageId: String; var type: String; var data: Payload
+    package struct ReturnOps: Codable {
+        package struct Payload: Codable { var resourceId: String; var n: [Int]; var s: [String] }
+        package var senderId: String; var messageId: String; var type: String; var data: Payload
     }
-    let decoder = JSONDecoder()
-    let encoder = JSONEncoder()
+    package let decoder = JSONDecoder()
+    package let encoder = JSONEncoder()
 
-    func roundTrip(_ message: Data) throws -> Data {
+    package func roundTrip(_ message: Data) throws -> Data {
         let change = try decoder.decode(DocChange.self, from: message)
         guard change.type == "docChange" else { throw BenchJSONError(what: "not a docChange") }
         let wire = try WireOperation(n: change.data.n, s: change.data.s).operation().wire
@@ -73,11 +75,12 @@ final class BenchJSONCodable: BenchJSONCodec {
 
 /// (c) json-c through the `CJSONC` system library target, after `JSONUnicode.validate`. One
 /// tokener is reused (reset per message), as a connection's codec would.
-final class BenchJSONC: BenchJSONCodec {
+package final class BenchJSONC: BenchJSONCodec {
+    package init() {}
     private let tokener = json_tokener_new()
     deinit { json_tokener_free(tokener) }
 
-    func roundTrip(_ message: Data) throws -> Data {
+    package func roundTrip(_ message: Data) throws -> Data {
         // json-c would turn a lone surrogate escape into U+FFFD and pass invalid UTF-8 through;
         // Foundation's codecs reject both, so for a fair comparison this one checks first too.
         try JSONUnicode.validate(message)
@@ -141,8 +144,9 @@ final class BenchJSONC: BenchJSONCodec {
 
 /// (d) The lead's `WhaleProtocol.WireCodec`: its own strict JSON parser (`WireJSON`, which checks
 /// UTF-8 and surrogates itself) straight into typed messages.
-struct BenchJSONWireCodec: BenchJSONCodec {
-    func roundTrip(_ message: Data) throws -> Data {
+package struct BenchJSONWireCodec: BenchJSONCodec {
+    package init() {}
+    package func roundTrip(_ message: Data) throws -> Data {
         let envelope = try WireCodec.decodeClient(message)
         guard case .docChange(let change) = envelope.message else { throw BenchJSONError(what: "not a docChange") }
         let reply = ServerEnvelope(

@@ -1,6 +1,6 @@
 import Foundation
 import SalesforceFake
-import WhalesimLive
+import SalesforceHTTP
 import WhalesimTesting
 
 /// Paths, fixtures and subprocesses for the live (real socket) tests.

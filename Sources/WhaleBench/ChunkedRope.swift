@@ -4,17 +4,17 @@
 ///
 /// Kept in the bench, not in the library: it exists to make the choice of representation a
 /// measurement (docs/decisions/0001-ot-document-gap-buffer.md), not to be used.
-struct ChunkedRope {
-    static let maxChunk = 1024
+package struct ChunkedRope {
+    package static let maxChunk = 1024
     private(set) var chunks: [[UInt32]] = [[]]
     private(set) var count = 0
     // The finger: chunk index and the document offset where that chunk starts.
     private var fingerChunk = 0
     private var fingerStart = 0
 
-    init() {}
+    package init() {}
 
-    init(_ text: String) {
+    package init(_ text: String) {
         chunks = []
         var current: [UInt32] = []
         current.reserveCapacity(Self.maxChunk)
@@ -43,7 +43,7 @@ struct ChunkedRope {
     }
 
     /// Deletes `deleting` scalars at `position`, then inserts `text` there.
-    mutating func replace(at position: Int, deleting: Int, inserting text: String) {
+    package mutating func replace(at position: Int, deleting: Int, inserting text: String) {
         precondition(position >= 0 && deleting >= 0 && position + deleting <= count)
         if deleting > 0 { delete(at: position, count: deleting) }
         if !text.isEmpty { insert(text, at: position) }
@@ -95,14 +95,14 @@ struct ChunkedRope {
     }
 
     /// The whole text (to check the replay's result).
-    var text: String {
+    package var text: String {
         var view = String.UnicodeScalarView()
         for chunk in chunks { for value in chunk { view.append(Unicode.Scalar(value)!) } }
         return String(view)
     }
 
     /// Bytes held by the chunk buffers (capacity, not just count).
-    var storageBytes: Int {
+    package var storageBytes: Int {
         chunks.reduce(0) { $0 + $1.capacity * 4 } + chunks.capacity * MemoryLayout<[UInt32]>.stride
     }
 }

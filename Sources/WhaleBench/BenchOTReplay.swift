@@ -4,12 +4,12 @@ import WhalesimTesting
 /// Replays a trace's patches into the gap buffer (directly, and as one Operation per patch as
 /// the server applies them), the chunked rope and a plain scalar array. The final texts are
 /// read after the timed runs and checked against the trace's `endContent`.
-struct BenchOTReplay {
-    var gapBuffer: BenchTiming
-    var wrongText: [String] = []
-    var report: String
+package struct BenchOTReplay {
+    package var gapBuffer: BenchTiming
+    package var wrongText: [String] = []
+    package var report: String
 
-    init(trace: EditingTrace, runs: Int) {
+    package init(trace: EditingTrace, runs: Int) {
         let patches = trace.patches
         let expected = trace.endContent
         var gapDoc = TextDocument(), opsDoc = TextDocument(), ropeDoc = ChunkedRope(), arrayDoc: [Unicode.Scalar] = []

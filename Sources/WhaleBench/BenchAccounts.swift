@@ -4,9 +4,9 @@ import WhaleRun
 
 /// The benches' set-up on a fresh `whalesim serve`: a seeded user signs in and tracks fresh
 /// accounts whose notes the load types into.
-enum BenchAccounts {
+package enum BenchAccounts {
     /// Signs in as `email` and makes `count` fresh accounts (tracked by the user), 500 per request.
-    static func signIn(
+    package static func signIn(
         _ server: ChildServer, accounts count: Int, email: String = "ann@acme.test",
         password: String = "whale-ann-1"
     ) async throws -> (token: String, userId: String, accounts: [String]) {
@@ -14,7 +14,7 @@ enum BenchAccounts {
         guard let data = login["data"] as? [String: Any], let tokens = data["tokens"] as? [String: Any],
             let token = tokens["accessToken"] as? String, let user = data["response"] as? [String: Any],
             let userId = user["id"] as? String
-        else { throw BadInput("bench: login as \(email) failed: \(login)") }
+        else { throw BenchError("bench: login as \(email) failed: \(login)") }
         var ids: [String] = []
         var start = 0
         while start < count {
@@ -31,7 +31,7 @@ enum BenchAccounts {
                 server.baseURL + "/query", ["query": query, "variables": ["input": changes]], token: token)
             guard let result = (answer["data"] as? [String: Any])?["applyAccountTrackingChanges"] as? [[String: Any]]
             else {
-                throw BadInput("bench: creating accounts failed: \(answer)")
+                throw BenchError("bench: creating accounts failed: \(answer)")
             }
             ids += result.compactMap { $0["id"] as? String }
             start = end

@@ -8,11 +8,11 @@ import WhalesimTesting
 /// Resident memory of a 1,000,000-scalar TextDocument (VmRSS delta) and its storage's bytes,
 /// twice: grown by appending 1,000-scalar chunks as editing does (measured first, before
 /// anything else big was allocated), and built at once from a 1,000,000-scalar string.
-struct BenchOTMemory {
-    var rssDeltaBytes: Int
-    var report: String
+package struct BenchOTMemory {
+    package var rssDeltaBytes: Int
+    package var report: String
 
-    static func measure() -> BenchOTMemory {
+    package static func measure() -> BenchOTMemory {
         var rng = SplitMix64(seed: 3)
         let chunk = RandomOperation.text(scalars: 1000, using: &rng)
         FreedHeap.returnToSystem()

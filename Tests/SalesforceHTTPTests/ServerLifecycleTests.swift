@@ -1,7 +1,7 @@
 import Foundation
 import SalesforceFake
 import Testing
-import WhalesimLive
+import SalesforceHTTP
 
 /// The live server itself: ports, certificate file, injected latency, start failures.
 @Suite(.serialized) struct ServerLifecycleTests {

@@ -1,4 +1,5 @@
 import Foundation
+import SalesforceHTTP
 
 /// `connections` keep-alive HTTP connections to 127.0.0.1 send GETs back to back for a while; latency
 /// per request. The load generator of `whalesim bench salesforce`.
@@ -12,10 +13,10 @@ public enum HTTPLoadRun {
         public var rowsPerPage: Double
     }
 
-    struct Worker: Sendable {
-        var latencies: [Double] = []
-        var errors = 0
-        var rows = 0
+    package struct Worker: Sendable {
+        package var latencies: [Double] = []
+        package var errors = 0
+        package var rows = 0
     }
 
     public static func measure(
@@ -62,7 +63,7 @@ public enum HTTPLoadRun {
     }
 
     /// Records in a query page: counts `"attributes":` occurrences (cheap, no JSON parse in the hot loop).
-    static func rowsIn<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+    package static func rowsIn<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
         let needle = Array("\"attributes\":".utf8)
         var count = 0, matched = 0
         for byte in bytes {

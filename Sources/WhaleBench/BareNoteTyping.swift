@@ -4,29 +4,29 @@ import Foundation
 /// note's revision and length only from counting the `docChangeReturnOps` frames it sees (every
 /// op inserts one character at the note's end); like an ot.js client it keeps one op in flight,
 /// and an op due meanwhile waits for the ack. No OT, no JSON decoding: substring searches.
-struct BareNoteTyping {
-    let index: Int
-    let account: String
-    var revision = 0
-    var length = 0
-    var joined = false
-    var seq = 0
-    var outstanding: [UInt8]?
-    var due = false
+package struct BareNoteTyping {
+    package let index: Int
+    package let account: String
+    package var revision = 0
+    package var length = 0
+    package var joined = false
+    package var seq = 0
+    package var outstanding: [UInt8]?
+    package var due = false
 
-    init(index: Int, account: String) {
+    package init(index: Int, account: String) {
         self.index = index
         self.account = account
     }
 
     /// The message that joins the note, sent once the socket is open.
-    var joinMessage: String {
+    package var joinMessage: String {
         #"{"messageId":"join\#(index)","type":"resourceConnection","data":{"resourceId":"\#(account)"}}"#
     }
 
     /// One message from the server: the op to send now, if one was waiting for it, and whether
     /// it acknowledged this client's op.
-    mutating func receive(_ bytes: UnsafeRawBufferPointer) -> (send: String?, acked: Bool) {
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer) -> (send: String?, acked: Bool) {
         if !joined, Self.find(Self.joinAnswer, in: bytes) != nil {
             // `resourceConnectionConf`: the note's revision, and its text's length.
             revision = Self.integer(after: Self.revisionKey, in: bytes) ?? 0
@@ -43,7 +43,7 @@ struct BareNoteTyping {
     }
 
     /// The user's think time is over: the op to send now, or nil if it waits for an ack (or the join).
-    mutating func type() -> String? {
+    package mutating func type() -> String? {
         guard joined, outstanding == nil else { due = true; return nil }
         return nextOp()
     }
@@ -58,14 +58,14 @@ struct BareNoteTyping {
             #"{"messageId":"\#(messageId)","type":"docChange","data":{"resourceId":"\#(account)","rev":\#(revision),"n":\#(n),"s":\#(text),"opId":"b\#(index).\#(seq)"}}"#
     }
 
-    static let joinAnswer = Array("\"resourceConnectionConf\"".utf8)
-    static let opFrame = Array("\"docChangeReturnOps\"".utf8)
-    static let revisionKey = Array("\"revision\":".utf8)
-    static let lengthKey = Array("\"initialState\":\"".utf8)
+    package static let joinAnswer = Array("\"resourceConnectionConf\"".utf8)
+    package static let opFrame = Array("\"docChangeReturnOps\"".utf8)
+    package static let revisionKey = Array("\"revision\":".utf8)
+    package static let lengthKey = Array("\"initialState\":\"".utf8)
 
     /// The integer after `key` (or, for the initial state, the length of the string there: the
     /// bench's notes hold only the ASCII characters these clients typed).
-    static func integer(after key: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func integer(after key: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
         guard let at = find(key, in: bytes) else { return nil }
         var i = at + key.count
         if key == lengthKey {
@@ -82,7 +82,7 @@ struct BareNoteTyping {
     /// standard library's `firstRange(of:)` is generic code the compiler cannot specialize here:
     /// in a profile of these clients it spent more in metadata look-ups than in the search, and
     /// made the yardstick heavier than what it measures.)
-    static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
         guard let base = bytes.baseAddress, !needle.isEmpty, bytes.count >= needle.count else { return nil }
         return needle.withUnsafeBytes { n -> Int? in
             var from = 0
@@ -98,7 +98,7 @@ struct BareNoteTyping {
 
     /// The seeded draws every kind of bare client types by, so their schedules are the same: each
     /// client's first keystroke, somewhere in its first think time, and the seed it goes on from.
-    static func firstKeystrokes(clients: Int, thinkMs: Int) -> [(ms: Int64, seed: UInt64)] {
+    package static func firstKeystrokes(clients: Int, thinkMs: Int) -> [(ms: Int64, seed: UInt64)] {
         var seed = UInt64(0x9E37_79B9_7F4A_7C15)
         return (0..<clients).map { _ in
             seed = step(seed)
@@ -107,7 +107,7 @@ struct BareNoteTyping {
     }
 
     /// The think time after `seed`'s draw: `thinkMs` ± 10%, and the next seed.
-    static func think(_ seed: UInt64, thinkMs: Int) -> (ms: Int64, seed: UInt64) {
+    package static func think(_ seed: UInt64, thinkMs: Int) -> (ms: Int64, seed: UInt64) {
         let next = step(seed)
         return (Int64(thinkMs) * 9 / 10 + Int64(next >> 33) % Int64(max(1, thinkMs / 5)), next)
     }

@@ -3,12 +3,12 @@ import WhalesimTesting
 
 /// Random-position edits on a large document: the gap buffer's worst case (every edit moves
 /// the gap about a third of the document), the chunked rope's best.
-struct BenchOTRandomEdits {
-    static let editCount = 10_000
-    var wrongText: [String] = []
-    var report: String
+package struct BenchOTRandomEdits {
+    package static let editCount = 10_000
+    package var wrongText: [String] = []
+    package var report: String
 
-    init(runs: Int, seed: UInt64, documentLength: Int) {
+    package init(runs: Int, seed: UInt64, documentLength: Int) {
         var rng = SplitMix64(seed: seed)
         let start = RandomOperation.text(scalars: documentLength, using: &rng)
         var edits: [EditingTrace.Patch] = []

@@ -1,7 +1,7 @@
 import Foundation
 import SalesforceFake
 import Testing
-import WhalesimLive
+import SalesforceHTTP
 import WhalesimTesting
 
 /// The Python client simple-salesforce from PyPI, unchanged, against the fake over HTTPS with its

@@ -3,13 +3,13 @@ import WhalesimTesting
 
 /// Transforms per second of small random op pairs on a 1,000-scalar document. The pairs are
 /// generated before the timed loop; a checksum of the results keeps the work from being dropped.
-struct BenchOTTransform {
-    static let pairCount = 100_000
-    static let passes = 10
-    var perSecond: Double
-    var report: String
+package struct BenchOTTransform {
+    package static let pairCount = 100_000
+    package static let passes = 10
+    package var perSecond: Double
+    package var report: String
 
-    init(runs: Int, seed: UInt64) {
+    package init(runs: Int, seed: UInt64) {
         var rng = SplitMix64(seed: seed &+ 2)
         let pairs = (0..<Self.pairCount).map { _ in
             (RandomOperation.edit(baseLength: 1000, using: &rng), RandomOperation.edit(baseLength: 1000, using: &rng))

@@ -4,7 +4,7 @@ import Foundation
 #endif
 
 /// A JSON POST with the standard library's HTTP client (the bench's set-up calls only).
-func postJSON(_ url: String, _ body: [String: Any], token: String? = nil) async throws -> [String: Any] {
+package func postJSON(_ url: String, _ body: [String: Any], token: String? = nil) async throws -> [String: Any] {
     var request = URLRequest(url: URL(string: url)!)
     request.httpMethod = "POST"
     request.httpBody = try JSONSerialization.data(withJSONObject: body)
@@ -20,7 +20,7 @@ func postJSON(_ url: String, _ body: [String: Any], token: String? = nil) async 
         }.resume()
     }
     guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-        throw BadInput("\(url) answered with something that is not a JSON object")
+        throw BenchError("\(url) answered with something that is not a JSON object")
     }
     return object
 }

@@ -11,27 +11,27 @@ import WhaleProtocol
 /// This splits it into the client's own work (here) and the rest (NIO, tasks, the record), which
 /// is what decides whether moving the runner onto a loop of its own would meet its CPU target
 /// (docs/decisions/0030-bench-run-yardsticks.md).
-struct FloorSessionTyping: FloorTyping {
+package struct FloorSessionTyping: FloorTyping {
     private var session: ClientSession
 
-    init(index: Int, account: String) {
+    package init(index: Int, account: String) {
         session = ClientSession(
             clientId: ClientID("floor\(index)"), userId: "floor-user", resourceId: account,
             configuration: .init(protocolVersion: .v2))
     }
 
-    var joined: Bool { session.connection == .joined }
+    package var joined: Bool { session.connection == .joined }
 
-    mutating func floorOpened() -> [String] { Self.frames(session.handle(.connected)).sends }
+    package mutating func floorOpened() -> [String] { Self.frames(session.handle(.connected)).sends }
 
-    mutating func floorReceive(_ payload: UnsafeRawBufferPointer) -> (sends: [String], acked: Bool) {
+    package mutating func floorReceive(_ payload: UnsafeRawBufferPointer) -> (sends: [String], acked: Bool) {
         guard let envelope = try? WireCodec.decodeServer(Array(payload)) else { return ([], false) }
         return Self.frames(session.handle(.received(envelope)))
     }
 
     /// One character at the end of the note, as the bare clients type (a pending op composes
     /// into the buffer until the ack, as the client does).
-    mutating func floorType() -> [String] {
+    package mutating func floorType() -> [String] {
         guard joined else { return [] }
         return Self.frames(session.handle(.localEdit(position: session.document.count, deleting: 0, inserting: "x")))
             .sends

@@ -1,7 +1,7 @@
 import Foundation
 import SalesforceFake
 import Testing
-import WhalesimLive
+import SalesforceHTTP
 
 /// The six queries the Whaler client sends, over real HTTP from login to JSON, against the small
 /// fixture: the records match the fixture's expectations and the engine's in-process answer byte for byte.

@@ -8,29 +8,29 @@ import WhaleLoad
     /// Swift task in the way. What they spend is the kernel's work per frame (each read, the ACK it
     /// sends, epoll) and little else, so it is the least any client of this traffic can use on this
     /// machine; the full and the bare client are read against it.
-    enum FloorNoteLoad {
+    package enum FloorNoteLoad {
         /// The clients of one loop, touched only on its thread; the counters are read by the sampler.
-        final class Clients<Typing: FloorTyping>: EpollClientHandler, @unchecked Sendable {
-            let loops: Int
-            let thinkMs: Int
-            var typing: [Typing] = []
-            var seeds: [UInt64] = []
-            var sockets: [EpollClientSocket] = []
-            var running = true
-            struct Counts { var frames = 0, acks = 0, opened = 0, joined = 0, closed = 0, firstClose: String? }
-            let counts = NIOLockedValueBox(Counts())
+        package final class Clients<Typing: FloorTyping>: EpollClientHandler, @unchecked Sendable {
+            package let loops: Int
+            package let thinkMs: Int
+            package var typing: [Typing] = []
+            package var seeds: [UInt64] = []
+            package var sockets: [EpollClientSocket] = []
+            package var running = true
+            package struct Counts { var frames = 0, acks = 0, opened = 0, joined = 0, closed = 0, firstClose: String? }
+            package let counts = NIOLockedValueBox(Counts())
 
-            init(loops: Int, thinkMs: Int) {
+            package init(loops: Int, thinkMs: Int) {
                 self.loops = loops
                 self.thinkMs = thinkMs
             }
 
-            func opened(_ socket: EpollClientSocket) {
+            package func opened(_ socket: EpollClientSocket) {
                 counts.withLockedValue { $0.opened += 1 }
                 for frame in typing[socket.index / loops].floorOpened() { send(socket, frame) }
             }
 
-            func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) {
+            package func received(_ socket: EpollClientSocket, _ payload: UnsafeRawBufferPointer) {
                 let l = socket.index / loops
                 let wasJoined = typing[l].joined
                 let (next, acked) = typing[l].floorReceive(payload)
@@ -43,7 +43,7 @@ import WhaleLoad
                 for frame in next { send(socket, frame) }
             }
 
-            func timerFired(_ socket: EpollClientSocket) {
+            package func timerFired(_ socket: EpollClientSocket) {
                 guard running else { return }
                 let l = socket.index / loops
                 for frame in typing[l].floorType() { send(socket, frame) }
@@ -52,7 +52,7 @@ import WhaleLoad
                 socket.schedule(afterMs: Int(ms))
             }
 
-            func closed(_ socket: EpollClientSocket, reason: String) {
+            package func closed(_ socket: EpollClientSocket, reason: String) {
                 counts.withLockedValue { c in
                     c.closed += 1
                     if c.firstClose == nil { c.firstClose = "client \(socket.index): \(reason)" }
@@ -68,7 +68,7 @@ import WhaleLoad
         /// `clients` clients on `loops` threads in `clients / noteSize` notes, typing every `thinkMs`
         /// ± 10% for `seconds` once all have joined; measured as ``BareNoteLoad/run`` measures.
         /// `session`: the clients do the virtual client's own work (``FloorSessionTyping``) instead of the bare clients' searches.
-        static func run(
+        package static func run(
             url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int,
             loops: Int, session: Bool = false
         ) async throws -> BareNoteLoad.Result {
@@ -87,7 +87,7 @@ import WhaleLoad
             seconds: Int, loops: Int
         ) async throws -> BareNoteLoad.Result {
             guard let u = URL(string: url), let host = u.host, let port = u.port, u.scheme == "ws" else {
-                throw BadInput("bench --floor: not a ws:// URL with a port: \(url)")
+                throw BenchError("bench --floor: not a ws:// URL with a port: \(url)")
             }
             let groups = (0..<loops).map { _ in Clients<Typing>(loops: loops, thinkMs: thinkMs) }
             let threads = groups.enumerated().map { k, g in EpollClientLoop(name: "whalesim-floor-\(k)", handler: g) }
@@ -119,7 +119,8 @@ import WhaleLoad
             }
             let joined = total(\.joined)
             if let reason = groups.lazy.compactMap({ $0.counts.withLockedValue { $0.firstClose } }).first {
-                printError("bench --floor: \(total(\.closed)) of \(clients) sockets closed; the first: \(reason)")
+                BenchError.report(
+                    "bench --floor: \(total(\.closed)) of \(clients) sockets closed; the first: \(reason)")
             }
 
             // The bare clients' seeded schedule, drawn in client order, each loop taking its own clients'.

@@ -8,17 +8,17 @@ import WhaleLoad
 /// and receive the frames the virtual clients do, on the same schedule, through the same server,
 /// with none of the rest: no OT, no history, no metrics, no JSON decoding (``BareNoteTyping`` is
 /// all a client knows), typing its next character after a uniform think time.
-enum BareNoteLoad {
+package enum BareNoteLoad {
     /// One bare client. Its state is touched by its socket's event loop and its timer, under its lock.
-    final class Client: Sendable {
-        let index: Int
-        let account: String
-        let state: NIOLockedValueBox<BareNoteTyping>
-        let socket = NIOLockedValueBox<LeanSocket?>(nil)
-        let frames: NIOLockedValueBox<Int>
-        let acks: NIOLockedValueBox<Int>
+    package final class Client: Sendable {
+        package let index: Int
+        package let account: String
+        package let state: NIOLockedValueBox<BareNoteTyping>
+        package let socket = NIOLockedValueBox<LeanSocket?>(nil)
+        package let frames: NIOLockedValueBox<Int>
+        package let acks: NIOLockedValueBox<Int>
 
-        init(index: Int, account: String, frames: NIOLockedValueBox<Int>, acks: NIOLockedValueBox<Int>) {
+        package init(index: Int, account: String, frames: NIOLockedValueBox<Int>, acks: NIOLockedValueBox<Int>) {
             self.index = index
             self.account = account
             self.state = NIOLockedValueBox(BareNoteTyping(index: index, account: account))
@@ -26,7 +26,7 @@ enum BareNoteLoad {
             self.acks = acks
         }
 
-        func receive(_ bytes: [UInt8]) {
+        package func receive(_ bytes: [UInt8]) {
             frames.withLockedValue { $0 += 1 }
             let (next, acked) = bytes.withUnsafeBytes { raw in state.withLockedValue { $0.receive(raw) } }
             if acked { acks.withLockedValue { $0 += 1 } }
@@ -34,25 +34,25 @@ enum BareNoteLoad {
         }
 
         /// The user's think time is over: type a character now, or as soon as the last one is acknowledged.
-        func type() {
+        package func type() {
             if let frame = state.withLockedValue({ $0.type() }) { send(frame) }
         }
 
-        func send(_ frame: String) {
+        package func send(_ frame: String) {
             frames.withLockedValue { $0 += 1 }
             socket.withLockedValue { $0 }?.send(frame)
         }
     }
 
     /// What one bare run measured over its steady window.
-    struct Result {
-        var window: RunnerCPUSampler.Window
-        var joined: Int
+    package struct Result {
+        package var window: RunnerCPUSampler.Window
+        package var joined: Int
     }
 
     /// `clients` bare clients, `clients / noteSize` notes, each typing every `thinkMs` ± 10% for
     /// `seconds` after all have joined; the window starts 2 s in, as the virtual clients' does.
-    static func run(
+    package static func run(
         url: String, token: String, accounts: [String], clients: Int, noteSize: Int, thinkMs: Int, seconds: Int
     ) async throws -> Result {
         let frames = NIOLockedValueBox(0), acks = NIOLockedValueBox(0)
@@ -96,7 +96,7 @@ enum BareNoteLoad {
     /// The steady window of a bare kind of client, measured the same way for each: typing starts
     /// with the CPU sampler, the window opens 2 s later (as the virtual clients' steady window
     /// does) and lasts `seconds`; typing stops 300 ms after it closes.
-    static func measureSteadyWindow(
+    package static func measureSteadyWindow(
         seconds: Int, frames: @escaping @Sendable () -> Int, acks: @escaping @Sendable () -> Int,
         startTyping: () -> Void, stopTyping: () -> Void
     ) async throws -> RunnerCPUSampler.Window {
@@ -112,7 +112,7 @@ enum BareNoteLoad {
         stopTyping()
         sampler.stop()
         guard let window = sampler.window(fromMs: begin.ms, toMs: endMs, ops: acksAtEnd - begin.acks) else {
-            throw BadInput("bench: the bare clients' CPU samples do not cover their window")
+            throw BenchError("bench: the bare clients' CPU samples do not cover their window")
         }
         return window
     }

@@ -1,7 +1,7 @@
 import Foundation
 import SalesforceFake
 import Testing
-import WhalesimLive
+import SalesforceHTTP
 
 /// curl (an external client no one here wrote) against the fake over real sockets.
 @Suite(.serialized) struct CurlTests {
