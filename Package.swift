@@ -6,12 +6,12 @@
 //   WhaleCore ← WhaleSim, WhaleLoad, SalesforceFake, WhaleReports, WhaleConform, WhalesimTesting   (the one seeded generator, escaper and JUnit writer; no dependencies)
 //   WhaleModel ← WhaleServer ← WhalesimCLI;  WhaleProtocol ← WhaleLoad ← WhalesimCLI   (CCurl: libcurl, for WhaleLoad's HTTP; CEpoll: glibc's epoll, its floor client)
 //   WhaleServer, SalesforceFake, SalesforceHTTP ← WhaleEmbedded ← WhaleRun, WhaleConform, WhalesimCLI   (what runs beside a command)
-//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, SalesforceHTTP ← WhaleRun ← WhalesimCLI   (the load runner)
+//   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, SalesforceHTTP, WhaleTelemetry ← WhaleRun ← WhalesimCLI   (the load runner; WhaleTelemetry: its live view)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   WhaleRecord ← WhaleSim, WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
-//   SalesforceFake ← SalesforceHTTP ← WhalesimCLI   (CJSONC: json-c, for bench json only)
+//   SalesforceFake ← SalesforceHTTP ← WhalesimCLI;  WhaleRun, WhaleLoad, WhaleServer, SalesforceHTTP, CJSONC ← WhaleBench ← WhalesimCLI   (the benchmarks; CJSONC: json-c, for bench json only)
 //   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
-// Only the live ring (SalesforceHTTP, WhaleServer, WhaleLoad, WhaleRun) opens sockets.
+// Only the live ring (SalesforceHTTP, WhaleServer, WhaleLoad, WhaleRun, WhaleTelemetry, WhaleBench) opens sockets.
 import PackageDescription
 
 let package = Package(

@@ -46,7 +46,8 @@ import Yams
         let env = (container["env"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(env.contains("WHALESIM_START_AT"))
         // Each shard serves its live view where the Prometheus pod discovery looks for it.
-        let annotations = ((spec["template"] as? [String: Any])?["metadata"] as? [String: Any])?["annotations"] as? [String: Any]
+        let annotations =
+            ((spec["template"] as? [String: Any])?["metadata"] as? [String: Any])?["annotations"] as? [String: Any]
         let port = try #require(annotations?["prometheus.io/port"] as? String)
         #expect(annotations?["prometheus.io/scrape"] as? String == "true")
         #expect(command.contains("--listen 0.0.0.0:\(port)"), "\(command)")
