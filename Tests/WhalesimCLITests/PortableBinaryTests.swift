@@ -41,7 +41,13 @@ import WhalesimTesting
 
         let live = try run(
             binary, ["run", "live-demo", "--clients", "4", "--documents", "2", "--duration", "2s", "--quiet"], in: cwd)
-        #expect([0, 1].contains(live.status), "\(live.out)")  // 1: a latency threshold on a loaded CI machine
+        // 2 s of live-demo never reach its steady load (a 15 s ramp): its `{steady}` threshold has no
+        // samples, which is `unknown` (exit 3) and says so, never a breach (issue 46). 1: a latency
+        // threshold on a loaded CI machine.
+        #expect([0, 1, 3].contains(live.status), "\(live.out)")
+        if live.status == 3 {
+            #expect(live.out.contains("no samples of op_ack in the steady window"), "\(live.out)")
+        }
         #expect(live.out.contains("whalesim run live-demo: 4 clients"), "\(live.out)")
         let record = try #require(
             try JSONSerialization.jsonObject(
