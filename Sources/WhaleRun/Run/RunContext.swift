@@ -83,7 +83,7 @@ final class RunContext: Sendable {
     /// The loops a run of `spec` puts its users on (empty: NIO's).
     static func clientLoops(for spec: LiveSpec) -> [EpollClientLoop] {
         spec.runnerLoop == .epoll
-            ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion ?? System.coreCount) : []
+            ? EpollClientLoop.shared(NIOSingletons.groupLoopCountSuggestion) : []
     }
 
     var isLoadOver: Bool { loadOver.withLockedValue { $0 } }

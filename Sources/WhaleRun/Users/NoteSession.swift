@@ -120,7 +120,7 @@ final class NoteSession: Redialing {
 
     /// Opens a socket and joins (or resyncs). Returns once the upgrade is done or failed.
     func connect() async {
-        let (url, generation, connectionId) = state.withLockedValue { s -> (String, Int, String) in
+        let (url, generation, _) = state.withLockedValue { s -> (String, Int, String) in
             s.generation += 1
             s.connectStartedUs = context.metrics.clock.nowUs
             s.connectionId = s.generation == 1 ? serverId.rawValue : "\(serverId.rawValue).\(s.generation)"

@@ -4,7 +4,7 @@ import Yams
 extension NodeReader {
     /// A duration in milliseconds: an integer (ms) or a string with a unit: `500ms`, `30s`, `2m`.
     mutating func duration(_ node: Node, _ path: String, range: ClosedRange<Int> = 0...86_400_000) -> Int? {
-        if case .scalar(let s) = node, node.tag.description == Tag.Name.int.rawValue {
+        if case .scalar = node, node.tag.description == Tag.Name.int.rawValue {
             return int(node, path, range: range)
         }
         guard case .scalar(let s) = node else {
