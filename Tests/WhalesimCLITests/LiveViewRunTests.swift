@@ -100,25 +100,11 @@ import WhalesimTesting
         defer { try? FileManager.default.removeItem(at: dir) }
         let scenario = try LogLinesAndStartAtTests().scenario(in: dir, seconds: 16)
         let reports = dir.appendingPathComponent("R")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LogLinesAndStartAtTests.binary)
-        process.arguments = ["run", scenario, "--listen", "127.0.0.1:0", "--quiet", "--report-dir", reports.path]
-        process.currentDirectoryURL = RunCommandTests.root
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, url, rest) = try launchListening([
+            "run", scenario, "--listen", "127.0.0.1:0", "--quiet", "--report-dir", reports.path,
+        ])
         defer { if process.isRunning { process.terminate() } }
-        var first = Data()
-        while !first.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            first.append(chunk)
-        }
-        let line = String(decoding: first, as: UTF8.self)
-        let url = try #require(
-            line.firstMatch(of: /live view: (http:\/\/127\.0\.0\.1:\d+\/)/).map { String($0.1) }, "\(line)")
-        let rest = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
+        let line = "live view: \(url)\n"
         // Open the page once the load is under way (the setup's seconds show `starting`).
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
