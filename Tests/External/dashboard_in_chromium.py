@@ -37,6 +37,7 @@ READ = """JSON.stringify(Object.fromEntries(['phase', 'elapsed', 'clients', 'ops
   ['checkers', [...document.querySelectorAll('#checkers tr')].map(r => r.textContent)],
   ['errors', [...document.querySelectorAll('#errors tr')].map(r => r.textContent)],
   ['lines', document.querySelectorAll('#chart-ack path').length],
+  ['chartFrom', document.getElementById('chart-ops').dataset.from || null],
   ['faults', document.querySelectorAll('#chart-ack rect.fault').length]])))"""
 
 

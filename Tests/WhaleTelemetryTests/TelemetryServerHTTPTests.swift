@@ -70,7 +70,9 @@ import WhaleTelemetry
         let stream = try await Support.curl(["-N", "--max-time", "1.5", server.url + "events"])
         // curl ends by its --max-time (exit 28): the stream stays open.
         #expect(stream.status == 28, "\(stream.stderr)")
-        let data = stream.stdout.split(separator: "\n").filter { $0.hasPrefix("data: ") }
+        // The snapshots (a page that joins gets the points so far first, as `event: history`).
+        let data = stream.stdout.components(separatedBy: "\n\n").filter { !$0.hasPrefix("event: history") }
+            .flatMap { $0.split(separator: "\n") }.filter { $0.hasPrefix("data: ") }
         #expect(data.count >= 4, "\(stream.stdout.prefix(500))")
         let first = try #require(data.first)
         let object = try #require(

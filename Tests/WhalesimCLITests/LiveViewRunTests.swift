@@ -89,9 +89,11 @@ import WhalesimTesting
     static let chromium = ExternalProcess.chromium()
     static let python = ExternalProcess.python3()
 
-    /// The dashboard of a real run in headless Chromium (Tests/External/dashboard_in_chromium.py):
-    /// read once the load is under way and again 2.5 s later, the figures move; when the run ends
-    /// on its own the page shows its verdict and links its report.
+    /// The dashboard of a real run in headless Chromium (Tests/External/dashboard_in_chromium.py),
+    /// opened seconds into the load: its charts still start with the run (the endpoint sends the
+    /// points so far); read again 2.5 s later, the figures move; intention shows what it found so
+    /// far while convergence waits for the end; when the run ends on its own the page shows its
+    /// verdict and links its report.
     @Test(
         .enabled(if: chromium != nil, "no Chromium here (scripts/setup --tests installs chromium): skipped"),
         .enabled(if: python != nil && curl != nil, "no python3 or curl here (scripts/setup --tests)"))
@@ -115,6 +117,8 @@ import WhalesimTesting
             }
             try await Task.sleep(for: .milliseconds(200))
         }
+        // A page opened late: what was before it must still be on its charts.
+        try await Task.sleep(for: .seconds(4))
         let artifacts = ExternalProcess.packageRoot.appendingPathComponent(".build/test-artifacts/live-run")
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         let script = ExternalProcess.packageRoot.appendingPathComponent("Tests/External/dashboard_in_chromium.py").path
@@ -138,10 +142,57 @@ import WhalesimTesting
         }
         #expect((two["p99"] as? String)?.contains("ms") == true, "p99: \(two["p99"] ?? "")")
         #expect((two["checkers"] as? [String])?.contains { $0.hasPrefix("convergencepending") } == true, "\(two)")
+        #expect(
+            (two["checkers"] as? [String])?.contains { $0.hasPrefix("intentionvalid") && $0.contains("so far") }
+                == true,
+            "\(two)")
+        let from = try #require((one["chartFrom"] as? String).flatMap(Double.init), "\(one)")
+        let elapsed = try #require((one["elapsed"] as? String).flatMap(Double.init), "\(one)")
+        #expect(from <= 1 && elapsed >= 4, "the charts start at \(from) s, the page opened at \(elapsed) s")
         #expect(final["verdictShown"] as? Bool == true, "\(final)")
         #expect((final["verdict"] as? String)?.contains("PASS") == true, "\(final)")
         #expect((final["reportLink"] as? String)?.hasSuffix("/report.html") == true, "\(final)")
         #expect((final["checkers"] as? [String])?.contains { $0.hasPrefix("convergencevalid") } == true, "\(final)")
+    }
+
+    /// A server that applies a resent op twice (the embedded one with that catalog fault): the
+    /// live view counts the intention checker's violations while the run still goes (phase
+    /// `running`, before the verdict), and the run ends invalid with at least as many.
+    @Test(.enabled(if: curl != nil, "no curl here (scripts/setup --tests installs it)"))
+    func aFaultyServersViolationsShowWhileTheRunGoes() async throws {
+        let dir = try RunCommandTests().scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("resend.yml")
+        try ReproduceCommandTests.liveScenario(
+            "live-resend-watched", clients: "{count: 8, documents: 1, protocol: 2}",
+            mix: "{typing-burst: 30, paste: 10, reconnect: 20}", faults: "server-applies-resend-twice",
+            duration: "8s"
+        ).write(to: file, atomically: true, encoding: .utf8)
+        let (process, url, rest) = try launchListening([
+            "run", file.path, "--listen", "127.0.0.1:0", "--quiet", "--no-reproduce", "--report-dir",
+            dir.appendingPathComponent("R").path,
+        ])
+        defer { if process.isRunning { process.terminate() } }
+        var seenRunning = 0.0
+        var seenFinal = 0.0
+        while process.isRunning {
+            let metrics = try await ExternalProcess.run(
+                Self.curl!, ["-s", "--max-time", "2", url + "metrics"], timeout: .seconds(5))
+            let line = metrics.stdout.split(separator: "\n").first {
+                $0.hasPrefix("whalesim_checker_violations_total{") && $0.contains("checker=\"intention\"")
+            }
+            let count = line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } } ?? 0
+            // /health says the phase: `running` until the final snapshot (`finished`) replaces the live one.
+            let health = try await ExternalProcess.run(
+                Self.curl!, ["-s", "--max-time", "2", url + "health"], timeout: .seconds(5))
+            if health.stdout.contains("\"running\"") { seenRunning = max(seenRunning, count) }
+            if health.stdout.contains("\"finished\"") { seenFinal = max(seenFinal, count) }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let output = String(decoding: await rest.value, as: UTF8.self)
+        #expect(process.terminationStatus == 2, "\(output)")
+        #expect(seenRunning > 0, "no intention violation was counted while the run went: \(output)")
+        #expect(seenFinal == 0 || seenFinal >= seenRunning, "the counter went down: \(seenRunning) → \(seenFinal)")
     }
 
     /// Launches whalesim with `arguments` (which include `--listen 127.0.0.1:0`) and returns the

@@ -17,6 +17,7 @@ extension LiveRun {
     /// Heals every fault and waits for quiescence (bounded shorter once interrupted); whether it came.
     func healAndQuiesce(recorder: LiveRecorder) async -> Bool {
         await healEverything()
+        liveChecks.close()
         recorder.record(.heal)
         let healedAt = clock.nowMs
         let quiet = await waitQuiescent(timeoutMs: quiescenceBoundMs)

@@ -5,8 +5,8 @@ import WhaleTelemetry
 extension LiveRun {
     /// The run's figures now, as `run --listen` serves them (`/metrics`, `/events`, the
     /// dashboard): the latencies as fixed-bucket histograms, the counts, the state of the load
-    /// (clients, the runner's lag, the machine, the fault windows in force) and the checkers,
-    /// which judge the history once the load is over and are `pending` until then.
+    /// (clients, the runner's lag, the machine, the fault windows in force) and the checkers as
+    /// they stand (``checkerStates()``).
     ///
     /// Reads what the run already keeps (``LiveMetrics``, the fault windows, ``MachineLoad``)
     /// under their own locks, once a second: the users' hot path gains nothing to do.
@@ -71,13 +71,44 @@ extension LiveRun {
         for kind in inForce.keys.sorted() {
             snapshot.set(MetricCatalog.faultWindowActive, labels: ["kind": kind], inForce[kind]! ? 1 : 0)
         }
-        status.checkers = scenario.checkers.map { RunStatus.CheckerState(name: $0.rawValue, state: "pending") }
-        for checker in scenario.checkers {
-            snapshot.set(MetricCatalog.checkerViolations, labels: ["checker": checker.rawValue], 0)
-            snapshot.set(MetricCatalog.checkerUnknowns, labels: ["checker": checker.rawValue], 0)
+        if started && phase == nil { liveChecks.refresh(recorder: liveRecorder.withLockedValue { $0 }, clock: clock) }
+        status.checkers = checkerStates()
+        for checker in status.checkers {
+            snapshot.set(MetricCatalog.checkerViolations, labels: ["checker": checker.name], checker.violations)
+            snapshot.set(MetricCatalog.checkerUnknowns, labels: ["checker": checker.name], checker.unknowns)
         }
         snapshot.status = status
         return snapshot
+    }
+
+    /// Each checker as it stands mid-run: intention and revisions with what they found in the
+    /// history so far (``LiveChecks``), the others `pending` until the verdict, with why.
+    func checkerStates() -> [RunStatus.CheckerState] {
+        let pass = liveChecks.last
+        return scenario.checkers.map { checker in
+            let name = checker.rawValue
+            if let shard = options.shard {
+                return RunStatus.CheckerState(
+                    name: name, state: "pending",
+                    note: "shard \(shard.index)/\(shard.count): judged on the merged history by whalesim merge")
+            }
+            guard liveChecks.judgesLive(checker) else {
+                return RunStatus.CheckerState(
+                    name: name, state: "pending", note: "judged at the end: it needs the run healed and quiescent")
+            }
+            guard let pass, let found = pass.findings[checker] else {
+                return RunStatus.CheckerState(name: name, state: "pending", note: "the first check is under way")
+            }
+            let at = "\(max(0, pass.atMs - loadStartMs) / 1000) s"
+            if found.violations > 0 {
+                return RunStatus.CheckerState(
+                    name: name, state: "invalid", violations: found.violations,
+                    note: "\(found.evidence.first ?? "") (history to \(at))")
+            }
+            return RunStatus.CheckerState(
+                name: name, state: "valid",
+                note: "so far: \(pass.events) events judged, to \(at); the verdict comes at the end")
+        }
     }
 
     /// The last snapshot: the figures as the run ended and the checkers' verdicts, the run's
@@ -86,16 +117,17 @@ extension LiveRun {
         _ result: LiveRunResult, verdict: String, verdictNote: String?, reportURL: String?
     ) -> TelemetrySnapshot {
         var snapshot = telemetrySnapshot(phase: "finished")
+        // A counter never goes down: the final count is at least what the live view counted.
+        let live = liveChecks.last?.findings ?? [:]
         snapshot.status.checkers = result.results.map { r in
             RunStatus.CheckerState(
-                name: r.checker.rawValue, state: r.verdict.rawValue, violations: r.verdict == .invalid ? 1 : 0,
+                name: r.checker.rawValue, state: r.verdict.rawValue,
+                violations: max(live[r.checker]?.violations ?? 0, r.verdict == .invalid ? 1 : 0),
                 unknowns: r.verdict == .unknown ? 1 : 0, note: r.evidence.first)
         }
-        for r in result.results {
-            snapshot.set(
-                MetricCatalog.checkerViolations, labels: ["checker": r.checker.rawValue], r.verdict == .invalid ? 1 : 0)
-            snapshot.set(
-                MetricCatalog.checkerUnknowns, labels: ["checker": r.checker.rawValue], r.verdict == .unknown ? 1 : 0)
+        for c in snapshot.status.checkers {
+            snapshot.set(MetricCatalog.checkerViolations, labels: ["checker": c.name], c.violations)
+            snapshot.set(MetricCatalog.checkerUnknowns, labels: ["checker": c.name], c.unknowns)
         }
         snapshot.status.verdict = verdict
         snapshot.status.verdictNote = verdictNote

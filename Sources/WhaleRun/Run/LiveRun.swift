@@ -57,6 +57,9 @@ public final class LiveRun: @unchecked Sendable {
     var directSocketURL = ""
     /// The run's recorder once the documents are ready (read from other threads by benchmarks).
     let liveRecorder = NIOLockedValueBox<LiveRecorder?>(nil)
+    /// The history's own checkers on the history so far, for the live view (a shard's are
+    /// judged only on the merged history, so a shard runs none).
+    let liveChecks: LiveChecks
 
     /// Websocket frames the runner's clients and recorders have sent and received so far
     /// (`bench run` divides them by the runner's CPU seconds).
@@ -78,6 +81,7 @@ public final class LiveRun: @unchecked Sendable {
         spec = options.scenario.live ?? LiveSpec()
         metrics = LiveMetrics(clock: clock, loops: RunContext.clientLoops(for: spec))
         machine = MachineLoad(foreignBound: spec.foreignCPUBoundCores)
+        liveChecks = LiveChecks(checkers: options.shard == nil ? options.scenario.checkers : [])
         self.output = output
     }
 

@@ -208,6 +208,14 @@ struct IntentionPass {
         }
     }
 
+    /// What the ops folded so far showed that the end cannot take back (``CheckSoFar``): the
+    /// per-op lines that do not depend on the record being complete.
+    func soFar() -> Evidence {
+        var found = Evidence()
+        for lines in always { found.absorb(lines) }
+        return found
+    }
+
     mutating func finish() -> CheckResult {
         for settled in widths.finish() { settle(settled) }
         let names = history.documentNames

@@ -16,6 +16,18 @@ public enum RevisionChecker {
 
     /// The check, and the most it held at once.
     static func judge(_ history: History) -> (result: CheckResult, footprint: CheckFootprint) {
+        let (evidence, footprint) = read(history, endClaims: true)
+        return (evidence.result(.revisions), footprint)
+    }
+
+    /// The lines a history still being written has earned so far (``CheckSoFar``): every
+    /// per-event check, but not the log's revision anomalies, which a gap the recorder has not
+    /// written down yet (a recorder down with its server) would raise and the end's account fills.
+    static func evidence(_ history: History) -> Evidence {
+        read(history, endClaims: false).evidence
+    }
+
+    private static func read(_ history: History, endClaims: Bool) -> (evidence: Evidence, footprint: CheckFootprint) {
         var evidence = Evidence()
         // The log is read only for its anomalies and conflicts: a window of one op per note.
         var log = AppliedLog(documents: history.documentNames.count, windowSize: 1)
@@ -67,9 +79,11 @@ public enum RevisionChecker {
             }
             footprint.see(windowEntries: log.peakEntries, opEntries: inFlight.count + recentAcks.count)
         }
-        for line in log.anomalies { evidence.invalid(line) }
-        for line in log.conflicts { evidence.invalid(line) }
-        return (evidence.result(.revisions), footprint)
+        if endClaims {
+            for line in log.anomalies { evidence.invalid(line) }
+            for line in log.conflicts { evidence.invalid(line) }
+        }
+        return (evidence, footprint)
     }
 }
 

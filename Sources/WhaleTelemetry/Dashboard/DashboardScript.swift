@@ -1,4 +1,5 @@
-/// The dashboard's script: reads `/events`, keeps ten minutes of points, draws the charts as
+/// The dashboard's script: reads `/events` (first the run's points so far, `event: history`),
+/// keeps ten minutes of points, draws the charts as
 /// SVG. Latency percentiles come from the run's exact figures when the frame has them, else
 /// they are estimated from the last second's bucket counts (as Prometheus's histogram_quantile).
 /// Latency charts use a log scale, so p50 to p99 stay readable beside a 5 s max.
@@ -49,7 +50,8 @@ enum DashboardScript {
             ops: previous && dt > 0 ? Math.max(0, (ops - sum(previous, 'whalesim_ops_total')) / dt) : null,
             ack: percentiles(frame, 'whalesim_op_ack_seconds'), apply: percentiles(frame, 'whalesim_op_remote_apply_seconds'),
           };
-          if (!previous || t > previous.status.elapsed_seconds) { history.push(point); if (history.length > keep) history.shift(); }
+          const last = history.length ? history[history.length - 1].t : -1;
+          if (t > last) { history.push(point); if (history.length > keep) history.shift(); }
           previous = frame;
           document.title = 'whalesim live: ' + st.title;
           $('title').textContent = st.title;
@@ -132,6 +134,7 @@ enum DashboardScript {
           const values = [];
           for (const p of history) for (const [, , get] of lines) { const v = get(p); if (v != null && v > 0) values.push(v); }
           const t0 = history.length ? history[0].t : 0, t1 = Math.max(t0 + 10, history.length ? history[history.length - 1].t : 10);
+          svg.dataset.from = t0;
           let lo, hi;
           if (log) {
             lo = Math.pow(10, Math.floor(Math.log10(Math.min(...values, 0.001))));
@@ -168,6 +171,12 @@ enum DashboardScript {
         }
         const events = new EventSource('events');
         events.onopen = () => { $('connection').textContent = 'live'; };
+        // A page opened mid-run first gets the run's points so far: its charts start with the run.
+        events.addEventListener('history', e => {
+          const points = JSON.parse(e.data);
+          history.length = 0;
+          for (const p of points.slice(-keep)) history.push(p);
+        });
         events.onmessage = e => update(JSON.parse(e.data), false);
         events.addEventListener('final', e => { update(JSON.parse(e.data), true); events.close(); });
         events.onerror = () => { if ($('verdict').hidden) $('connection').textContent = 'reconnecting…'; };

@@ -12,7 +12,9 @@ final class EventHub: Sendable {
         var clients: [Int: AsyncStream<String>.Continuation] = [:]
         var nextID = 0
         var dropped = 0
-        /// The latest snapshot frame and the final frame, sent first to a client that joins late.
+        /// The run's points so far, then the latest snapshot frame and the final frame: what a
+        /// client that joins late is sent first, so its charts start where the run started.
+        var trend = TrendLog()
         var latest: String?
         var final: String?
         var closed = false
@@ -23,7 +25,8 @@ final class EventHub: Sendable {
         self.capacity = capacity
     }
 
-    /// A new client's frames: the latest (and the final, once the run has ended) first.
+    /// A new client's frames: the run's points so far (`event: history`), the latest frame (and
+    /// the final, once the run has ended) first.
     func subscribe() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: String.self, bufferingPolicy: .bufferingNewest(capacity))
@@ -31,7 +34,9 @@ final class EventHub: Sendable {
             guard !state.closed else { return nil }
             defer { state.nextID += 1 }
             state.clients[state.nextID] = continuation
-            for frame in [state.latest, state.final].compactMap({ $0 }) { _ = continuation.yield(frame) }
+            for frame in [state.trend.sse, state.latest, state.final].compactMap({ $0 }) {
+                _ = continuation.yield(frame)
+            }
             return state.nextID
         }
         guard let id else {
@@ -47,10 +52,11 @@ final class EventHub: Sendable {
     /// Hands a frame to every client's buffer, at once, dropping (and counting) the oldest of a
     /// full one. The lock is held across the yields so every client sees frames in one order;
     /// a yield only appends to a buffer, it never waits for the client.
-    func publish(_ frame: String, final: Bool = false) {
+    func publish(_ frame: String, final: Bool = false, snapshot: TelemetrySnapshot? = nil) {
         state.withLockedValue { state in
             guard !state.closed else { return }
             if final { state.final = frame } else { state.latest = frame }
+            if let snapshot, !final { state.trend.add(snapshot) }
             for continuation in state.clients.values {
                 if case .dropped = continuation.yield(frame) { state.dropped += 1 }
             }

@@ -134,7 +134,7 @@ public final class TelemetryServer: Sendable {
                 return true
             })
         else { return }
-        hub.publish(EventFrame.sse(snapshot, final: false))
+        hub.publish(EventFrame.sse(snapshot, final: false), snapshot: snapshot)
     }
 
     /// The run has ended: `snapshot` (its status with the verdict and the report's URL) becomes
