@@ -201,7 +201,7 @@ let package = Package(
             name: "WhaleBench",
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun", "WhaleEmbedded", "SalesforceHTTP",
-                "WhalesimTesting",
+                "WhalesimTesting", "WhaleSim", "WhaleTelemetry",
                 "CJSONC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
