@@ -15,7 +15,8 @@ import Testing
             run.tick()
             server.publish(run.snapshot())
         }
-        let stream = try await Support.curl(["-N", "-v", "--max-time", "2", server.url + "events"])
+        // 5 s: beside a Chromium starting up (another suite, in parallel) two cores can be busy for seconds.
+        let stream = try await Support.curl(["-N", "-v", "--max-time", "5", server.url + "events"])
         #expect(stream.status == 28, "curl ends by its --max-time: \(stream.stderr)")
         let events = stream.stdout.components(separatedBy: "\n\n")
         let history = try #require(

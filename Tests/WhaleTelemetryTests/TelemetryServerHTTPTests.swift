@@ -67,7 +67,8 @@ import WhaleTelemetry
         defer { ticker.cancel() }
         let server = try await TelemetryServer.start(listen: ":0", configuration: Self.fast) { run.snapshot() }
         defer { Task { await server.stop() } }
-        let stream = try await Support.curl(["-N", "--max-time", "1.5", server.url + "events"])
+        // 3 s: ample for 4 frames at 200 ms, also beside a Chromium starting up in a parallel suite.
+        let stream = try await Support.curl(["-N", "--max-time", "3", server.url + "events"])
         // curl ends by its --max-time (exit 28): the stream stays open.
         #expect(stream.status == 28, "\(stream.stderr)")
         // The snapshots (a page that joins gets the points so far first, as `event: history`).

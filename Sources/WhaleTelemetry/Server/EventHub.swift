@@ -7,6 +7,8 @@ import NIOConcurrencyHelpers
 final class EventHub: Sendable {
     let capacity: Int
     private let state = NIOLockedValueBox(State())
+    /// Held across a publish's yields (never by a client's termination): one order for every client.
+    private let order = NIOLock()
 
     private struct State {
         var clients: [Int: AsyncStream<String>.Continuation] = [:]
@@ -30,14 +32,18 @@ final class EventHub: Sendable {
     func subscribe() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: String.self, bufferingPolicy: .bufferingNewest(capacity))
-        let id: Int? = state.withLockedValue { state in
-            guard !state.closed else { return nil }
-            defer { state.nextID += 1 }
-            state.clients[state.nextID] = continuation
-            for frame in [state.trend.sse, state.latest, state.final].compactMap({ $0 }) {
-                _ = continuation.yield(frame)
+        // Between two publishes: the frames so far, then every later one. (Yielding under the state
+        // lock is safe here: no task reads this stream yet, so nothing is resumed.)
+        let id: Int? = order.withLock {
+            state.withLockedValue { state in
+                guard !state.closed else { return nil }
+                defer { state.nextID += 1 }
+                state.clients[state.nextID] = continuation
+                for frame in [state.trend.sse, state.latest, state.final].compactMap({ $0 }) {
+                    _ = continuation.yield(frame)
+                }
+                return state.nextID
             }
-            return state.nextID
         }
         guard let id else {
             continuation.finish()
@@ -50,16 +56,26 @@ final class EventHub: Sendable {
     }
 
     /// Hands a frame to every client's buffer, at once, dropping (and counting) the oldest of a
-    /// full one. The lock is held across the yields so every client sees frames in one order;
-    /// a yield only appends to a buffer, it never waits for the client.
+    /// full one. A yield only appends to a buffer, it never waits for the client.
+    ///
+    /// The yields happen outside the state lock: a yield resumes the client's task, which takes
+    /// that task's own lock, while a client that goes away cancels its task holding that lock and
+    /// then needs the state lock (its `onTermination`); holding ours across the yields deadlocked
+    /// the two (both NIO loops stuck). Publishes are put in one order by a lock of their own,
+    /// which no termination takes, so every client still sees the frames in one order.
     func publish(_ frame: String, final: Bool = false, snapshot: TelemetrySnapshot? = nil) {
-        state.withLockedValue { state in
-            guard !state.closed else { return }
-            if final { state.final = frame } else { state.latest = frame }
-            if let snapshot, !final { state.trend.add(snapshot) }
-            for continuation in state.clients.values {
-                if case .dropped = continuation.yield(frame) { state.dropped += 1 }
+        order.withLock {
+            let clients = state.withLockedValue { state -> [AsyncStream<String>.Continuation] in
+                guard !state.closed else { return [] }
+                if final { state.final = frame } else { state.latest = frame }
+                if let snapshot, !final { state.trend.add(snapshot) }
+                return Array(state.clients.values)
             }
+            var dropped = 0
+            for continuation in clients {
+                if case .dropped = continuation.yield(frame) { dropped += 1 }
+            }
+            if dropped > 0 { state.withLockedValue { $0.dropped += dropped } }
         }
     }
 

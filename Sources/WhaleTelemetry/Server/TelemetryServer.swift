@@ -1,8 +1,7 @@
-import Hummingbird
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import ServiceLifecycle
+import NIOHTTP1
+import NIOPosix
 
 /// The live view of a run: `/metrics` (Prometheus text or OpenMetrics), `/events` (one JSON
 /// snapshot a second as server-sent events), `/` (the dashboard page) and `/health`.
@@ -25,7 +24,6 @@ public final class TelemetryServer: Sendable {
         public var interval: Duration = .seconds(1)
         /// Frames each `/events` client may have unread before the oldest is dropped.
         public var eventBuffer: Int = 8
-        public var logger = Logger(label: "whalesim.telemetry", factory: { _ in SwiftLogNoOpLogHandler() })
         public init() {}
     }
 
@@ -42,8 +40,9 @@ public final class TelemetryServer: Sendable {
     private struct State {
         var latest = TelemetrySnapshot()
         var finished = false
-        var group: ServiceGroup?
-        var task: Task<Void, Error>?
+        var listener: (any Channel)?
+        /// The open connections, closed at ``stop()`` (a stuck `/events` client with them).
+        var connections: [ObjectIdentifier: any Channel] = [:]
         var ticker: Task<Void, Never>?
     }
 
@@ -78,42 +77,39 @@ public final class TelemetryServer: Sendable {
     ) async throws(TelemetryListenError) -> TelemetryServer {
         let hub = EventHub(capacity: configuration.eventBuffer)
         let holder = NIOLockedValueBox<TelemetryServer?>(nil)
-        let router = TelemetryRoutes.router(hub: hub) { holder.withLockedValue { $0 } }
-        let bound = BindSignal()
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(address.host, port: address.port), serverName: nil),
-            onServerRunning: { channel in bound.succeed(channel.localAddress?.port ?? address.port) },
-            logger: configuration.logger)
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: app)], logger: configuration.logger)
-        // An /events response stuck on a client that never reads must not hold the stop up.
-        groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(500)
-        let group = ServiceGroup(configuration: groupConfiguration)
-        let task = Task {
-            do { try await group.run() } catch {
-                bound.fail(error)
-                throw error
+        let lookup: @Sendable () -> TelemetryServer? = { holder.withLockedValue { $0 } }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                lookup()?.opened(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(TelemetryHTTPHandler(hub: hub, server: lookup))
+                }
             }
-            bound.fail(CancellationError())
-        }
-        let port: Int
-        switch await bound.wait() {
-        case .success(let bound): port = bound
-        case .failure(let error):
-            _ = try? await task.value
+        let listener: any Channel
+        do {
+            listener = try await bootstrap.bind(host: address.host, port: address.port).get()
+        } catch {
             throw Self.listenError(error, address)
         }
         let server = TelemetryServer(
-            address: address, port: port, hub: hub, configuration: configuration, source: source)
+            address: address, port: listener.localAddress?.port ?? address.port, hub: hub,
+            configuration: configuration, source: source)
         holder.withLockedValue { $0 = server }
-        server.state.withLockedValue {
-            $0.group = group
-            $0.task = task
-        }
+        server.state.withLockedValue { $0.listener = listener }
         if source != nil { server.startTicker() }
         return server
+    }
+
+    /// Keeps a connection until it closes, so ``stop()`` can close it.
+    private func opened(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        state.withLockedValue { $0.connections[key] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.state.withLockedValue { $0.connections.removeValue(forKey: key) }
+        }
     }
 
     private init(address: ListenAddress, port: Int, hub: EventHub, configuration: Configuration, source: Source?) {
@@ -151,21 +147,20 @@ public final class TelemetryServer: Sendable {
         hub.publish(EventFrame.sse(snapshot, final: true), final: true)
     }
 
-    /// Stops serving: ends every `/events` stream and closes the listener. Idempotent.
+    /// Stops serving: ends every `/events` stream, closes the listener and every connection
+    /// (a client that never reads included), and returns once they are closed. Idempotent.
     public func stop() async {
-        let (group, task, ticker) = state.withLockedValue { state in
+        let (listener, connections, ticker) = state.withLockedValue { state in
             defer {
-                state.group = nil
-                state.task = nil
+                state.listener = nil
                 state.ticker = nil
             }
-            return (state.group, state.task, state.ticker)
+            return (state.listener, Array(state.connections.values), state.ticker)
         }
         ticker?.cancel()
         hub.close()
-        guard let group, let task else { return }
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        try? await listener?.close()
+        for connection in connections { try? await connection.close() }
     }
 
     /// The snapshot `/metrics` serves: the source's now while the run goes, else the latest
@@ -177,6 +172,9 @@ public final class TelemetryServer: Sendable {
         snapshot.set(MetricCatalog.eventClients, hub.clientCount)
         return snapshot
     }
+
+    /// The phase `/health` reports.
+    var currentPhase: String { currentSnapshot().status.phase }
 
     /// Frames dropped for slow `/events` clients so far.
     public var droppedEvents: Int { hub.droppedFrames }
