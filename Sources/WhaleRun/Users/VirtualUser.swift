@@ -191,54 +191,61 @@ final class VirtualUser: @unchecked Sendable {
             }
             var think = run.spec.thinkTime.sample(using: &rng)
             let action = run.mix.draw(using: &rng) ?? .idle
-            switch action {
-            case .typingBurst:
-                let count = rng.int(in: 1...6)
-                for _ in 0..<count where !run.isLoadOver {
-                    typeAtSelection(run.generator.character(using: &rng))
-                    await sleep(ms: run.spec.keystroke.sample(using: &rng))
-                }
-            case .paste:
-                typeAtSelection(run.generator.snippet(rng.int(in: run.pasteSize), using: &rng))
-            case .delete:
-                deleteSomething()
-            case .select:
-                let n = note.session.document.count
-                note.select(Selection(anchor: rng.int(in: 0...n), head: rng.int(in: 0...n)))
-            case .samePositionInsert:
-                let s = note.session
-                let spots = [0, s.document.count] + s.remoteCursors.map(\.selection.head)
-                let at = spots[rng.int(in: 0...(spots.count - 1))]
-                note.edit(
-                    position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng),
-                    intendedUs: takePlanned())
-            case .cursorMove:
-                let s = note.session
-                note.select(Selection(cursor: min(max(s.selection.head + rng.int(in: -5...5), 0), s.document.count)))
-            case .jump:
-                note.select(Selection(cursor: rng.int(in: 0...note.session.document.count)))
-            case .idle:
-                think *= 3
-            case .reconnect:
-                // The network goes while typing: a keystroke, then the socket is gone, and the
-                // app's socket manager dials again 10–100 ms later, as in the simulator. (Left to
-                // this loop, the user came back after the think time, up to 8 s: just before a
-                // server restart, that absence was counted as the restart's slow recovery.)
-                typeAtSelection(run.generator.character(using: &rng))
-                let redialMs = 10 + rng.int(in: 0...90)
-                note.abandon(cause: "client reconnect", redialAfterMs: redialMs)
-                model?.abandon(redialAfterMs: redialMs)
-            case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask,
-                .reassignTask, .deleteTask:
-                if let model {
-                    if !modelAction(model, action) { think *= 2 }
-                } else if [.moveAccount, .track, .untrack].contains(action) {
-                    await boardAction(action)  // a server without whalesim's extensions: the app's moves, unchecked
-                } else {
-                    think *= 2
-                }
-            }
+            await perform(action, think: &think)
             await sleep(ms: max(1, think))
+        }
+    }
+
+    /// One action of the person's mix; `think` is the pause after it (longer after an idle
+    /// moment, or after a board action the page could not take).
+    private func perform(_ action: ActionMix.Action, think: inout Int) async {
+        guard let note else { return }
+        switch action {
+        case .typingBurst:
+            let count = rng.int(in: 1...6)
+            for _ in 0..<count where !run.isLoadOver {
+                typeAtSelection(run.generator.character(using: &rng))
+                await sleep(ms: run.spec.keystroke.sample(using: &rng))
+            }
+        case .paste:
+            typeAtSelection(run.generator.snippet(rng.int(in: run.pasteSize), using: &rng))
+        case .delete:
+            deleteSomething()
+        case .select:
+            let n = note.session.document.count
+            note.select(Selection(anchor: rng.int(in: 0...n), head: rng.int(in: 0...n)))
+        case .samePositionInsert:
+            let s = note.session
+            let spots = [0, s.document.count] + s.remoteCursors.map(\.selection.head)
+            let at = spots[rng.int(in: 0...(spots.count - 1))]
+            note.edit(
+                position: at, deleting: 0, inserting: run.generator.snippet(rng.int(in: 1...3), using: &rng),
+                intendedUs: takePlanned())
+        case .cursorMove:
+            let s = note.session
+            note.select(Selection(cursor: min(max(s.selection.head + rng.int(in: -5...5), 0), s.document.count)))
+        case .jump:
+            note.select(Selection(cursor: rng.int(in: 0...note.session.document.count)))
+        case .idle:
+            think *= 3
+        case .reconnect:
+            // The network goes while typing: a keystroke, then the socket is gone, and the
+            // app's socket manager dials again 10–100 ms later, as in the simulator. (Left to
+            // this loop, the user came back after the think time, up to 8 s: just before a
+            // server restart, that absence was counted as the restart's slow recovery.)
+            typeAtSelection(run.generator.character(using: &rng))
+            let redialMs = 10 + rng.int(in: 0...90)
+            note.abandon(cause: "client reconnect", redialAfterMs: redialMs)
+            model?.abandon(redialAfterMs: redialMs)
+        case .moveAccount, .track, .untrack, .assignAccount, .moveContact, .createTask, .completeTask,
+            .reassignTask, .deleteTask:
+            if let model {
+                if !modelAction(model, action) { think *= 2 }
+            } else if [.moveAccount, .track, .untrack].contains(action) {
+                await boardAction(action)  // a server without whalesim's extensions: the app's moves, unchecked
+            } else {
+                think *= 2
+            }
         }
     }
 
