@@ -200,7 +200,7 @@ let package = Package(
             name: "WhaleBench",
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun", "WhaleEmbedded", "SalesforceHTTP",
-                "WhalesimTesting", "WhaleSim", "WhaleTelemetry", "SalesforceFake",
+                "WhalesimTesting", "WhaleSim", "WhaleTelemetry", "SalesforceFake", "WhaleCore",
                 "CJSONC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
