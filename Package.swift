@@ -9,7 +9,7 @@
 //   WhaleSim, WhaleReports, WhaleLoad, WhaleServer, WhaleEmbedded, SalesforceHTTP, WhaleTelemetry ← WhaleRun ← WhalesimCLI   (the load runner; WhaleTelemetry: its live view)
 //   WhaleReports ← WhalesimCLI   (reads run directories from disk; no WhaleSim types)
 //   WhaleRecord ← WhaleSim, WhaleReports, WhaleRun, WhalesimCLI   (CZlib: zlib; the compact history file and packed histograms)
-//   SalesforceFake ← SalesforceHTTP ← WhalesimCLI;  WhaleRun, WhaleLoad, WhaleServer, SalesforceHTTP, CJSONC ← WhaleBench ← WhalesimCLI   (the benchmarks; CJSONC: json-c, for bench json only)
+//   SalesforceFake ← SalesforceHTTP ← WhalesimCLI;  WhaleRun, WhaleSim, WhaleLoad, WhaleServer, WhaleEmbedded, WhaleTelemetry, SalesforceHTTP, CJSONC ← WhaleBench ← WhalesimCLI   (the benchmarks; CJSONC: json-c, for bench json only)
 //   WhaleLazyFS ← WhalesimCLI   (CFuse3: libfuse3, for `whalesim lazyfs`; the runner starts it as a child process)
 // Only the live ring (SalesforceHTTP, WhaleServer, WhaleLoad, WhaleRun, WhaleTelemetry, WhaleBench) opens sockets.
 import PackageDescription

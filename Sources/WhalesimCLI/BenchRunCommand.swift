@@ -4,11 +4,9 @@ import WhaleRun
 import WhaleSim
 
 /// `whalesim bench run`: the load runner's own scale, against `whalesim serve` in a second
-/// process. Three phases: op latency with 1,000 clients typing 2 ops/s in notes of 10; runner
-/// memory per client with 10,000 clients connected; and the runner's ceiling, the largest op
-/// rate it sustains before op→ack latency doubles, as a ratio of the raw websocket echo rate
-/// measured in the same run. The phases are WhaleBench's ``RunnerBench``: this command checks
-/// its options and prints the lines the phases hand it.
+/// process. The phases (latency, memory per client, the ceiling and the yardsticks beside them)
+/// are WhaleBench's ``RunnerBench``, which says what each measures: this command checks its
+/// options and prints the lines the phases hand it.
 ///
 /// ```
 /// swift build -c release && .build/release/whalesim bench run --runs 3
