@@ -52,30 +52,31 @@ let package = Package(
     ],
     targets: [
         // OT core: operations over Unicode scalars, transform, compose, cursors, documents. No I/O, no dependencies.
-        .target(name: "WhaleOT"),
+        .target(name: "WhaleOT", exclude: ["README.md"]),
         // Small pieces every layer shares, no dependencies: the one seeded generator, markup escaper and JUnit writer.
-        .target(name: "WhaleCore"),
+        .target(name: "WhaleCore", exclude: ["README.md"]),
         // The Whaler wire protocol and whalesim's extensions, sans-I/O state machines.
-        .target(name: "WhaleProtocol", dependencies: ["WhaleOT"]),
+        .target(name: "WhaleProtocol", dependencies: ["WhaleOT"], exclude: ["README.md"]),
         // The Whaler model (organizations, accounts, contacts, tasks, assignments, tracking, pools), sans-I/O.
-        .target(name: "WhaleModel", dependencies: ["WhaleProtocol"]),
+        .target(name: "WhaleModel", dependencies: ["WhaleProtocol"], exclude: ["README.md"]),
         // Deterministic simulation: seeded RNG, virtual clock, simulated network, workloads, checkers, shrinker.
         .target(
             name: "WhaleSim",
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleRecord",
                 .product(name: "Yams", package: "Yams"),
-            ]),
+            ], exclude: ["README.md"]),
         // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
         // read and written a line at a time, and packed HdrHistogram buckets. Files only.
-        .target(name: "WhaleRecord", dependencies: ["CZlib"]),
+        .target(name: "WhaleRecord", dependencies: ["CZlib"], exclude: ["README.md"]),
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
-        .target(name: "WhaleReports", dependencies: ["WhaleCore", "WhaleRecord"]),
+        .target(name: "WhaleReports", dependencies: ["WhaleCore", "WhaleRecord"], exclude: ["README.md"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(
-            name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")]),
+            name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["README.md"]),
         // The fake Salesforce's HTTP and HTTPS server (`fake-salesforce`, the embedded one): live ring, opens sockets.
         .target(
             name: "SalesforceHTTP",
@@ -91,8 +92,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.
         .target(
             name: "WhaleServer",
@@ -115,8 +115,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // The live load runner: virtual clients on real sockets (websocket, and HTTP through libcurl or AsyncHTTPClient).
         .target(
             name: "WhaleLoad",
@@ -132,8 +131,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // libcurl (Debian libcurl4-openssl-dev) with typed wrappers for its variadic setters; WhaleLoad's CurlMultiExecutor.
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -148,8 +146,7 @@ let package = Package(
                 "WhaleProtocol", "WhaleServer", "SalesforceFake", "SalesforceHTTP",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // The live load runner `whalesim run`: app-shaped virtual clients on real sockets, load profiles,
         // HdrHistogram metrics, network faults and server restarts in windows, the simulator's checkers on
         // the live history, thresholds, run records. Opens sockets (through WhaleLoad and the embedded servers).
@@ -164,16 +161,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // The conformance suite behind `whalesim conform`: named cases against a running server (live ring: opens sockets).
         .target(
             name: "WhaleConform",
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleEmbedded",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // The live view of a run (issue 46): metrics in the Prometheus text format and OpenMetrics, server-sent
         // events and a dashboard page, on a listening socket (live ring). Knows no run: the runner feeds it snapshots.
         .target(
@@ -183,14 +178,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         // Test support shipped as a library: seeded generators, trace loading, fixtures paths.
-        .target(name: "WhalesimTesting", dependencies: ["WhaleCore", "WhaleOT"]),
+        .target(name: "WhalesimTesting", dependencies: ["WhaleCore", "WhaleOT"], exclude: ["README.md"]),
         // libfuse3 (Debian libfuse3-dev) for `whalesim lazyfs`, the power-loss filesystem.
         .systemLibrary(name: "CFuse3", path: "Sources/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         // `whalesim lazyfs`: a FUSE filesystem that keeps unsynced writes in memory and drops them on command.
-        .target(name: "WhaleLazyFS", dependencies: ["CFuse3"]),
+        .target(name: "WhaleLazyFS", dependencies: ["CFuse3"], exclude: ["README.md"]),
         // json-c (Debian libjson-c-dev), measured against Foundation's JSON by `whalesim bench json`.
         .systemLibrary(
             name: "CJSONC", path: "Sources/CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
@@ -210,8 +204,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         .executableTarget(
             name: "WhalesimCLI",
             dependencies: [
@@ -223,8 +216,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
-        ),
+            ], exclude: ["README.md"]),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleCoreTests", dependencies: ["WhaleCore"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhaleOT", "WhalesimTesting"]),

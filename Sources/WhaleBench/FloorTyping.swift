@@ -1,6 +1,6 @@
 /// A floor client's note traffic: ``BareNoteTyping`` (substring searches, no OT) or
 /// ``FloorSessionTyping`` (the virtual client's session).
-package protocol FloorTyping {
+package protocol FloorTyping: SendableMetatype {
     init(index: Int, account: String)
     var joined: Bool { get }
     /// The frames to send once the socket is open (the join).

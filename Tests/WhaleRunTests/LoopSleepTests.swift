@@ -17,7 +17,7 @@ import Testing
         let task = Task { await LoopSleep.sleep(ms: 60_000) }
         try? await Task.sleep(for: .milliseconds(20))
         task.cancel()
-        await task.value
+        _ = await task.value
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
@@ -39,7 +39,7 @@ import Testing
         let sleepers = (0..<10).map { _ in Task { await LoopSleep.sleep(ms: 60_000, group: group) } }
         try await Task.sleep(for: .milliseconds(50))
         try await group.shutdownGracefully()
-        for sleeper in sleepers { await sleeper.value }
+        for sleeper in sleepers { _ = await sleeper.value }
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
@@ -50,7 +50,7 @@ import Testing
         let tasks = (0..<500).map { i in Task { await LoopSleep.sleep(ms: 30_000 + i) } }
         try? await Task.sleep(for: .milliseconds(50))
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        for task in tasks { _ = await task.value }
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
