@@ -42,7 +42,6 @@ struct HTTPBenchResult {
     struct Medians {
         var requestsPerSecond, p50, p99, cpuPerThousand: Double
         init(_ results: [HTTPBenchResult]) {
-            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
             requestsPerSecond = median(results.map(\.requestsPerSecond))
             p50 = median(results.map(\.p50))
             p99 = median(results.map(\.p99))

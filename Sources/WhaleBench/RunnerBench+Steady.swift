@@ -37,5 +37,4 @@ extension RunnerBench {
             Double(w.frames) / Double(max(1, w.ops)))
     }
 
-    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }
