@@ -93,7 +93,7 @@ extension LiveRun {
                 let soql =
                     "SELECT Id, Name, Industry, BillingCity, BillingState, Type, Website, Phone, NumberOfEmployees FROM Account ORDER BY Id LIMIT \(scenario.documents)"
                 let result = try await salesforce.query(soql, connection: connection, maxPages: 20)
-                let inputs = result.records.compactMap(SalesforceAPI.account).map(VirtualUser.accountInput)
+                let inputs = result.records.compactMap(SalesforceAPI.account).map(AccountsStore.accountInput)
                 let saved = try await whaler.saveAccounts(
                     inputs, senderID: "whalesim-setup", token: session.accessToken)
                 try await whaler.track(inputs, tracked: true, token: session.accessToken)

@@ -11,6 +11,8 @@ import WhaleSim
 final class RunContext: Sendable {
     let spec: LiveSpec
     let whaler: WhalerAPI
+    /// The Whaler API as the users' stores and pages call it: ``whaler`` in a run, memory in a test.
+    let network: any WhalerNetworking
     let salesforce: SalesforceAPI?
     let salesforceClientId: String
     let salesforceClientSecret: String
@@ -54,9 +56,10 @@ final class RunContext: Sendable {
         salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
         clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String,
         log: @escaping @Sendable (String) -> Void,
-        sockets: NoteSocketFactory = .live
+        sockets: NoteSocketFactory = .live, network: (any WhalerNetworking)? = nil
     ) {
         self.sockets = sockets
+        self.network = network ?? whaler
         self.modelSpec = modelSpec
         self.organizationUsers = organizationUsers
         self.runTag = runTag
@@ -107,7 +110,7 @@ final class RunContext: Sendable {
 
     func modelContext(token: String) -> ModelPage.Context {
         ModelPage.Context(
-            whaler: whaler, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder,
+            network: network, token: token, socketURL: socketURL, protocolVersion: protocolVersion, recorder: recorder,
             metrics: metrics,
             sockets: sockets)
     }

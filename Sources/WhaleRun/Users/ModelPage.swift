@@ -16,7 +16,8 @@ import WhaleSim
 /// listens to the organization's pool on a socket of its own, one socket per pool.
 final class ModelPage: Redialing {
     struct Context: Sendable {
-        var whaler: WhalerAPI
+        /// The Whaler API's page fetches and mutations (GraphQL in a run, a ``ModelServer`` in a test).
+        var network: any ModelNetworking
         var token: String
         var socketURL: String
         var protocolVersion: ProtocolVersion
@@ -158,7 +159,12 @@ final class ModelPage: Redialing {
 
     // MARK: Events (from this page's socket or the note's)
 
-    func joined() { handle(.joined) }
+    /// The page's pool joined (again): the page shows what its client holds (nothing on the
+    /// first open, the records it had before on a reopen) and refreshes: cached, then fresh.
+    func joined() {
+        context.metrics.count("page_opens")
+        handle(.joined)
+    }
     func disconnected() { handle(.disconnected) }
 
     func received(_ envelope: ServerEnvelope) {
@@ -172,12 +178,22 @@ final class ModelPage: Redialing {
         _ action: ActionMix.Action, inputs: (ModelClient) -> ModelWorkload.Inputs, generator: TextGenerator,
         using rng: inout SimRandom
     ) -> Bool {
+        send { client in
+            ModelWorkload.mutation(action, on: client, inputs(client), generator: generator, using: &rng)
+        }
+    }
+
+    /// Sends `mutation` the app's way (see ``send(_:)``).
+    @discardableResult
+    func submit(_ mutation: Mutation) -> Bool { send { _ in mutation } }
+
+    /// The one way a page mutates: the mutation the user makes of what the page shows now
+    /// (`make`, under the page's lock; nil: none applies) is shown at once in the page's view
+    /// (the client's pending overlay) and dropped out of it if the server refuses (rollback).
+    /// False before the page's first fetch, when there is nothing to make it of.
+    private func send(_ make: (ModelClient) -> Mutation?) -> Bool {
         let actions = state.withLockedValue { s -> [ModelClient.Action]? in
-            guard s.client.isJoined, s.client.hasFetched else { return nil }
-            guard
-                let mutation = ModelWorkload.mutation(
-                    action, on: s.client, inputs(s.client), generator: generator, using: &rng)
-            else { return nil }
+            guard s.client.isJoined, s.client.hasFetched, let mutation = make(s.client) else { return nil }
             return s.client.mutate(mutation)
         }
         guard let actions else { return false }
@@ -200,7 +216,8 @@ final class ModelPage: Redialing {
             case .query(let requestId, let query):
                 let accountID: String? = if case .accountPage(let id) = query { id } else { nil }
                 state.withLockedValue { $0.inFlight += 1 }
-                context.whaler.startPage(accountID: accountID, token: context.token) { [self] result in
+                context.metrics.count("page_reads")
+                context.network.fetchPage(accountID: accountID, token: context.token) { [self] result in
                     state.withLockedValue { $0.inFlight -= 1 }
                     handle(.answered(requestId: requestId, result.mapError { Self.modelError($0) }))
                 }
@@ -211,7 +228,7 @@ final class ModelPage: Redialing {
                 Task {
                     let result: Result<MutationReply, ModelError>
                     do {
-                        let applied = try await context.whaler.mutate(mutation, senderID: name, token: context.token)
+                        let applied = try await context.network.mutate(mutation, senderID: name, token: context.token)
                         context.recorder.record(
                             .modelApply(
                                 client: index, requestId: requestId, order: applied.reply.order,
@@ -252,6 +269,13 @@ final class ModelPage: Redialing {
     }
 
     /// The page as the user sees it and as the server answers it now (after quiescence).
+    ///
+    /// Only this fresh view is recorded for the model checker, never the cached view a reopened
+    /// page shows before its fetch answers: the cache carries no pool `seq` the checker could
+    /// place in the server's history (it is whatever the page last confirmed, from before the
+    /// connection went), so judging it against the server's order would call every update made
+    /// meanwhile lost. What the user does on a cached view is judged all the same: each mutation
+    /// is recorded when sent and when answered, and its outcome must be in the final state.
     func recordFinal(serverRecords: [String]?) {
         let (page, view, pending) = state.withLockedValue { s in
             (s.client.page.name, s.client.view.map(\.line), s.client.pending.count)

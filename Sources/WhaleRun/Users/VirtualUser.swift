@@ -9,6 +9,12 @@ import WhaleSim
 /// page and types in its note at human speed (bursts, pauses, pastes, selections, deletes),
 /// moves cards on the board, and now and then loses the connection and comes back.
 /// Everything it needs is passed in (APIs, the note session, its random stream).
+///
+/// Shaped like the app it plays: the networking layer (``WhalerNetworking``, ``SalesforceAPI``),
+/// the storage layer (``AppStorage``: what the app has cached) and the stores that act on it
+/// (``AccountsStore``, ``BoardStore``, ``AccountPageStore``, a model-driven ``ModelPage``, the
+/// note's ``NoteSession``). The user itself only decides what the person does next, from its
+/// seeded stream, and dispatches that action to a store.
 final class VirtualUser: @unchecked Sendable {
     struct Identity: Sendable {
         var email: String
@@ -33,11 +39,21 @@ final class VirtualUser: @unchecked Sendable {
     private var note: NoteSession?
     /// The user's model page (board or account page) when the run drives the model.
     private var model: ModelPage?
-    /// Accounts this user found in Salesforce (what its board's `track` picks from).
-    private var imported: [AccountInput] = []
+    /// What the user's app has cached (the stores write it, the user reads snapshots).
+    let storage = AppStorage()
+    /// The stores, once signed in.
+    private var stores: Stores?
     private var tasksCreated = 0
-    private var board: [WhalerAPI.AccountRow] = []
+    /// The note's dial count when the pages were last opened (nil: not yet).
+    private var pagesOpenedOnDial: Int?
     private var session: WhalerAPI.Session?
+
+    /// The stores of a signed-in user (they carry its token).
+    struct Stores: Sendable {
+        var accounts: AccountsStore?
+        var board: BoardStore
+        var accountPage: AccountPageStore
+    }
 
     init(
         index: Int, name: String, identity: Identity, document: Int, accountId: String, run: RunContext, rng: SimRandom
@@ -58,29 +74,22 @@ final class VirtualUser: @unchecked Sendable {
     /// Signs in and opens the account page; false (with the error counted) when it could not.
     func start() async -> Bool {
         do {
-            let session = try await run.whaler.login(email: identity.email, password: identity.password)
+            let session = try await run.network.login(email: identity.email, password: identity.password)
             self.session = session
-            if run.spec.importPages > 0, let salesforce = run.salesforce {
-                await importAccounts(salesforce, session: session)
+            let stores = makeStores(session)
+            self.stores = stores
+            if run.spec.importPages > 0, let accounts = stores.accounts {
+                await importAccounts(accounts)
             }
             // The board (every tracked account) only for users who work on it; everyone opens
             // their account page: its contacts and tasks, then the note over the socket.
             // With the model driven, the page is a ModelClient: the first `model.board` users
             // work on the board, everyone else on their account's page.
-            var page: ModelPage?
-            if let spec = run.modelSpec {
-                let onBoard = index < spec.boardClients
-                var client = ModelClient(
-                    clientId: ClientID(name),
-                    caller: Caller(userId: session.userId, organizationId: session.organizationId),
-                    page: onBoard ? .board : .account(accountId),
-                    configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
-                client.interner = run.modelInterner
-                page = ModelPage(index: index, client: client, context: run.modelContext(token: session.accessToken))
-                model = page
-            } else {
-                if run.usesBoard { board = (try? await run.whaler.accounts(token: session.accessToken)) ?? [] }
-                _ = try? await run.whaler.accountPage(accountId, token: session.accessToken)
+            let page = run.modelSpec.map { openModelPage($0, session: session) }
+            model = page
+            if page == nil {
+                if run.usesBoard { await stores.board.open() }
+                await stores.accountPage.open(accountId)
             }
             if let page, page.ownsSocket { await page.connect() }
             let note = NoteSession(
@@ -97,61 +106,65 @@ final class VirtualUser: @unchecked Sendable {
         }
     }
 
-    /// The app's import: search Salesforce with stacked filters, save what it found to Whaler
-    /// (upsert by Salesforce id) and track a few of them.
-    private func importAccounts(_ salesforce: SalesforceAPI, session: WhalerAPI.Session) async {
+    private func makeStores(_ session: WhalerAPI.Session) -> Stores {
+        let token = session.accessToken
+        let accounts = run.salesforce.map {
+            AccountsStore(
+                salesforce: $0, network: run.network, storage: storage, token: token, senderID: name,
+                metrics: run.metrics)
+        }
+        return Stores(
+            accounts: accounts,
+            board: BoardStore(
+                network: run.network, storage: storage, token: token, senderID: name, metrics: run.metrics),
+            accountPage: AccountPageStore(network: run.network, storage: storage, token: token, metrics: run.metrics))
+    }
+
+    /// The model-driven page: the board for the first `boardClients` users, their account's page for the others.
+    private func openModelPage(_ spec: ModelSpec, session: WhalerAPI.Session) -> ModelPage {
+        let onBoard = index < spec.boardClients
+        var client = ModelClient(
+            clientId: ClientID(name),
+            caller: Caller(userId: session.userId, organizationId: session.organizationId),
+            page: onBoard ? .board : .account(accountId),
+            configuration: .init(protocolVersion: run.protocolVersion, faults: run.clientFaults))
+        client.interner = run.modelInterner
+        return ModelPage(index: index, client: client, context: run.modelContext(token: session.accessToken))
+    }
+
+    /// The app's import: the user picks stacked filters for the Salesforce search; the store
+    /// caches what it found; without the model driven, the user saves a few and tracks them.
+    private func importAccounts(_ store: AccountsStore) async {
         do {
-            let connection = try await salesforce.connect(
-                username: identity.salesforceUser, password: identity.salesforcePassword,
-                clientId: run.salesforceClientId, clientSecret: run.salesforceClientSecret)
             var filters: [(field: String, value: String)] = []
-            let values: [String: [String]] = [
-                "Industry": ["Technology", "Finance", "Retail", "Manufacturing", "Healthcare"],
-                "BillingState": ["CA", "NY", "TX", "WA"], "BillingCity": ["San Francisco", "Austin", "New York"],
-                "Type": ["Prospect", "Customer - Direct"], "Name": ["O'Brien & Sons", "Acme \\ Corp"],
-            ]
             for field in run.spec.importFilters where rng.chance(0.6) {
-                let choices = values[field] ?? []
+                let choices = Self.filterValues[field] ?? []
                 if !choices.isEmpty { filters.append((field, choices[rng.int(in: 0...(choices.count - 1))])) }
             }
-            let soql = SalesforceAPI.accountQuery(filters: filters, limit: 2000)
-            let result = try await salesforce.query(soql, connection: connection, maxPages: run.spec.importPages)
-            let accounts = result.records.compactMap(SalesforceAPI.account)
-            run.metrics.count("imported_accounts", accounts.count)
-            imported = accounts.map(Self.modelInput)
+            let credentials = (
+                user: identity.salesforceUser, password: identity.salesforcePassword,
+                clientId: run.salesforceClientId, clientSecret: run.salesforceClientSecret
+            )
+            let accounts = try await store.importAccounts(
+                credentials: credentials, filters: filters, maxPages: run.spec.importPages)
             // With the model driven, the saving is the ModelClient's: its `track` mutations draw
-            // from `imported` and are recorded for the model checker. A save here would be a model
-            // write the history never saw (the checker would rightly call it a lost mutation).
+            // from the imported accounts and are recorded for the model checker. A save here would
+            // be a model write the history never saw (the checker would rightly call it a lost mutation).
             guard !accounts.isEmpty, run.modelSpec == nil else { return }
             var picked: [SalesforceAPI.AccountRecord] = []
             for _ in 0..<min(3, accounts.count) { picked.append(accounts[rng.int(in: 0...(accounts.count - 1))]) }
-            let inputs = Dictionary(picked.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }).values
-                .sorted { $0.id < $1.id }.map(Self.accountInput)
-            _ = try await run.whaler.saveAccounts(inputs, senderID: name, token: session.accessToken)
-            try await run.whaler.track(inputs, tracked: true, token: session.accessToken)
+            try await store.saveAndTrack(picked)
         } catch {
             run.log("\(name): import failed: \(error)")
         }
     }
 
-    static func accountInput(_ a: SalesforceAPI.AccountRecord) -> [String: Any] {
-        var o: [String: Any] = ["salesforceID": a.id, "name": a.name]
-        if let v = a.industry { o["industry"] = v }
-        if let v = a.billingState { o["billingState"] = v }
-        if let v = a.billingCity { o["billingCity"] = v }
-        if let v = a.type { o["type"] = v }
-        if let v = a.website { o["website"] = v }
-        if let v = a.phone { o["phone"] = v }
-        if let v = a.employees { o["numberOfEmployees"] = String(v) }  // a String in the original schema
-        return o
-    }
-
-    static func modelInput(_ a: SalesforceAPI.AccountRecord) -> AccountInput {
-        AccountInput(
-            salesforceID: a.id, name: a.name, industry: a.industry, numberOfEmployees: a.employees,
-            billingCity: a.billingCity,
-            billingState: a.billingState, phone: a.phone, website: a.website, type: a.type)
-    }
+    /// The values the search's filters offer, by field.
+    static let filterValues: [String: [String]] = [
+        "Industry": ["Technology", "Finance", "Retail", "Manufacturing", "Healthcare"],
+        "BillingState": ["CA", "NY", "TX", "WA"], "BillingCity": ["San Francisco", "Austin", "New York"],
+        "Type": ["Prospect", "Customer - Direct"], "Name": ["O'Brien & Sons", "Acme \\ Corp"],
+    ]
 
     /// Acts until `run.isLoadOver`: a drawn action, then a think time. Reconnects when the
     /// socket was lost (with backoff) or an op went unacknowledged too long (half-open).
@@ -183,6 +196,7 @@ final class VirtualUser: @unchecked Sendable {
                 await sleep(ms: 20)
                 continue
             }
+            await reopenPagesIfReconnected(note)
             if !pastedInitial {
                 pastedInitial = true
                 if !run.initialText.isEmpty, note.session.document.count == 0, run.claimInitialText(document) {
@@ -289,39 +303,39 @@ final class VirtualUser: @unchecked Sendable {
             action,
             inputs: { client in
                 ModelWorkload.Inputs(
-                    me: client.caller.userId, users: run.organizationUsers, trackable: imported, newTaskId: taskId,
+                    me: client.caller.userId, users: run.organizationUsers, trackable: storage.snapshot.imported,
+                    newTaskId: taskId,
                     now: ISO8601DateFormatter().string(from: Date()))
             }, generator: run.generator, using: &rng)
         if done, action == .createTask { tasksCreated += 1 }
         return done
     }
 
+    /// Once the note is back on a new connection, the app reopens its pages (on a server without
+    /// whalesim's extensions; a model page refetches on its own join): each shows what storage
+    /// holds and refreshes from the server, cached then fresh. No draw from the user's stream.
+    private func reopenPagesIfReconnected(_ note: NoteSession) async {
+        guard model == nil, let stores else { return }
+        let dials = note.dials
+        defer { pagesOpenedOnDial = dials }
+        guard let opened = pagesOpenedOnDial, opened != dials else { return }
+        if run.usesBoard { await stores.board.open() }
+        await stores.accountPage.open(accountId)
+    }
+
     /// A kanban move or tracking change over GraphQL, shown at once and rolled back if refused.
     private func boardAction(_ action: ActionMix.Action) async {
-        guard let session, !board.isEmpty else { return }
-        let i = rng.int(in: 0...(board.count - 1))
-        let before = board[i]
-        let columns = ["Ready", "In Progress", "Worked", "Opportunity"].filter { $0 != (before.state ?? "Ready") }
+        guard let board = stores?.board else { return }
+        let cards = storage.snapshot.board
+        guard !cards.isEmpty else { return }
+        let card = cards[rng.int(in: 0...(cards.count - 1))]
+        let columns = BoardStore.columns.filter { $0 != (card.state ?? "Ready") }
         let column = columns[rng.int(in: 0...(columns.count - 1))]
-        let input: [String: Any] = [
-            "id": before.id, "salesforceID": before.salesforceID, "name": before.name, "state": column,
-        ]
         switch action {
         case .moveAccount:
-            board[i] = WhalerAPI.AccountRow(
-                id: before.id, salesforceID: before.salesforceID, name: before.name, state: column)  // optimistic
-            do {
-                let saved = try await run.whaler.saveAccounts([input], senderID: name, token: session.accessToken)
-                if let s = saved.first { board[i] = s }
-                run.metrics.count("kanban_moves")
-            } catch {
-                board[i] = before  // refused: roll back
-                run.metrics.count("kanban_rollbacks")
-            }
+            await board.moveCard(card, to: column)
         case .track, .untrack:
-            var o = input
-            o["state"] = before.state ?? "Ready"
-            try? await run.whaler.track([o], tracked: action == .track, token: session.accessToken)
+            await board.track(card, tracked: action == .track)
         default:
             break
         }
