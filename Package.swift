@@ -238,7 +238,8 @@ let package = Package(
         .testTarget(
             name: "WhaleRunTests",
             dependencies: [
-                "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleReports", "WhaleProtocol", "WhalesimTesting",
+                "WhaleRun", "WhaleServer", "WhaleLoad", "WhaleSim", "WhaleReports", "WhaleProtocol", "WhaleModel",
+                "WhalesimTesting",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
