@@ -148,7 +148,9 @@ extension LeanSocket {
                 socket?.closing(code: code, reason: reason)
                 let echo = LeanFrames.close(code: UInt16(code ?? 1000), allocator: context.channel.allocator)
                 failed = true  // nothing is read after a close
-                context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in context.close(promise: nil) }
+                // The channel, not the context, in the callback: a context is not Sendable.
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in channel.close(promise: nil) }
             }
         }
 
@@ -158,7 +160,8 @@ extension LeanSocket {
             partial = nil
             socket?.failed("the server broke the websocket protocol: \(violation.description)")
             let close = LeanFrames.close(code: violation.closeCode, allocator: context.channel.allocator)
-            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -48,8 +48,8 @@ enum Support {
         process.arguments = arguments
         let outFile = try temporaryDirectory().appendingPathComponent("out"),
             errFile = outFile.deletingLastPathComponent().appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
         try process.run()

@@ -9,7 +9,7 @@ import WhaleProtocol
 @Suite(.serialized) struct GraphQLPoolTests {
     func update(_ socket: TestSocket, for resourceId: String) async -> ServerEnvelope? {
         await socket.next(timeout: .seconds(10)) { envelope in
-            if case .resourceUpdate(let update) = envelope.message { return update.resourceId == resourceId }
+            if case .resourceUpdate(let id, _, _) = envelope.message { return id == resourceId }
             return false
         }
     }
@@ -50,13 +50,13 @@ import WhaleProtocol
         #expect(((move.data?["saveAccounts"] as? [[String: Any]])?.first?["state"] as? String) == "In Progress")
 
         let plain = try #require(await update(original, for: id))
-        guard case .resourceUpdate(let first) = plain.message else { return }
-        #expect(first.senderId == "ada-mac-1")
-        #expect(first.update == nil, "the original protocol carries no record")
+        guard case .resourceUpdate(_, let firstSender, let firstUpdate) = plain.message else { return }
+        #expect(firstSender == "ada-mac-1")
+        #expect(firstUpdate == nil, "the original protocol carries no record")
         let rich = try #require(await update(v2, for: id))
-        guard case .resourceUpdate(let second) = rich.message else { return }
+        guard case .resourceUpdate(_, _, let secondUpdate) = rich.message else { return }
         #expect(
-            second.update?.recordType == "account" && (second.update?.seq ?? 0) >= 1,
+            secondUpdate?.recordType == "account" && (secondUpdate?.seq ?? 0) >= 1,
             "protocol 2 carries the record and seq")
 
         // The board as bob now reads it.

@@ -39,8 +39,8 @@ import WhalesimTesting
         {
             out = dir.appendingPathComponent("stdout-\(UUID().uuidString.prefix(6)).txt")
             err = dir.appendingPathComponent("stderr-\(UUID().uuidString.prefix(6)).txt")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
-            FileManager.default.createFile(atPath: err.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
             process.executableURL = binary
             process.arguments = arguments
             process.currentDirectoryURL = dir

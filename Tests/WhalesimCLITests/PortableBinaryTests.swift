@@ -21,7 +21,7 @@ import WhalesimTesting
         process.arguments = arguments
         process.currentDirectoryURL = cwd
         let log = cwd.appendingPathComponent("output-\(UUID().uuidString.prefix(6)).txt")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
