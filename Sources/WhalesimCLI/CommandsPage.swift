@@ -35,7 +35,9 @@ enum CommandsPage {
             it. Generated: `whalesim docs commands > docs/commands.md` writes this page, and a \
             test fails when it differs from the help, so edit the commands' help text \
             (`abstract`, `discussion` and the options' `help`), not this file. Every example in \
-            it runs as written from the repository's root (a test runs or parses each one).
+            it runs as written from the repository's root (a test runs or parses each one); from \
+            a checkout, type `scripts/whalesim` where it says `whalesim` (it builds the release \
+            binary once and runs it).
 
             | Command | What it does |
             | --- | --- |
