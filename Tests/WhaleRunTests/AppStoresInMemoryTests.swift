@@ -137,4 +137,19 @@ import WhaleModel
         #expect(refused == nil)
         #expect(storage.snapshot.board[0] == confirmed, "undone")
     }
+
+    /// A Salesforce record saved to Whaler: its fields as `NewAccount` variables, absent ones left
+    /// out, the employee count a String (as the original schema has it).
+    @Test func aSalesforceRecordBecomesTheAppsAccountInput() throws {
+        let record = SalesforceAPI.AccountRecord(
+            id: "001A", name: "O'Brien & Sons", industry: "Retail", billingState: nil, billingCity: "Austin",
+            type: nil, website: nil, phone: "555", employees: 40)
+        let input = AccountsStore.accountInput(record)
+        #expect(
+            input.keys.sorted() == ["billingCity", "industry", "name", "numberOfEmployees", "phone", "salesforceID"])
+        #expect(input["salesforceID"] as? String == "001A")
+        #expect(input["name"] as? String == "O'Brien & Sons")
+        #expect(input["numberOfEmployees"] as? String == "40")
+        #expect(input["billingCity"] as? String == "Austin")
+    }
 }

@@ -35,16 +35,10 @@ struct AccountsStore: Sendable {
         try await network.track(inputs, tracked: true, token: token)
     }
 
+    /// The app's `NewAccount` variables for a Salesforce record (`numberOfEmployees` a String, as
+    /// in the original schema): the model input's, written by ``WhalerAPI/accountVariables(_:)``.
     static func accountInput(_ a: SalesforceAPI.AccountRecord) -> [String: Any] {
-        var o: [String: Any] = ["salesforceID": a.id, "name": a.name]
-        if let v = a.industry { o["industry"] = v }
-        if let v = a.billingState { o["billingState"] = v }
-        if let v = a.billingCity { o["billingCity"] = v }
-        if let v = a.type { o["type"] = v }
-        if let v = a.website { o["website"] = v }
-        if let v = a.phone { o["phone"] = v }
-        if let v = a.employees { o["numberOfEmployees"] = String(v) }  // a String in the original schema
-        return o
+        WhalerAPI.accountVariables(modelInput(a))
     }
 
     static func modelInput(_ a: SalesforceAPI.AccountRecord) -> AccountInput {

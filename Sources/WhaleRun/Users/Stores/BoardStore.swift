@@ -1,3 +1,5 @@
+import WhaleModel
+
 /// The board (the kanban of the user's tracked accounts) on a server without whalesim's
 /// extensions: opened from storage and refreshed, cards moved optimistically (``Optimistic``),
 /// accounts tracked and untracked. Its actions are what the user does; its answers are
@@ -26,9 +28,7 @@ struct BoardStore: Sendable {
 
     /// Moves `card` to `column`: shown at once, rolled back if the server refuses.
     func moveCard(_ card: WhalerAPI.AccountRow, to column: String) async {
-        let input: [String: Any] = [
-            "id": card.id, "salesforceID": card.salesforceID, "name": card.name, "state": column,
-        ]
+        let input = Self.input(card, state: column)
         let moved = WhalerAPI.AccountRow(id: card.id, salesforceID: card.salesforceID, name: card.name, state: column)
         let saved = await Optimistic.mutate(
             storage,
@@ -47,10 +47,13 @@ struct BoardStore: Sendable {
 
     /// Tracks or untracks `card` (its column kept); not shown before the answer, as in the app.
     func track(_ card: WhalerAPI.AccountRow, tracked: Bool) async {
-        let input: [String: Any] = [
-            "id": card.id, "salesforceID": card.salesforceID, "name": card.name, "state": card.state ?? "Ready",
-        ]
-        try? await network.track([input], tracked: tracked, token: token)
+        try? await network.track([Self.input(card, state: card.state ?? "Ready")], tracked: tracked, token: token)
+    }
+
+    /// The `NewAccount` variables that save `card` in `state`.
+    private static func input(_ card: WhalerAPI.AccountRow, state: String) -> [String: Any] {
+        WhalerAPI.accountVariables(
+            AccountInput(id: card.id, salesforceID: card.salesforceID, name: card.name, state: state))
     }
 
     private static func replace(_ id: String, with row: WhalerAPI.AccountRow, in c: inout AppStorage.Contents) {
