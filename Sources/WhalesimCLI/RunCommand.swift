@@ -30,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
 
             Examples:
               whalesim run
-              whalesim run live-demo --clients 30 --documents 3 --duration 10s
+              whalesim run live-demo --clients 30 --documents 3 --duration 25s
             """)
 
     @Argument(help: "Scenario name or .yml path (default: live-demo).")
