@@ -79,8 +79,15 @@ import WhalesimTesting
             estimate > bounds[bucket - 1] && estimate <= bounds[bucket],
             "Prometheus' p99 \(estimate) s is not in (\(bounds[bucket - 1]), \(bounds[bucket])], the record's p99 \(p99) s"
         )
-        // The run's labels ride on every series.
-        let labelled = try await rawQuery(promPort, "whalesim_clients_connected")
+        // The run's labels ride on every series. `last_over_time` over a range, not the instant
+        // series: once the run has exited, Prometheus' next failed scrape marks the series stale
+        // and an instant query returns nothing (CI saw this once).
+        var labelled = try await rawQuery(promPort, "last_over_time(whalesim_clients_connected[10m])")
+        let asked = ContinuousClock.now
+        while labelled.isEmpty && ContinuousClock.now < asked + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(300))
+            labelled = try await rawQuery(promPort, "last_over_time(whalesim_clients_connected[10m])")
+        }
         let labels = labelled.first?["metric"] as? [String: String]
         #expect(
             labels?["scenario"] == "live-lines" && labels?["seed"] == "7" && labels?["shard"] == "0/1", "\(labelled)")
