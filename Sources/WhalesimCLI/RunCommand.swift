@@ -82,6 +82,13 @@ struct RunCommand: AsyncParsableCommand {
     var lazyfsControl: String?
 
     @Option(
+        name: .customLong("server-backpressure-log"),
+        help: ArgumentHelp(
+            "For a --server whalesim does not start: the file where it logs the connections it marks slow (serve --backpressure-log's JSON lines), read into the history at the end, so a reproducer of a dropped broadcast places them.",
+            valueName: "FILE"))
+    var serverBackpressureLog: String?
+
+    @Option(
         name: .customLong("start-at"),
         help: ArgumentHelp(
             "Begin the load at TIME, after the setup: an ISO 8601 time with its zone (2026-11-28T23:00:00Z) or +SECONDS from whalesim's start; so the shards of an Indexed Job load together (docs/distributed-runs.md). Refused when already past; not with --repeat.",
@@ -285,6 +292,15 @@ struct RunCommand: AsyncParsableCommand {
                 "--restart-command and --lazyfs-control are for a --server whalesim does not start (the embedded server is restarted, and put on lazyfs, by whalesim itself)"
             )
         }
+        if let serverBackpressureLog {
+            if case .embedded = live.server {
+                problems.append(
+                    "--server-backpressure-log is for a --server whalesim does not start (the embedded server's log is read without it)"
+                )
+            } else {
+                overrides += ["--server-backpressure-log", serverBackpressureLog]
+            }
+        }
         if let restartCommand, restartCommand.trimmingCharacters(in: .whitespaces).isEmpty {
             problems.append("--restart-command is empty")
         }
@@ -333,6 +349,7 @@ struct RunCommand: AsyncParsableCommand {
         options.serverExecutable = ChildServer.selfExecutable
         options.restartCommand = restartCommand
         options.lazyfsControl = lazyfsControl
+        options.serverBackpressureLog = serverBackpressureLog
         options.startAt = startDate
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options

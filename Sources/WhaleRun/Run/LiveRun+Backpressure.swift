@@ -16,6 +16,7 @@ extension LiveRun {
     /// Reads the log and records each mark at its run time: Unix ms less the run's start
     /// (both clocks of this machine). A connection id is the client's name tagged with the run
     /// (`c003.mk3x9.2`); one that names no client (a recorder, a pool socket) is noted as such.
+    /// Marks from before the run (a team server's log that outlives runs) are skipped.
     /// Returns how many marks were read.
     @discardableResult
     static func recordBackpressure(path: String, recorder: LiveRecorder, epochStartMs: Int64) -> Int {
@@ -26,7 +27,7 @@ extension LiveRun {
         for line in text.split(separator: "\n") {
             guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
                 let ms = (o["ms"] as? NSNumber)?.int64Value, let id = o["client"] as? String,
-                let slow = o["slow"] as? Bool
+                let slow = o["slow"] as? Bool, ms >= epochStartMs
             else { continue }
             let at = max(0, Int(ms - epochStartMs))
             let name = String(id.split(separator: ".").first ?? Substring(id))

@@ -34,9 +34,10 @@ extension LiveRun {
         }
         await server?.stop()
         await salesforceServer?.stop()
-        if server != nil {
+        if server != nil || options.serverBackpressureLog != nil {
             let marks = Self.recordBackpressure(
-                path: Self.backpressureLogPath(in: workDirectory), recorder: recorder, epochStartMs: epochStartMs)
+                path: options.serverBackpressureLog ?? Self.backpressureLogPath(in: workDirectory), recorder: recorder,
+                epochStartMs: epochStartMs)
             if marks > 0 {
                 note(
                     "the server marked connections slow or drained \(marks) time\(marks == 1 ? "" : "s") (its backpressure log, in the history as notes)"

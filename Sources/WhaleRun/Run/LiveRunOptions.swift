@@ -36,6 +36,10 @@ public struct LiveRunOptions: Sendable {
     /// For a server whalesim does not start: the control file of the `whalesim lazyfs` mount its
     /// data directory is on (a power-loss window writes `drop` there between kill and start).
     public var lazyfsControl: String?
+    /// For a server whalesim does not start: its backpressure log (`serve --backpressure-log`'s
+    /// JSON lines), read into the history at the end of the run so a reproducer can place the
+    /// server's slow marks (lines from before the run are skipped).
+    public var serverBackpressureLog: String?
     /// `--start-at`: the load begins at this moment, after the setup (``StartTime``); nil: at once.
     public var startAt: Date?
 
