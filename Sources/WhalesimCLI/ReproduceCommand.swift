@@ -20,7 +20,11 @@ struct ReproduceCommand: AsyncParsableCommand {
             Reads RUN_DIR/run.json and RUN_DIR's history (history.whr, or an older run's history.jsonl; docs/run-record.md), cuts the failing note's \
             history into RUN_DIR/reproducer.yml (docs/scripted-scenarios.md), runs it in the simulator, checks \
             that the same checker fails with the same kind of evidence, shrinks it into \
-            RUN_DIR/reproducer-shrunk.yml and prints the replay commands. Exit codes: 0 reproduced, \
+            RUN_DIR/reproducer-shrunk.yml and prints the replay commands. When the run loaded a server \
+            whalesim did not start (--server) and the script does not fail against whalesim's correct \
+            server, it runs it again with each server-side catalog fault the script can exercise (then \
+            pairs), within --diagnose-seconds, and names the fault the server behaves like; the \
+            reproducer files then carry it (docs/reproducers.md). Exit codes: 0 reproduced, \
             3 not reproduced in simulation (the reasons are printed; the live replay stays), 64 bad input.
 
             Examples:
@@ -42,13 +46,23 @@ struct ReproduceCommand: AsyncParsableCommand {
     @Flag(help: "Do not shrink the reproducer.")
     var noShrink = false
 
+    @Option(
+        help:
+            "Seconds the diagnosis may spend trying the catalog's faults (runs only when the script does not fail against whalesim's correct server and the run loaded a --server)."
+    )
+    var diagnoseSeconds: Double = 60
+
     func run() async throws {
         guard shrinkSeconds > 0, shrinkSeconds.isFinite else {
             throw BadInput("--shrink-seconds \(shrinkSeconds): expected a number of seconds above 0").exit()
         }
+        guard diagnoseSeconds > 0, diagnoseSeconds.isFinite else {
+            throw BadInput("--diagnose-seconds \(diagnoseSeconds): expected a number of seconds above 0").exit()
+        }
         do {
             let report = try ReproduceStep.run(
-                runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds)
+                runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds,
+                diagnoseSeconds: diagnoseSeconds)
             for line in report.lines { print(line) }
             throw report.exitCode
         } catch let error as ReproduceError {
@@ -70,7 +84,7 @@ enum ReproduceStep {
     static let summaryFileName = "reproducer.json"
 
     /// Reads the record, writes the reproducer files and `reproducer.json`, and says what happened.
-    static func run(runDir: String, note: String?, shrinkSeconds: Double?) throws -> Report {
+    static func run(runDir: String, note: String?, shrinkSeconds: Double?, diagnoseSeconds: Double) throws -> Report {
         let dir = URL(fileURLWithPath: runDir).resolvingSymlinksInPath()
         func read(_ name: String) throws(ReproduceError) -> String {
             let path = dir.appendingPathComponent(name).path
@@ -92,14 +106,20 @@ enum ReproduceStep {
         }
         let deadline = Date().addingTimeInterval(shrinkSeconds ?? 0)
         let r = try Reproduction.make(
-            summary: summary, lines: lines, requestedNote: note, deadline: deadline, shrink: shrinkSeconds != nil)
+            summary: summary, lines: lines, requestedNote: note, deadline: deadline, shrink: shrinkSeconds != nil,
+            diagnose: summary.foreignSide, diagnosisDeadline: Date().addingTimeInterval(diagnoseSeconds))
 
         let path = dir.appendingPathComponent(fileName).path
         let shrunkPath = dir.appendingPathComponent(shrunkFileName).path
-        let head = [
+        var head = [
             "Cut by `whalesim reproduce` from \(summary.scenario) seed \(summary.seed), note \(r.note.name), \(r.checker.rawValue) invalid.",
             "Live replay: \(summary.replayCommand)", "Replay: whalesim simulate <this file>",
         ]
+        if let best = r.diagnosis?.matches.first {
+            head.append(
+                "Diagnosed: the live server behaves like \(best.faults.map(\.rawValue).joined(separator: " + ")); this file switches it on in the simulated server."
+            )
+        }
         try r.scenario.scriptedYAML(comments: head).write(toFile: path, atomically: true, encoding: .utf8)
         if let shrunk = r.shrunk {
             try shrunk.scenario.scriptedYAML(
@@ -121,6 +141,7 @@ enum ReproduceStep {
         out.append(
             "  simulated: \(r.checker.rawValue) \(simulated?.verdict.rawValue ?? "not run"): \(r.status.rawValue)")
         for line in (simulated?.evidence ?? []).prefix(3) { out.append("    simulated: \(line)") }
+        if let d = r.diagnosis { out += ReproduceDiagnosis.lines(d, server: summary.server) }
         out.append("  server order: \(r.serverOrder)")
         for n in r.notes { out.append("  note: \(n)") }
         if let shrunk = r.shrunk {
@@ -143,14 +164,14 @@ enum ReproduceStep {
                 out.append("replay shrunk:    \(ShellCommand.line(["whalesim", "simulate", shrunkPath]))")
             }
         }
-        try writeSummary(r, dir: dir, live: summary.replayCommand)
+        try writeSummary(r, dir: dir, live: summary.replayCommand, server: summary.server)
         return Report(
             lines: out, exitCode: r.status == .notReproduced ? ExitStatus.inconclusive : ExitStatus.pass,
             reproduction: r)
     }
 
     /// `reproducer.json`: what the report links (docs/run-record.md).
-    static func writeSummary(_ r: Reproduction, dir: URL, live: String) throws {
+    static func writeSummary(_ r: Reproduction, dir: URL, live: String, server: String?) throws {
         var o: [String: Any] = [
             "schemaVersion": 1, "note": r.note.name, "checker": r.checker.rawValue, "status": r.status.rawValue,
             "serverOrder": r.serverOrder, "notes": r.notes, "liveEvidence": r.liveEvidence, "liveReplay": live,
@@ -158,6 +179,7 @@ enum ReproduceStep {
             "replay": ShellCommand.line(["whalesim", "simulate", dir.appendingPathComponent(fileName).path]),
             "simulatedEvidence": r.result.results.first { $0.checker == r.checker }?.evidence ?? [],
         ]
+        if let d = r.diagnosis { o["diagnosis"] = ReproduceDiagnosis.json(d, server: server) }
         if let shrunk = r.shrunk {
             let t = shrunk.scenario
             o["shrunk"] =

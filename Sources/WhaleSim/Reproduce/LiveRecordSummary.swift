@@ -23,6 +23,17 @@ public struct LiveRecordSummary: Sendable {
     public var notes: [Note]
     public var results: [CheckResult]
     public var replayCommand: String
+    /// The server the run loaded: a URL for a server whalesim did not provide, `embedded` (or
+    /// absent, for a simulated run) for whalesim's own.
+    public var server: String?
+
+    /// The side of the run that was not whalesim's own code, where a defect the record cannot
+    /// explain must sit: the server, when the run loaded one by URL (whalesim's virtual clients
+    /// are its reference clients); nil when both sides were whalesim's.
+    public var foreignSide: FaultDiagnosis.Side? {
+        guard let server, !server.isEmpty, server != "embedded" else { return nil }
+        return .server
+    }
 
     /// Reads `run.json`'s text; `source` names the file in errors.
     public static func read(_ text: String, source: String) throws(ReproduceError) -> LiveRecordSummary {
@@ -76,6 +87,7 @@ public struct LiveRecordSummary: Sendable {
             scenario: try need("scenario", String.self), seed: (o["seed"] as? NSNumber)?.uint64Value ?? 0,
             timeUnit: o["timeUnit"] as? String ?? "ticks", protocolVersion: version, faults: faults,
             checkers: checkers, notes: notes, results: results, replayCommand: o["replayCommand"] as? String ?? "")
+        summary.server = options["server"] as? String
         if let level = options["storageSynchronous"] as? String {
             guard let sync = StorageSync(rawValue: level) else {
                 throw ReproduceError("\(source): options.storageSynchronous \(level) is not full, normal or off")

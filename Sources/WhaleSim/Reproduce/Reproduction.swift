@@ -24,12 +24,19 @@ public struct Reproduction: Sendable {
     public var shrunk: ScriptShrinker.Outcome?
     /// What could not be carried over, and why a violation did not reproduce.
     public var notes: [String]
+    /// Which catalog fault the foreign side behaves like, when the reproducer did not fail
+    /// against whalesim's correct code (nil: not needed, or nothing foreign to diagnose).
+    public var diagnosis: FaultDiagnosis?
 
     /// Builds, runs and (when it reproduces) shrinks the reproducer of `requestedNote` (nil: the
-    /// note of the first violation). Shrinking stops at `deadline`.
+    /// note of the first violation). Shrinking stops at `deadline`. When the reproducer does not
+    /// fail and `diagnose` names a side (the record's ``LiveRecordSummary/foreignSide``), the
+    /// side's catalog faults are tried first (``FaultDiagnosis``), within `diagnosisDeadline`; the
+    /// best match's faults go into the reproducer.
     public static func make(
         summary: LiveRecordSummary, lines: [NamedHistoryLine], requestedNote: String?,
-        deadline: Date = .distantFuture, shrink: Bool = true
+        deadline: Date = .distantFuture, shrink: Bool = true, diagnose: FaultDiagnosis.Side? = nil,
+        diagnosisDeadline: Date? = nil
     ) throws(ReproduceError) -> Reproduction {
         let (note, checker, evidence) = try summary.failingNote(requested: requestedNote)
         var notes: [String] = []
@@ -39,28 +46,46 @@ public struct Reproduction: Sendable {
         }
         var scenario = ReproducerBuilder.build(lines: lines, summary: summary, note: note, notes: &notes)
         scenario.name = Self.fileName(summary.scenario, note.name)
-        let result = Simulation.run(scenario, seed: scenario.seed)
+        var result = Simulation.run(scenario, seed: scenario.seed)
         let kinds = Set(evidence.map(EvidenceKind.of))
-        let status: Status
+        var status: Status
+        var diagnosis: FaultDiagnosis?
         if ScriptShrinker.fails(result, checker: checker, kinds: kinds) {
             status = .reproduced
         } else if ScriptShrinker.fails(result, checker: checker, kinds: []) {
             status = .otherEvidence
         } else {
             status = .notReproduced
-            notes += whyNot(lines: lines, note: note)
+            if let side = diagnose {
+                let d = FaultDiagnosis.run(
+                    scenario, live: summary, checker: checker, kinds: kinds, side: side,
+                    liveApplies: liveApplies(lines: lines, note: note), deadline: diagnosisDeadline ?? deadline)
+                diagnosis = d
+                if let best = d.matches.first {
+                    scenario.faults += best.faults.map(\.rawValue)
+                    result = best.result
+                    status = .reproduced
+                }
+            }
+            if status == .notReproduced { notes += whyNot(lines: lines, note: note) }
         }
         let order = compareOrder(lines: lines, note: note, simulated: result.history)
         var shrunk: ScriptShrinker.Outcome?
         if shrink, status != .notReproduced {
+            // Shrinking gets its whole budget after a diagnosis.
             shrunk = ScriptShrinker.shrink(
                 scenario, result: result, checker: checker, kinds: status == .reproduced ? kinds : [],
-                deadline: deadline)
+                deadline: deadline.addingTimeInterval(diagnosis?.seconds ?? 0))
             if shrunk!.budgetSpent { notes.append("shrinking stopped at its time budget after \(shrunk!.runs) runs") }
         }
         return Reproduction(
             note: note, checker: checker, liveEvidence: evidence, scenario: scenario, result: result, status: status,
-            serverOrder: order, shrunk: shrunk, notes: notes)
+            serverOrder: order, shrunk: shrunk, notes: notes, diagnosis: diagnosis)
+    }
+
+    /// The ops the live server applied to `note`.
+    static func liveApplies(lines: [NamedHistoryLine], note: LiveRecordSummary.Note) -> Int {
+        lines.reduce(0) { $0 + ($1.type == "serverApply" && $1.document == note.name ? 1 : 0) }
     }
 
     /// A scenario name from the run's scenario and note (no spaces or slashes).
