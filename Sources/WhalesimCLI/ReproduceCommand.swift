@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WhaleRecord
+import WhaleReports
 import WhaleRun
 import WhaleSim
 
@@ -24,7 +25,7 @@ struct ReproduceCommand: AsyncParsableCommand {
             whalesim did not start (--server) and the script does not fail against whalesim's correct \
             server, it runs it again with each server-side catalog fault the script can exercise (then \
             pairs), within --diagnose-seconds, and names the fault the server behaves like; the \
-            reproducer files then carry it (docs/reproducers.md). Exit codes: 0 reproduced, \
+            reproducer files then carry it (docs/scripted-scenarios.md). Exit codes: 0 reproduced, \
             3 not reproduced in simulation (the reasons are printed; the live replay stays), 64 bad input.
 
             Examples:
@@ -64,6 +65,10 @@ struct ReproduceCommand: AsyncParsableCommand {
                 runDir: runDir, note: note, shrinkSeconds: noShrink ? nil : shrinkSeconds,
                 diagnoseSeconds: diagnoseSeconds)
             for line in report.lines { print(line) }
+            // The report and summary.json link the reproducer and say the diagnosis.
+            do { try ReportFiles.write(RunDirectory.load(runDir)) } catch {
+                printError("whalesim: could not re-render the run's report: \(error)")
+            }
             throw report.exitCode
         } catch let error as ReproduceError {
             throw BadInput(error.message).exit()

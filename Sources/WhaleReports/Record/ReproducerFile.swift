@@ -17,6 +17,45 @@ public struct ReproducerFile: Codable, Sendable, Hashable {
         public var evidence: [String]
     }
 
+    /// Which catalog fault the run's foreign server (or client) behaves like, when the script
+    /// did not fail against whalesim's correct code (`whalesim reproduce` against a --server run).
+    public struct Diagnosis: Codable, Sendable, Hashable {
+        public struct Match: Codable, Sendable, Hashable {
+            public var faults: [String]
+            public var summaries: [String]
+            public var checkersAgreeing: Int
+            public var checkersCompared: Int
+            public var claimsMatched: Int
+            public var applies: Int
+        }
+        public struct RuledOut: Codable, Sendable, Hashable {
+            public var faults: [String]
+            public var why: String
+        }
+        public struct NotTried: Codable, Sendable, Hashable {
+            public var fault: String
+            public var reason: String
+        }
+        /// `your server behaves like F (what F does)`, or `reproduces with none of the catalog's faults (...)`.
+        public var sentence: String
+        /// `server` or `client`: whose code the defect sits in.
+        public var side: String
+        /// The named fault set (the best match), empty when none reproduces.
+        public var faults: [String]
+        public var matches: [Match]
+        public var indistinguishable: [[String]]
+        public var ruledOut: [RuledOut]
+        public var notTried: [NotTried]
+        /// Every fault set run, in order.
+        public var tried: [[String]]
+        /// Why it stopped before trying every candidate (budget, nothing exercisable).
+        public var stopped: String?
+        public var liveApplies: Int
+        public var seconds: Double
+        /// `whalesim conform --only ...` commands that isolate the named faults.
+        public var conform: [String]
+    }
+
     public var schemaVersion: Int
     public var note: String
     public var checker: String
@@ -31,6 +70,7 @@ public struct ReproducerFile: Codable, Sendable, Hashable {
     public var replay: String
     public var simulatedEvidence: [String]
     public var shrunk: Shrunk?
+    public var diagnosis: Diagnosis?
 
     public static let fileName = "reproducer.json"
 }

@@ -54,6 +54,11 @@ public struct ReportHTML {
         let met = r.thresholds.filter(\.met).count
         if !r.thresholds.isEmpty { out += " · thresholds \(met)/\(r.thresholds.count) met" }
         out += "</p>\n"
+        // A failed run says first what its server behaves like, when the reproducer could tell.
+        if let d = run.reproducer?.diagnosis {
+            out +=
+                "<p class=\"diagnosis\"><strong>Diagnosis:</strong> \(html(d.sentence)) (<a href=\"#reproducer\">reproducer</a>)</p>\n"
+        }
         if let signal = r.interrupted {
             out +=
                 "<p class=\"interrupted\"><strong>interrupted</strong> by \(html(signal)): the load was cut short; what was recorded is judged, and what could not be finished is unknown</p>\n"

@@ -17,6 +17,7 @@ struct ReproducerSection {
             out +=
                 "<p>simulated replay (<a href=\"\(html(r.reproducer))\">\(html(r.reproducer))</a>): <code>\(html(r.replay))</code></p>\n"
         }
+        if let d = r.diagnosis { out += diagnosis(d) }
         for note in r.notes { out += "<p class=\"meta\">\(html(note))</p>\n" }
         if let s = r.shrunk {
             out += "<p>shrunk (\(s.runs) runs) to \(s.clients) clients, \(s.steps) steps, \(s.edits) edits "
@@ -34,5 +35,28 @@ struct ReproducerSection {
             }
         }
         return out + "</section>\n"
+    }
+
+    /// The diagnosis: the sentence, each fault set that reproduces or was ruled out, and the
+    /// conformance commands that isolate the named fault.
+    func diagnosis(_ d: ReproducerFile.Diagnosis) -> String {
+        var out = "<h3>Diagnosis</h3>\n<p><strong>\(html(d.sentence))</strong>"
+        out += " · the defect sits on the \(html(d.side))'s side"
+        out +=
+            " · \(d.tried.count) fault set\(d.tried.count == 1 ? "" : "s") tried in \(String(format: "%.1f", d.seconds)) s"
+        if let stopped = d.stopped { out += " · stopped: \(html(stopped))" }
+        out += "</p>\n<ul>\n"
+        for m in d.matches {
+            out +=
+                "<li>reproduces: <code>\(html(m.faults.joined(separator: " + ")))</code> (\(html(m.summaries.joined(separator: "; ")))): \(m.checkersAgreeing)/\(m.checkersCompared) checkers agree with the live verdicts, \(m.claimsMatched) live evidence claim(s) repeated, \(m.applies) ops applied (live \(d.liveApplies))</li>\n"
+        }
+        for r in d.ruledOut {
+            out +=
+                "<li>ruled out: <code>\(html(r.faults.joined(separator: " + ")))</code>: it also shows \(html(r.why))</li>\n"
+        }
+        for n in d.notTried { out += "<li>not tried: <code>\(html(n.fault))</code>: \(html(n.reason))</li>\n" }
+        out += "</ul>\n"
+        for c in d.conform { out += "<p>isolate it: <code>\(html(c))</code></p>\n" }
+        return out
     }
 }

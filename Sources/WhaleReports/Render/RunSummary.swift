@@ -47,6 +47,22 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// against one without (or with another) does not judge latency growth.
     public var timerGridMs: Int?
 
+    /// A failed run's simulator reproducer (`reproducer.json`), when one was made: whether the
+    /// failure reproduced, its replays, and which catalog fault a --server behaves like.
+    public struct Reproducer: Codable, Sendable, Equatable {
+        public var status: String
+        public var checker: String
+        public var replay: String
+        public var shrunkReplay: String?
+        /// The diagnosis' sentence, the named faults (empty: none), its side and how many fault sets it tried.
+        public var diagnosis: String?
+        public var faults: [String]?
+        public var side: String?
+        public var tried: Int?
+        public var conform: [String]?
+    }
+    public var reproducer: Reproducer?
+
     public init(run: RunDirectory, series: RunSeries) {
         let r = run.record
         scenario = r.scenario
@@ -66,6 +82,12 @@ public struct RunSummary: Codable, Sendable, Equatable {
         whalesimVersion = r.whalesimVersion
         interrupted = r.interrupted
         timerGridMs = r.timerGridMs
+        if let p = run.reproducer {
+            reproducer = Reproducer(
+                status: p.status, checker: p.checker, replay: p.replay, shrunkReplay: p.shrunk?.replay,
+                diagnosis: p.diagnosis?.sentence, faults: p.diagnosis?.faults, side: p.diagnosis?.side,
+                tried: p.diagnosis?.tried.count, conform: p.diagnosis?.conform)
+        }
         if series.unit == "ms" {
             func seconds(_ kind: String) -> Int {
                 series.faultWindows.filter { $0.kind == kind }.reduce(0) { $0 + max(0, $1.end - $1.start) } / 1000
