@@ -26,7 +26,7 @@ enum ReproduceDiagnosis {
             : "whalesim's server was the reference; only client-side faults are tried"
         out.append("    the defect sits on \(d.side.possessive) side: \(why)")
         out.append(
-            "    \(d.tried.count) fault set(s) tried in \(String(format: "%.1f", d.seconds)) s, \(d.matches.count) reproduce"
+            "    \(d.tried.count) fault set(s) tried in \(String(format: "%.2f", d.seconds)) s, \(d.matches.count) reproduce"
                 + (d.stop.map { "; stopped: \($0.rawValue)" } ?? ""))
         for m in d.matches.dropFirst() {
             let tie =

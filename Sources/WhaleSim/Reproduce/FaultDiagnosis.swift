@@ -67,6 +67,17 @@ public struct FaultDiagnosis: Sendable {
         liveApplies: Int, deadline: Date
     ) -> FaultDiagnosis {
         let started = Date()
+        var d = search(
+            scenario, live: live, checker: checker, kinds: kinds, side: side, liveApplies: liveApplies,
+            deadline: deadline)
+        d.seconds = Date().timeIntervalSince(started)
+        return d
+    }
+
+    static func search(
+        _ scenario: Scenario, live: LiveRecordSummary, checker: CheckerName, kinds: Set<String>, side: Side,
+        liveApplies: Int, deadline: Date
+    ) -> FaultDiagnosis {
         let already = Set(scenario.faults)
         var candidates: [Fault] = []
         var unexercisable: [(Fault, String)] = []
@@ -80,7 +91,6 @@ public struct FaultDiagnosis: Sendable {
         var d = FaultDiagnosis(
             side: side, tried: [], unexercisable: unexercisable, matches: [], stop: nil, liveApplies: liveApplies,
             seconds: 0)
-        defer { d.seconds = Date().timeIntervalSince(started) }
         guard !candidates.isEmpty else {
             d.stop = .noExercisableFault
             return d
