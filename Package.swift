@@ -72,6 +72,9 @@ let package = Package(
         // The run record's compact forms: the history file (history.whr: shapes, interned names, varints, deflated)
         // read and written a line at a time, and packed HdrHistogram buckets. Files only.
         .target(name: "WhaleRecord", dependencies: ["CZlib"], exclude: ["README.md"]),
+        // Recorded sessions (docs/sessions.md): the session file, secrets redacted, HTTP and websocket
+        // streams read as they pass, HAR import, a session as a virtual user's steps. Files only.
+        .target(name: "WhaleSession", exclude: ["README.md"]),
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
@@ -123,7 +126,7 @@ let package = Package(
         .target(
             name: "WhaleLoad",
             dependencies: [
-                "WhaleCore", "WhaleOT", "WhaleProtocol", "CCurl", "CEpoll",
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSession", "CCurl", "CEpoll",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,7 +216,7 @@ let package = Package(
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSim", "WhaleReports", "WhaleRecord", "SalesforceFake",
                 "SalesforceHTTP", "WhaleServer", "WhaleLoad", "WhaleRun", "WhaleEmbedded", "WhaleConform",
-                "WhaleTelemetry", "WhaleBench", "WhalesimTesting", "CJSONC", "WhaleLazyFS",
+                "WhaleTelemetry", "WhaleBench", "WhalesimTesting", "CJSONC", "WhaleLazyFS", "WhaleSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -228,6 +231,7 @@ let package = Package(
             name: "WhaleSimTests",
             dependencies: ["WhaleSim", "WhaleOT", "WhaleProtocol", "WhaleRecord", "WhalesimTesting"]),
         .testTarget(name: "WhaleRecordTests", dependencies: ["WhaleRecord", "WhalesimTesting"]),
+        .testTarget(name: "WhaleSessionTests", dependencies: ["WhaleSession"]),
         .testTarget(
             name: "WhaleReportsTests",
             dependencies: ["WhaleReports", "WhaleRecord", "WhalesimTesting", .product(name: "Yams", package: "Yams")],

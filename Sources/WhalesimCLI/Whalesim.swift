@@ -27,6 +27,8 @@ struct Whalesim: AsyncParsableCommand {
             MergeCommand.self,
             SimulateCommand.self,
             ReproduceCommand.self,
+            RecordCommand.self,
+            ImportHARCommand.self,
             ReportCommand.self,
             HistoryCommand.self,
             CheckCommand.self,
