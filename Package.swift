@@ -160,7 +160,7 @@ let package = Package(
             name: "WhaleRun",
             dependencies: [
                 "WhaleOT", "WhaleProtocol", "WhaleModel", "WhaleSim", "WhaleReports", "WhaleRecord", "WhaleLoad",
-                "WhaleServer",
+                "WhaleServer", "WhaleSession",
                 "SalesforceFake", "SalesforceHTTP", "WhaleEmbedded", "WhaleTelemetry",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -89,6 +89,18 @@ struct RunCommand: AsyncParsableCommand {
     var serverBackpressureLog: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Play the recorded sessions of FILE (whalesim record or import-har) instead of the seeded behaviour, one per user, round robin (docs/sessions.md); without SCENARIO, on a scenario of their own.",
+            valueName: "FILE"))
+    var replay: String?
+
+    @Option(help: "With --replay: how many users play the sessions (the scenario's clients).")
+    var users: Int?
+
+    @Option(help: "With --replay: how much faster than recorded the sessions play (2: twice as fast).")
+    var speed: Double?
+
+    @Option(
         name: .customLong("start-at"),
         help: ArgumentHelp(
             "Begin the load at TIME, after the setup: an ISO 8601 time with its zone (2026-11-28T23:00:00Z) or +SECONDS from whalesim's start; so the shards of an Indexed Job load together (docs/distributed-runs.md). Refused when already past; not with --repeat.",
@@ -212,12 +224,21 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func makeOptions() throws -> LiveRunOptions {
-        let ref = scenario ?? "live-demo"
+        // `--replay FILE` alone runs the recorded sessions on a scenario of their own (ReplayRun).
+        let ref = scenario ?? (replay != nil ? "" : "live-demo")
         var s: Scenario
-        do { s = try BuiltinScenarios.load(ref) } catch { throw BadInput(error.description) }
+        if ref.isEmpty {
+            s = ReplayRun.scenario(file: replay!)
+        } else {
+            do { s = try BuiltinScenarios.load(ref) } catch { throw BadInput(error.description) }
+        }
         var problems: [String] = []
         var overrides: [String] = []
         var live = s.live ?? LiveSpec()
+        let plan = try ReplayRun.plan(
+            scenario: &s, live: &live, file: replay, users: users, speed: speed, ownScenario: ref.isEmpty,
+            durationGiven: duration != nil,
+            overrides: &overrides, problems: &problems)
         if let clients {
             if (1...10_000).contains(clients) {
                 s.clients = clients; overrides += ["--clients", "\(clients)"]
@@ -350,6 +371,7 @@ struct RunCommand: AsyncParsableCommand {
         options.restartCommand = restartCommand
         options.lazyfsControl = lazyfsControl
         options.serverBackpressureLog = serverBackpressureLog
+        options.replayPlan = plan
         options.startAt = startDate
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options

@@ -69,6 +69,29 @@ public struct RunRecordFile: Codable, Sendable, Equatable {
     public var interrupted: String?
     /// Live runs with `live.timer-grid`: the step, in ms, their users' pauses ended on (absent: none).
     public var timerGridMs: Int?
+    /// A replay workload's request mix, recorded beside replayed (docs/sessions.md).
+    public var replay: ReplayMix?
+
+    /// `run.json`'s `replay`: per request kind, how many the recording made, how many the users
+    /// should have made and made, median latencies, and why a kind was not replayed.
+    public struct ReplayMix: Codable, Sendable, Equatable {
+        public struct Kind: Codable, Sendable, Equatable {
+            public var kind: String
+            public var recorded: Int
+            public var expected: Int
+            public var replayed: Int
+            public var recordedP50Ms: Int?
+            public var replayedP50Ms: Int?
+            public var notReplayed: String?
+            public var failed: Int?
+            public var lastFailure: String?
+        }
+        public var file: String
+        public var speed: Double
+        public var sessions: Int
+        public var users: Int
+        public var kinds: [Kind]
+    }
 
     /// The highest schema version these reports understand.
     public static let supportedSchemaVersion = 3

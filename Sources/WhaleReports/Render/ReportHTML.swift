@@ -39,6 +39,7 @@ public struct ReportHTML {
         page += latencySection()
         page += activitySection()
         page += ConvergenceTable(run: run, maxRows: limits.tableRows).render()
+        page += replaySection()
         page += salesforceSection()
         page += runSection()
         if r.verdict != "valid" { page += Timeline(run: run, maxRows: limits.timelineRows).render() }
@@ -224,6 +225,28 @@ public struct ReportHTML {
             out += pressure.render() + "\n" + pressure.legend() + "\n"
         }
         return out
+    }
+
+    /// A replay workload: the recorded request mix beside the replayed one, kind by kind, and
+    /// what was not replayed, with why.
+    func replaySection() -> String {
+        guard let m = run.record.replay else { return "" }
+        var out = "<section id=\"replay\"><h2>Replayed sessions</h2>\n"
+        out +=
+            "<p>\(m.users) users played \(m.sessions) recorded session\(m.sessions == 1 ? "" : "s") of <code>\(html(m.file))</code> at \(m.speed)× speed</p>\n"
+        out +=
+            "<table><thead><tr><th>request kind</th><th>recorded</th><th>expected</th><th>replayed</th><th>recorded p50</th><th>replayed p50</th><th>not replayed, or failed</th></tr></thead><tbody>\n"
+        for k in m.kinds {
+            let ms = { (v: Int?) in v.map { "\($0) ms" } ?? "" }
+            var why = k.notReplayed ?? ""
+            if let failed = k.failed, failed > 0 {
+                why += "\(why.isEmpty ? "" : "; ")\(failed) failed: \(k.lastFailure ?? "")"
+            }
+            let mark = k.replayed == k.expected ? "" : " class=\"differs\""
+            out +=
+                "<tr\(mark)><td><code>\(html(k.kind))</code></td><td>\(k.recorded)</td><td>\(k.expected)</td><td>\(k.replayed)</td><td>\(ms(k.recordedP50Ms))</td><td>\(ms(k.replayedP50Ms))</td><td>\(html(why))</td></tr>\n"
+        }
+        return out + "</tbody></table></section>\n"
     }
 
     func salesforceSection() -> String {

@@ -62,6 +62,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var conform: [String]?
     }
     public var reproducer: Reproducer?
+    /// A replay workload's request mix (`run.json`'s `replay`; `replay` here is the run's replay command).
+    public var replayMix: RunRecordFile.ReplayMix?
 
     public init(run: RunDirectory, series: RunSeries) {
         let r = run.record
@@ -82,6 +84,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         whalesimVersion = r.whalesimVersion
         interrupted = r.interrupted
         timerGridMs = r.timerGridMs
+        replayMix = r.replay
         if let p = run.reproducer {
             reproducer = Reproducer(
                 status: p.status, checker: p.checker, replay: p.replay, shrunkReplay: p.shrunk?.replay,

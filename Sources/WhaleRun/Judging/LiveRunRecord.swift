@@ -75,6 +75,8 @@ public struct LiveRunRecord: Codable, Sendable {
     /// The signal that interrupted the run (`SIGINT`, `SIGTERM`); absent for a run that ran its course.
     public var interrupted: String?
     public var notes: [String]
+    /// A replay workload's request mix, recorded beside replayed (``ReplayRecord``).
+    public var replay: ReplayRecord?
     /// The `{steady}` scope's window, [start, end) ms of the run clock, and the runner-lag bound
     /// past which latency thresholds are unknown.
     public var steadyWindow: [Int]?
@@ -87,7 +89,7 @@ public struct LiveRunRecord: Codable, Sendable {
             verdicts,
             thresholds, metricThresholds, counts, historyHash, replayCommand, documents, series, salesforce, errors,
             attempts,
-            shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs, timerGridMs
+            shard, shards, epochStartMs, aborted, interrupted, notes, steadyWindow, lagBoundMs, timerGridMs, replay
         case histogramsField = "histograms", seriesHistogramsField = "seriesHistograms"
     }
 
@@ -127,6 +129,7 @@ public struct LiveRunRecord: Codable, Sendable {
             }
         metricThresholds = r.metricThresholds
         counts = Self.counts(r)
+        replay = r.replay
         historyHash = r.history.hash
         replayCommand = o.replayCommand
         let h = r.history

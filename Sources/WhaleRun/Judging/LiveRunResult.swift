@@ -27,6 +27,8 @@ public struct LiveRunResult: Sendable {
     public var notes: [String]
     /// What interrupted the run (`SIGINT`, `SIGTERM`), when a signal ended its load early.
     public var interrupted: String? = nil
+    /// A replay workload's recorded and replayed request mix (`workload: {replay:}`).
+    public var replay: ReplayRecord? = nil
     /// Wall-clock start of the run's clock (ms since 1970): `merge` lines shards up by it.
     public var epochStartMs: Int64 = 0
     /// Each note's revision when the run began (0: a fresh note); the history counts from there.

@@ -80,7 +80,7 @@ extension LiveRun {
             series: series,
             errors: metrics.errorCount, attempts: metrics.attempts, clientsStarted: users.withLockedValue { $0.count },
             aborted: abortReason.withLockedValue { $0 }, durationMs: endMs, notes: notes.withLockedValue { $0 },
-            interrupted: interrupted)
+            interrupted: interrupted, replay: options.replayPlan?.record())
     }
 
     /// The checkers' verdicts (a shard's are `unknown`: only the merged history can be judged),

@@ -89,7 +89,9 @@ extension LiveRun {
     /// The load runs until `deadline`, an abort (a threshold already lost, with `abort-on-fail`)
     /// or an interruption.
     func holdLoad(until deadline: Int) async {
-        while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil, interrupted == nil {
+        while clock.nowMs < deadline, abortReason.withLockedValue({ $0 }) == nil, interrupted == nil,
+            options.replayPlan?.allPlayed != true
+        {
             try? await Task.sleep(for: .milliseconds(100))
             if spec.abortOnFail, let lost = alreadyLostThreshold() { abortReason.withLockedValue { $0 = lost } }
         }

@@ -35,7 +35,7 @@ extension LiveRun {
             salesforceClientId: options.salesforceClient.id, salesforceClientSecret: options.salesforceClient.secret,
             metrics: metrics, recorder: recorder, socketURL: targets.clientSocketURL, clientFaults: clientFaults,
             modelSpec: setup.modelDriven ? scenario.model : nil, organizationUsers: setup.organizationUsers,
-            runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) })
+            runTag: String(epochStartMs, radix: 36), log: { [weak self] in self?.note($0) }, replay: options.replayPlan)
         self.context = context
         liveRecorder.withLockedValue { $0 = recorder }
         setupToken = setup.token

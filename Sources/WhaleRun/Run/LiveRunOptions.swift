@@ -40,6 +40,9 @@ public struct LiveRunOptions: Sendable {
     /// JSON lines), read into the history at the end of the run so a reproducer can place the
     /// server's slow marks (lines from before the run are skipped).
     public var serverBackpressureLog: String?
+    /// The recorded sessions the users play instead of the seeded behaviour (the scenario's
+    /// `workload: {replay:}`, loaded and checked before the run).
+    public var replayPlan: ReplayPlan?
     /// `--start-at`: the load begins at this moment, after the setup (``StartTime``); nil: at once.
     public var startAt: Date?
 
@@ -53,7 +56,9 @@ public struct LiveRunOptions: Sendable {
 
     /// The command that runs this again.
     public var replayCommand: String {
-        var parts = ["whalesim", "run", scenarioRef, "--seed", "\(seed)"] + overrides
+        // A replay with no scenario of its own is named by its overrides (`--replay FILE --users N`).
+        var parts =
+            ["whalesim", "run"] + (scenarioRef.isEmpty ? [] : [scenarioRef]) + ["--seed", "\(seed)"] + overrides
         if let shard { parts += ["--shard", "\(shard.index)/\(shard.count)"] }
         return ShellCommand.line(parts)
     }

@@ -50,14 +50,17 @@ final class RunContext: Sendable {
     private let logger: @Sendable (String) -> Void
     /// Where the users' note and board sockets come from: real websockets in a run, memory in a test.
     let sockets: NoteSocketFactory
+    /// The recorded sessions the users play (nil: the seeded behaviour).
+    let replay: ReplayPlan?
 
     init(
         scenario: Scenario, spec: LiveSpec, whaler: WhalerAPI, salesforce: SalesforceAPI?, salesforceClientId: String,
         salesforceClientSecret: String, metrics: LiveMetrics, recorder: LiveRecorder, socketURL: String,
         clientFaults: FaultSet, modelSpec: ModelSpec?, organizationUsers: [String], runTag: String,
         log: @escaping @Sendable (String) -> Void,
-        sockets: NoteSocketFactory = .live, network: (any WhalerNetworking)? = nil
+        sockets: NoteSocketFactory = .live, network: (any WhalerNetworking)? = nil, replay: ReplayPlan? = nil
     ) {
+        self.replay = replay
         self.sockets = sockets
         self.network = network ?? whaler
         self.modelSpec = modelSpec

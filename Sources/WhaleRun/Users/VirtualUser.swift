@@ -2,6 +2,7 @@ import Foundation
 import WhaleModel
 import WhaleOT
 import WhaleProtocol
+import WhaleSession
 import WhaleSim
 
 /// One person using the Whaler app: signs in, connects Salesforce and imports accounts with a
@@ -28,7 +29,7 @@ final class VirtualUser: @unchecked Sendable {
     let identity: Identity
     let document: Int
     let accountId: String
-    private let run: RunContext
+    let run: RunContext
     /// Only this user's task touches it (no lock needed): the seeded stream of its choices.
     private var rng: SimRandom
     /// When the last sleep was planned to end: the user's schedule. The first edit after it is
@@ -36,17 +37,19 @@ final class VirtualUser: @unchecked Sendable {
     /// into the op's latency instead of hiding it (no coordinated omission), and the lateness
     /// itself goes into `runner_lag`, which tells the two apart.
     private var plannedUs: Int64?
-    private var note: NoteSession?
+    var note: NoteSession?
     /// The user's model page (board or account page) when the run drives the model.
     private var model: ModelPage?
     /// What the user's app has cached (the stores write it, the user reads snapshots).
     let storage = AppStorage()
+    /// The recorded session this user plays (a replay workload), else nil.
+    let replay: ReplayScript?
     /// The stores, once signed in.
     private var stores: Stores?
-    private var tasksCreated = 0
+    var tasksCreated = 0
     /// The note's dial count when the pages were last opened (nil: not yet).
     private var pagesOpenedOnDial: Int?
-    private var session: WhalerAPI.Session?
+    var session: WhalerAPI.Session?
 
     /// The stores of a signed-in user (they carry its token).
     struct Stores: Sendable {
@@ -65,6 +68,7 @@ final class VirtualUser: @unchecked Sendable {
         self.accountId = accountId
         self.run = run
         self.rng = rng
+        replay = run.replay?.script(for: index)
     }
 
     var noteSession: NoteSession? { note }
@@ -74,8 +78,10 @@ final class VirtualUser: @unchecked Sendable {
     /// Signs in and opens the account page; false (with the error counted) when it could not.
     func start() async -> Bool {
         do {
+            let started = run.clock.nowMs
             let session = try await run.network.login(email: identity.email, password: identity.password)
             self.session = session
+            if replay != nil { run.replay?.made(RequestKind.login, ms: run.clock.nowMs - started) }
             let stores = makeStores(session)
             self.stores = stores
             if run.spec.importPages > 0, let accounts = stores.accounts {
@@ -170,6 +176,10 @@ final class VirtualUser: @unchecked Sendable {
     /// socket was lost (with backoff) or an op went unacknowledged too long (half-open).
     func act() async {
         guard let note else { return }
+        if let replay, let plan = run.replay {
+            await play(replay, speed: plan.speed)
+            return
+        }
         var backoffMs = 100
         var pastedInitial = false
         while !run.isLoadOver {
@@ -341,7 +351,7 @@ final class VirtualUser: @unchecked Sendable {
         }
     }
 
-    private func sleep(ms: Int) async {
+    func sleep(ms: Int) async {
         var planned = run.clock.nowUs + Int64(ms) * 1000
         planned += await LoopSleep.sleep(ms: ms, gridMs: run.spec.timerGridMs, on: run.clientLoop(index))
         run.metrics.lag(us: run.clock.nowUs - planned)
@@ -349,7 +359,7 @@ final class VirtualUser: @unchecked Sendable {
     }
 
     /// The planned time of the action under way, once (later edits of the same action count from now).
-    private func takePlanned() -> Int64? {
+    func takePlanned() -> Int64? {
         defer { plannedUs = nil }
         return plannedUs
     }

@@ -73,6 +73,18 @@ struct NodeReader {
         return value
     }
 
+    /// A number, integer or not (`2`, `0.5`).
+    mutating func double(_ node: Node, _ path: String) -> Double? {
+        guard case .scalar(let s) = node,
+            node.tag.description == Tag.Name.int.rawValue || node.tag.description == Tag.Name.float.rawValue,
+            let value = Double(s.string.replacingOccurrences(of: "_", with: "")), value.isFinite
+        else {
+            problem(path, "expected a number, got \(Self.show(node))")
+            return nil
+        }
+        return value
+    }
+
     mutating func string(_ node: Node, _ path: String) -> String? {
         guard case .scalar(let s) = node, node.tag.description == Tag.Name.str.rawValue else {
             problem(path, "expected a string, got \(Self.show(node))")

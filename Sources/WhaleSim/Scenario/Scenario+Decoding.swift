@@ -4,7 +4,7 @@ extension Scenario {
     static let topLevelKeys = [
         "name", "description", "mode", "seed", "clients", "text", "ops", "ticks", "network",
         "think-time", "mix", "nemeses", "faults", "checkers", "thresholds", "model", "live", "script",
-        "storage",
+        "storage", "workload",
     ]
 
     /// Decodes a scenario strictly: unknown keys, wrong types and out-of-range values are all
@@ -98,6 +98,22 @@ extension Scenario {
             }
         }
         if let n = top["live"] { s.live = decodeLive(n, reader: &r) }
+        if let n = top["workload"], let m = r.mapping(n, "workload", allowed: ["replay", "speed"]) {
+            var spec = ReplaySpec(file: "")
+            if let x = m["replay"], let v = r.string(x, "workload.replay") {
+                if v.isEmpty { r.problem("workload.replay", "an empty path") } else { spec.file = v }
+            } else {
+                r.problem("workload.replay", "missing: the session file whose recorded sessions the users play")
+            }
+            if let x = m["speed"], let v = r.double(x, "workload.speed") {
+                if v > 0, v <= 1000 {
+                    spec.speed = v
+                } else {
+                    r.problem("workload.speed", "must be above 0 and at most 1000, got \(v)")
+                }
+            }
+            s.replay = spec
+        }
         if let n = top["script"] {
             s.script = decodeScript(n, clients: s.clients, reader: &r)
             if top["ops"] != nil { r.problem("ops", "a scripted scenario's ops are its edit steps") }

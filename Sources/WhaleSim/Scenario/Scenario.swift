@@ -87,6 +87,9 @@ public struct Scenario: Hashable, Sendable {
     /// A schedule the simulator follows instead of the seeded workload and nemeses (``ScriptSpec``,
     /// docs/scripted-scenarios.md); nil: the workload is drawn from the seed.
     public var script: ScriptSpec?
+    /// `workload: {replay: FILE, speed: X}`: live users play recorded sessions instead of the
+    /// seeded behaviour (docs/sessions.md); nil: the seeded workload.
+    public var replay: ReplaySpec?
     /// When the server's storage makes writes durable (`storage: {synchronous: full|normal|off}`):
     /// what a `power-loss` takes (``StorageSync``). Live, the embedded server runs SQLite at this level.
     public var storageSync: StorageSync = .full
