@@ -102,16 +102,16 @@ public struct SessionRecording: Sendable, Equatable {
             lines.append((start, bytes[start..<i]))
             start = i + 1
         }
-        if start < bytes.count {
+        let decoder = JSONDecoder()
+        // The header first: a file that is no session file at all is said to be that, not cut short.
+        let header = lines.first.flatMap { try? decoder.decode(Header.self, from: Data($0.bytes)) }
+        if start < bytes.count, header != nil || lines.isEmpty {
             throw SessionFileError(
                 path: path, offset: start,
                 "the last line is cut short (no newline after \(bytes.count - start) bytes): the file was written only in part"
             )
         }
-        let decoder = JSONDecoder()
-        guard let first = lines.first,
-            let header = try? decoder.decode(Header.self, from: Data(first.bytes))
-        else {
+        guard let header else {
             throw SessionFileError(
                 path: path, offset: 0, "the first line is not a session file header ({\"whalesimSession\": 1, ...})")
         }
