@@ -14,6 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             BenchOTCommand.self, BenchJSONCommand.self, BenchSimCommand.self, BenchSalesforceCommand.self,
             BenchServerCommand.self, BenchRunCommand.self, BenchRawServerCommand.self, BenchHTTPCommand.self,
+            BenchSessionCommand.self,
         ]
     )
 }
