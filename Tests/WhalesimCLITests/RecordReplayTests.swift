@@ -216,6 +216,98 @@ import WhalesimTesting
         }
     }
 
+    /// The Salesforce side (`--salesforce-listen`, `--salesforce-upstream`) with curl in front of the
+    /// fake Salesforce: an OAuth password grant and a SOQL query join the session that signed in
+    /// last; the client secret, the password and the Salesforce session id are placeholders.
+    @Test func salesforceTrafficJoinsTheSessionWithoutItsSecrets() async throws {
+        let dir = try cli.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fake = Process()
+        fake.executableURL = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim")
+        fake.arguments = ["fake-salesforce", "--port", "0", "--tls-port", "0", "--generate-accounts", "5"]
+        let banner = Pipe()
+        fake.standardOutput = banner
+        try fake.run()
+        defer {
+            fake.terminate()
+            fake.waitUntilExit()
+        }
+        var text = ""
+        while !text.contains("https:") {
+            let d = banner.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            text += String(decoding: d, as: UTF8.self)
+        }
+        let salesforce = try #require(
+            text.firstMatch(of: /http: (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }, "\(text)")
+        let server = try ServeProcess(database: ":memory:")
+        defer { server.stop() }
+        let file = dir.appendingPathComponent("sf.session")
+        let recorder = Process()
+        recorder.executableURL = fake.executableURL
+        recorder.arguments = [
+            "record", "--listen", "127.0.0.1:0", "--upstream", server.url, "--salesforce-listen", "127.0.0.1:0",
+            "--salesforce-upstream", salesforce, "--out", file.path,
+        ]
+        let out = Pipe()
+        recorder.standardOutput = out
+        recorder.standardError = Pipe()
+        try recorder.run()
+        var lines = ""
+        while !lines.contains("writing ") {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            lines += String(decoding: d, as: UTF8.self)
+        }
+        let whaler = try #require(
+            lines.firstMatch(of: /recording: (http:\/\/[0-9.:]+) ->/).map { String($0.1) }, "\(lines)")
+        let sf = try #require(lines.firstMatch(of: /recording salesforce: (http:\/\/[0-9.:]+) ->/).map { String($0.1) })
+        let curl = "/usr/bin/curl"
+        _ = try await ExternalProcess.run(
+            curl,
+            [
+                "-sS", "-X", "POST", whaler + "/api/user/login", "-H", "Content-Type: application/json",
+                "-d", #"{"email":"ann@acme.test","password":"whale-ann-1"}"#,
+            ], timeout: .seconds(30))
+        let token = try await ExternalProcess.run(
+            curl,
+            [
+                "-sS", "-X", "POST", sf + "/services/oauth2/token", "-d",
+                "grant_type=password&client_id=whalesim-client&client_secret=whalesim-secret&username=admin%40whaler.test&password=whaler123TOKEN123",
+            ],
+            timeout: .seconds(30))
+        let sid = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(token.stdout.utf8)) as? [String: Any])?["access_token"]
+                as? String,
+            "\(token.stdout)")
+        let query = try await ExternalProcess.run(
+            curl,
+            [
+                "-sS", sf + "/services/data/v59.0/query?q=SELECT+Id,Name+FROM+Account", "-H",
+                "Authorization: Bearer \(sid)",
+            ],
+            timeout: .seconds(30))
+        #expect(query.stdout.contains("\"totalSize\":5"), "\(query.stdout)")
+        recorder.terminate()
+        recorder.waitUntilExit()
+        #expect(recorder.terminationStatus == 0)
+        let recorded = try String(contentsOf: file, encoding: .utf8)
+        for secret in [sid, "whaler123TOKEN123", "whalesim-secret", "whale-ann-1"] {
+            #expect(!recorded.contains(secret), "\(secret) reached the file")
+        }
+        #expect(
+            recorded.contains("client_secret={{clientSecret#1}}") && recorded.contains("Bearer {{salesforceSession#1}}")
+        )
+        let events = try Self.lines(file).dropFirst().dropLast()
+        #expect(events.map { $0["target"] as? String ?? "" } == ["whaler", "salesforce", "salesforce"])
+        #expect(Set(events.map { $0["session"] as? String ?? "" }) == ["s1"])
+        // A session of a sign-in and Salesforce calls only has nothing a replay plays: refused before any load.
+        let replay = try cli.whalesim(["run", "--replay", file.path, "--users", "1"])
+        #expect(
+            replay.status == 64 && replay.stderr.contains("no session in it does anything a replay can play"),
+            "\(replay.all)")
+    }
+
     /// What each bad input gets: a clear message and exit 64, and no file half made.
     @Test func badInputsGetClearErrors() throws {
         let dir = try cli.scratch()
