@@ -201,8 +201,9 @@ public enum RequestKind {
 
     /// A Salesforce path with record ids and versions blanked (`/services/data/v#/sobjects/Account/#`).
     static func genericPath(_ path: String) -> String {
-        path.split(separator: "/").map { part in part.contains(where: \.isNumber) ? "#" : String(part) }.joined(
-            separator: "/")
+        "/"
+            + path.split(separator: "/").map { part in part.contains(where: \.isNumber) ? "#" : String(part) }.joined(
+                separator: "/")
     }
 }
 
