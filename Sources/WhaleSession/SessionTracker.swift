@@ -145,7 +145,11 @@ public struct SessionTracker: Sendable {
         var data: String
         var isBinary: Bool?
         if let text = String(validating: payload, as: UTF8.self) {
-            if let json = JSONValue.parse(payload) {
+            // Most frames name no secret: parsed (to redact by key) only when one might.
+            let lower = text.lowercased()
+            if ["token", "password", "secret", "session", "authorization"].contains(where: { lower.contains($0) }),
+                let json = JSONValue.parse(payload)
+            {
                 let redacted = redactor.redact(json)
                 data = redacted == json ? text : redacted.text
             } else {
