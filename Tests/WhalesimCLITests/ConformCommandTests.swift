@@ -140,6 +140,9 @@ import Testing
             (["conform", "--server", "ftp://x"], "expected http://host:port"),
             (["conform", "--user", "a@b:c"], "give it three times"),
             (["conform", "--expect-fail", "/nonexistent/list.txt"], "cannot read it"),
+            (["conform", "--token-leeway", "-1"], "--token-leeway must be between 0 and 3600 seconds"),
+            (["conform", "--token-leeway", "abc"], "--token-leeway"),
+            (["conform", "--max-messages-per-second", "0"], "--max-messages-per-second must be between 1 and 100000"),
         ]
         for (arguments, message) in cases {
             let run = try runner.whalesim(arguments)
@@ -158,6 +161,7 @@ import Testing
         #expect(
             listing.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == [
                 "security.token-missing-or-forged", "security.token-expired", "security.token-other-organization",
+                "security.token-expired-just-now",
             ])
         let markdown = try runner.whalesim(["conform", "--list-markdown"])
         let doc = try String(
