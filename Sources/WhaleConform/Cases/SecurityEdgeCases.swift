@@ -139,7 +139,7 @@ enum SecurityEdgeCases {
             // bucket refills while the server reads, so what "over" takes depends on how fast it
             // reads: served without a rateLimited in T seconds, burst + extra messages break the
             // limit when extra > rate × T; otherwise the round proves nothing and the next sends more.
-            var extra = rate / 2
+            var extra = max(1, rate / 2)  // at least one, so a tiny rate still doubles its way up
             while extra <= 4 * rate {
                 let (b, joined) = try await c.member(.colleague, note: note, name: "B\(extra)")
                 let started = ContinuousClock.now
