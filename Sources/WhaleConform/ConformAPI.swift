@@ -11,6 +11,8 @@ struct ConformAPI: Sendable {
         let accessToken: String
         let userId: String
         let organizationId: String
+        /// `data.tokens.refreshToken` of the sign-in, when it gave one.
+        var refreshToken: String? = nil
     }
 
     /// A call that did not give what the case needs: `kind` (`http:500`, `graphql`, `login`,
@@ -66,7 +68,8 @@ struct ConformAPI: Sendable {
             throw Failure("login", "sign-in of \(email) refused: \(json)")
         }
         let org = (user["organizationID"] as? String) ?? (user["organizationId"] as? String) ?? ""
-        return Session(accessToken: token, userId: userId, organizationId: org)
+        return Session(
+            accessToken: token, userId: userId, organizationId: org, refreshToken: tokens["refreshToken"] as? String)
     }
 
     /// A GraphQL call's `data`; GraphQL errors are thrown with their messages.

@@ -58,8 +58,19 @@ public struct ConformCase: Sendable {
 /// A case's expected outcome did not happen: what was expected, and what came instead.
 public struct ConformFailure: Error, CustomStringConvertible, Sendable {
     public var evidence: String
+    /// Not a failure: the case found out while running that the target cannot be tried on what
+    /// it checks (an edge it does not have, such as refresh tokens it never rotates); `evidence`
+    /// says why, and the verdict is `n/a`.
+    public var isNotApplicable = false
     public init(_ evidence: String) { self.evidence = evidence }
     public var description: String { evidence }
+
+    /// The case cannot run against this target, for `reason` (found out by asking it).
+    static func notApplicable(_ reason: String) -> ConformFailure {
+        var failure = ConformFailure(reason)
+        failure.isNotApplicable = true
+        return failure
+    }
 }
 
 /// How one case ended.

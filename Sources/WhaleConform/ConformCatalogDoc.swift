@@ -14,6 +14,15 @@ public enum ConformCatalogDoc {
             kill and restart the server (conform started it, or `--restart-command`); **key** = the
             server's JWT key (`--jwt-secret`, known when conform started the server). Suspects are the
             catalog faults (`serve --fault NAME`) whose symptom the case shows: a failure names them.
+            A case may also find out while it runs that the server lacks the edge it probes (refresh
+            tokens never rotated, account ids it always makes up itself): it says n/a, and why.
+
+            The edge cases (issue 48) probe where real servers err, beside the extremes: a token
+            expired a minute ago (`--token-leeway`, default 30 s, plus 30 s for the clocks), a spent
+            refresh token, a revision one past the head, a message exactly at the size limit
+            (`--max-message-bytes`) and one byte over, exactly the burst of the rate limit
+            (`--max-messages-per-second`) and just over it, an id one character off ours, a pool
+            rejoined between two updates.
 
             """
         for category in ConformCase.Category.allCases {

@@ -13,7 +13,8 @@ import WhaleProtocol
 /// ```
 public enum ConformSuite {
     public static let cases: [ConformCase] =
-        OTCases.all + SessionCases.all + CursorCases.all + ModelCases.all + SecurityCases.all + DurabilityCases.all
+        OTCases.all + SessionCases.all + CursorCases.all + ModelCases.all + ModelEdgeCases.all + SecurityCases.all
+        + SecurityEdgeCases.all + DurabilityCases.all
 
     /// The cases `pattern` selects: comma-separated globs (`*`, `?`) over ids, where a pattern
     /// without a wildcard is an id or an id prefix ending at a dot (`ot`, `security.token`).
@@ -64,7 +65,8 @@ public enum ConformSuite {
                     try await c.body(context)
                     verdict = .pass
                 } catch {
-                    verdict = .fail(evidence: error.evidence)
+                    verdict =
+                        error.isNotApplicable ? .notApplicable(reason: error.evidence) : .fail(evidence: error.evidence)
                 }
                 await context.closeAll()
             }

@@ -33,6 +33,15 @@ public struct ConformTarget: Sendable {
     public var maxMessageBytes: Int
     /// Messages sent back to back by the flood case; must exceed the server's burst.
     public var floodMessages: Int
+    /// The server's rate limit per socket: messages a second, with bursts of twice that (`serve`'s
+    /// `--max-messages-per-second`, default 500). The rate edge case sends exactly the burst.
+    public var maxMessagesPerSecond: Int
+    /// Seconds past a token's `exp` the server may still accept it (clock skew). The
+    /// expired-just-now case signs a token expired this long ago plus 30 s (for the difference
+    /// between this machine's clock and the server's): a minute ago at the default, 30 s, which
+    /// covers clocks kept by NTP (milliseconds apart) many times over while a day-long or
+    /// hour-long leeway still fails.
+    public var tokenLeewaySeconds: Int
     /// Bytes of ops the slow-reader case writes while its reader is held: enough to fill the
     /// socket buffers between the server and the fault proxy (docs/decisions/0023-conformance-suite.md).
     public var slowReaderBytes: Int
@@ -50,6 +59,8 @@ public struct ConformTarget: Sendable {
         outsider = Login(email: "dee@globex.test", password: "whale-dee-1")
         maxMessageBytes = 64 * 1024
         floodMessages = 3000
+        maxMessagesPerSecond = 500
+        tokenLeewaySeconds = 30
         slowReaderBytes = 6_000_000
         timeout = .seconds(5)
         quietPeriod = .milliseconds(300)

@@ -17,7 +17,8 @@ public final class EmbeddedTarget: Sendable {
         directory: URL, fixtures: URL, faults: FaultSet = [], compatibility: Bool = false,
         executable: String?
     ) async throws -> EmbeddedTarget {
-        let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        // Text: a child `serve` gets the key through its environment, as text (EmbeddedServer).
+        let secret = Data((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined().utf8)
         let server = try await EmbeddedServer.start(
             directory: directory, fixtures: fixtures, faults: faults, executable: executable
         ) { c in

@@ -35,7 +35,9 @@ public final class EmbeddedServer: Sendable {
         c.closeTimeout = .milliseconds(300)
         // One signing key for the whole run: tokens issued before a restart stay valid after it,
         // as a deployment's configured secret would.
-        c.jwtSecret = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        // Text (64 hex digits), so a child `serve`, which reads it from its environment as text,
+        // signs with the very bytes an in-process server would.
+        c.jwtSecret = Data((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined().utf8)
         configure(&c)
         let first = try await launch(c, executable: executable)
         let port: Int
@@ -75,7 +77,15 @@ public final class EmbeddedServer: Sendable {
         for fault in c.faults { arguments += ["--fault", fault.rawValue] }
         if c.sqliteSynchronous != .full { arguments += ["--sqlite-synchronous", c.sqliteSynchronous.rawValue] }
         var environment: [String: String] = [:]
-        if let key = c.jwtSecret { environment[jwtSecretVariable] = key.map { String(format: "%02x", $0) }.joined() }
+        // `serve` takes the variable's UTF-8 bytes as its key, so the key goes as that text. It went
+        // hex-encoded before: a child then signed with other bytes than the caller held, and
+        // conform's tokens signed "with the server's key" were refused for the key, not the expiry.
+        if let key = c.jwtSecret {
+            guard let text = String(data: key, encoding: .utf8) else {
+                throw EmbeddedError("a child server's JWT key must be UTF-8 text (serve reads it from its environment)")
+            }
+            environment[jwtSecretVariable] = text
+        }
         return .child(
             try ChildServer(arguments, executable: executable, environment: environment, timeout: .seconds(30)))
     }

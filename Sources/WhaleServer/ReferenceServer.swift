@@ -75,9 +75,12 @@ public final class ReferenceServer: Sendable {
             commitInterval: configuration.faults.contains(.ackBeforeDurable) ? .milliseconds(50) : .zero)
         self.committer = committer
         let secret = configuration.jwtSecret ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        tokens = AccessTokens(secret: secret)
+        var tokens = AccessTokens(secret: secret)
+        if configuration.faults.contains(.tokenExpiryLeewayDay) { tokens.leeway = 24 * 3600 }
+        self.tokens = tokens
         refreshTokens = RefreshTokenStore(
-            loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)))
+            loaded: try storage.loadRefreshTokens(now: Int64(Date().timeIntervalSince1970)),
+            revokesExchanged: !configuration.faults.contains(.refreshTokenReuse))
         graphQL = try WhalerGraphQLAPI()
         graphQLDocuments = ValidatedDocuments(schema: graphQL.schema.schema)
         model = try ModelHub(

@@ -77,6 +77,21 @@ struct ConformCommand: AsyncParsableCommand {
     var maxMessageBytes = 64 * 1024
 
     @Option(
+        name: .customLong("max-messages-per-second"),
+        help:
+            "The server's rate limit per socket, with bursts of twice that (serve's --max-messages-per-second): the rate edge case sends exactly the burst, then just over it."
+    )
+    var maxMessagesPerSecond = 500
+
+    // Unconditional, so `-1` is read as the value (and refused below), not as an option.
+    @Option(
+        name: .customLong("token-leeway"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds past a token's expiry the server may still accept it (clock skew); the expired-just-now case signs one expired this long ago plus 30 s.",
+            valueName: "seconds"))
+    var tokenLeeway = 30
+
+    @Option(
         name: .customLong("slow-reader-bytes"),
         help: "Bytes of ops the slow-reader case writes while its reader is held.")
     var slowReaderBytes = 6_000_000
@@ -167,6 +182,8 @@ struct ConformCommand: AsyncParsableCommand {
         target.maxMessageBytes = maxMessageBytes
         target.timeout = .milliseconds(timeoutMs)
         target.slowReaderBytes = slowReaderBytes
+        target.maxMessagesPerSecond = maxMessagesPerSecond
+        target.tokenLeewaySeconds = tokenLeeway
 
         let where_ =
             server
@@ -299,6 +316,14 @@ struct ConformCommand: AsyncParsableCommand {
             problems.append("--slow-reader-bytes must be between 100000 and 1000000000")
         }
         if maxMessageBytes < 64 { problems.append("--max-message-bytes must be at least 64") }
+        if !(1...100_000).contains(maxMessagesPerSecond) {
+            problems.append("--max-messages-per-second must be between 1 and 100000")
+        }
+        // An hour at most: past that the token is no longer "just" expired, and a leeway of a day
+        // is the defect the case is there to catch.
+        if !(0...3600).contains(tokenLeeway) {
+            problems.append("--token-leeway must be between 0 and 3600 seconds (got \(tokenLeeway))")
+        }
         if !(100...120_000).contains(timeoutMs) { problems.append("--timeout-ms must be between 100 and 120000") }
         var seed = URL(fileURLWithPath: "Fixtures/whaler/seed.json")
         if server == nil {

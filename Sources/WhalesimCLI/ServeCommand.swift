@@ -78,9 +78,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help:
-            "Serve with a server-side catalog fault switched on (repeatable): server-drops-slow-client, server-applies-resend-twice, revision-reset-on-empty, utf8-length-transform, ack-before-durable."
-    )
+        help: ArgumentHelp(
+            // Built from the catalog, so a new server-side fault is listed without an edit here.
+            "Serve with a server-side catalog fault switched on (repeatable): "
+                + Fault.allCases.filter { !$0.isClientSide }.map(\.rawValue).joined(separator: ", ") + "."))
     var fault: [String] = []
 
     @Option(

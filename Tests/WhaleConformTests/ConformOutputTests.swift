@@ -41,6 +41,7 @@ import WhalesimTesting
         #expect(
             ConformSuite.matching("security.token").map(\.id) == [
                 "security.token-missing-or-forged", "security.token-expired", "security.token-other-organization",
+                "security.token-expired-just-now",
             ])
         #expect(
             ConformSuite.matching("sessions.join-at-head,durability").map(\.id) == [

@@ -11,7 +11,9 @@ import WhalesimTesting
 @Suite(.serialized) struct ConformServerTests {
     static let seed = ExternalProcess.packageRoot.appendingPathComponent("Fixtures/whaler/seed.json")
 
-    static func run(faults: FaultSet = [], compatibility: Bool = false) async throws -> [ConformResult] {
+    static func run(
+        faults: FaultSet = [], compatibility: Bool = false, cases: [ConformCase] = ConformSuite.cases
+    ) async throws -> [ConformResult] {
         let directory = try ExternalProcess.temporaryDirectory("conform")
         let embedded = try await EmbeddedTarget.start(
             directory: directory, fixtures: seed, faults: faults, compatibility: compatibility, executable: nil)
@@ -19,7 +21,7 @@ import WhalesimTesting
         // A CI machine shared with other jobs can stall a frame for seconds; a failing case in
         // these configurations is an error reply or a wrong answer, never a wait.
         target.timeout = .seconds(10)
-        let results = await ConformSuite.run(target)
+        let results = await ConformSuite.run(target, cases: cases)
         await embedded.stop()
         return results
     }
@@ -57,8 +59,12 @@ import WhalesimTesting
 
     /// Every server-side fault but `ack-before-durable`, which only a power loss shows (its commit
     /// follows the ack by up to 50 ms and a kill leaves the page cache): the suite kills, it does not
-    /// pull the plug; `PowerLossRunTests` and the simulator's `power-loss` scenario catch it.
-    static let serverFaults = Fault.allCases.filter { !$0.isClientSide && $0 != .ackBeforeDurable }
+    /// pull the plug; `PowerLossRunTests` and the simulator's `power-loss` scenario catch it. Nor the
+    /// edge faults: `ConformEdgeCaseTests` tries each against the one case that names it, in
+    /// seconds, where the whole suite would take minutes a fault.
+    static let serverFaults = Fault.allCases.filter { fault in
+        !fault.isClientSide && fault != .ackBeforeDurable && !ConformEdgeCaseTests.edges.contains { $0.fault == fault }
+    }
 
     @Test(arguments: serverFaults)
     func eachServerSideFaultFailsACaseThatNamesIt(_ fault: Fault) async throws {

@@ -59,14 +59,23 @@ import Testing
         let newAccess = try #require(
             ((refreshed.json["data"] as? [String: Any])?["tokens"] as? [String: Any])?["accessToken"] as? String)
         #expect(try signer.verify(newAccess, now: Int64(Date().timeIntervalSince1970)) == userId)
+        // Rotated: a new refresh token, and the exchanged one is spent.
+        let newRefresh = try #require(
+            ((refreshed.json["data"] as? [String: Any])?["tokens"] as? [String: Any])?["refreshToken"] as? String)
+        #expect(newRefresh != tokens["refreshToken"])
+        let reused = try await harness.post(
+            "/api/user/refresh", ["refreshToken": tokens["refreshToken"]!], token: expired)
+        #expect(reused.json["code"] as? Int == 4004, "an exchanged refresh token must not work again")
 
         // A refresh token that is not this user's, or not one at all: 4004.
         let wrong = try await harness.post("/api/user/refresh", ["refreshToken": "bm90LWEtdG9rZW4="], token: expired)
         #expect(wrong.json["code"] as? Int == 4004)
         let bob = try await harness.login(ServerHarness.bob)
-        let stolen = try await harness.post(
-            "/api/user/refresh", ["refreshToken": tokens["refreshToken"]!], token: bob.token)
+        let stolen = try await harness.post("/api/user/refresh", ["refreshToken": newRefresh], token: bob.token)
         #expect(stolen.json["code"] as? Int == 4004, "a refresh token works only for the user it was issued to")
+        // Bob's refused attempt did not spend it: its user still can.
+        let again = try await harness.post("/api/user/refresh", ["refreshToken": newRefresh], token: expired)
+        #expect(again.json["code"] as? Int == 1000)
         // Missing, forged and wrong-algorithm access tokens: HTTP 403, code 4003.
         let forged = AccessTokens(secret: Data("someone-else's-key-0123456789abc".utf8)).issue(userId: userId, now: 0)
         let none =

@@ -63,8 +63,41 @@ import WhaleProtocol
             maxClients: 3, maxOps: 10),
     ]
 
-    @Test func everyCatalogFaultHasACase() {
-        #expect(Set(Self.cases.map(\.fault)) == Set(Fault.allCases))
+    /// Faults only the live server has (token, size and rate checks, authorization, pools shared
+    /// by one user's sockets): no simulation can exercise them, and `whalesim conform`'s edge cases
+    /// catch them instead (WhaleConformTests' ConformEdgeCaseTests).
+    static let liveServerOnly: [Fault] = [
+        .tokenExpiryLeewayDay, .refreshTokenReuse, .revisionPastHeadAccepted, .sizeLimitOffByOne, .rateLimitOffByOne,
+        .noteIdPrefixMatch, .rejoinLosesUpdate,
+    ]
+
+    @Test func everyCatalogFaultHasACaseOrIsListedAsLiveServerOnly() {
+        let simulated = Set(Self.cases.map(\.fault))
+        #expect(simulated.isDisjoint(with: Self.liveServerOnly))
+        #expect(simulated.union(Self.liveServerOnly) == Set(Fault.allCases))
+        for fault in Fault.allCases {
+            #expect((Scenario.liveServerOnly(fault) != nil) == Self.liveServerOnly.contains(fault), "\(fault)")
+        }
+    }
+
+    /// What `simulate --fault` and `--list-faults` say of a fault only the live server has.
+    @Test func liveServerOnlyFaultsSayWhyNoScenarioExercisesThem() throws {
+        for fault in Self.liveServerOnly {
+            #expect(!fault.isClientSide, "\(fault)")
+            #expect(FaultCatalog.scenarios(exercising: fault).isEmpty, "\(fault)")
+            let reason = try #require(Scenario.liveServerOnly(fault))
+            #expect(reason.contains("conform: "), "\(fault): \(reason)")
+            for name in BuiltinScenarios.names {
+                let scenario = try BuiltinScenarios.load(name)
+                #expect(scenario.cannotExercise(fault) == "\(name) is simulated: \(reason)")
+            }
+            let line = try #require(FaultCatalog.listing.first { $0.hasPrefix(fault.rawValue + "  ") })
+            #expect(line.hasSuffix("(live server only: whalesim serve --fault, caught by whalesim conform)"), "\(line)")
+        }
+        #expect(
+            try BuiltinScenarios.load("convergence-smoke").cannotExercise(.tokenExpiryLeewayDay)
+                == "convergence-smoke is simulated: the simulator has no access tokens; only the live server checks them (conform: security.token-expired-just-now)"
+        )
     }
 
     @Test func eachCaseScenarioCanExerciseItsFault() throws {

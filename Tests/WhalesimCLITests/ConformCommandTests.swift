@@ -57,6 +57,34 @@ import Testing
         #expect(expected.stdout.contains("passes now: take it off the list"))
     }
 
+    /// The edge cases (issue 48) through a real `whalesim serve` child: it passes them, and with
+    /// all seven edge faults switched on (`serve --fault`) each fails naming its own. Through the
+    /// child the suite signs tokens with the child's key: the expired-just-now case's valid token
+    /// is accepted (when the key went to the child hex-encoded, it was refused).
+    @Test func theEdgeCasesPassThroughServeAndEachEdgeFaultFailsItsCase() throws {
+        let edges = [
+            ("security.token-expired-just-now", "token-expiry-leeway-day"),
+            ("security.refresh-token-reused", "refresh-token-reuse"),
+            ("security.bad-revision-one-past-head", "revision-past-head-accepted"),
+            ("security.size-at-limit-and-one-over", "size-limit-off-by-one"),
+            ("security.rate-at-burst-and-just-over", "rate-limit-off-by-one"),
+            ("security.note-id-one-character-off", "note-id-prefix-match"),
+            ("model.pool-rejoin-within-one-update", "rejoin-loses-update"),
+        ]
+        let only = edges.map(\.0).joined(separator: ",")
+        let clean = try runner.whalesim(["conform", "--only", only, "--out", try scratch().path])
+        #expect(clean.status == 0, "\(clean.all)")
+        #expect(clean.stdout.contains("conform: 7 cases, 7 pass, 0 fail, 0 not applicable"), "\(clean.stdout)")
+        let faulty = try runner.whalesim(
+            ["conform", "--only", only, "--out", try scratch().path] + edges.flatMap { ["--fault", $0.1] })
+        #expect(faulty.status == 2, "\(faulty.all)")
+        let lines = faulty.stdout.split(separator: "\n").map(String.init)
+        for (id, fault) in edges {
+            let line = lines.first { $0.hasPrefix("FAIL  \(id) ") }
+            #expect(line?.contains("catalog fault \(fault)") == true, "\(id): \(line ?? "no FAIL line")")
+        }
+    }
+
     /// Against a server conform did not start: no way to restart it and no key unless told, so
     /// those cases say not applicable; with `--jwt-secret` the expired-token case runs.
     @Test func againstARunningServerWhatItCannotDoIsNotApplicable() throws {
@@ -140,6 +168,9 @@ import Testing
             (["conform", "--server", "ftp://x"], "expected http://host:port"),
             (["conform", "--user", "a@b:c"], "give it three times"),
             (["conform", "--expect-fail", "/nonexistent/list.txt"], "cannot read it"),
+            (["conform", "--token-leeway", "-1"], "--token-leeway must be between 0 and 3600 seconds"),
+            (["conform", "--token-leeway", "abc"], "--token-leeway"),
+            (["conform", "--max-messages-per-second", "0"], "--max-messages-per-second must be between 1 and 100000"),
         ]
         for (arguments, message) in cases {
             let run = try runner.whalesim(arguments)
@@ -158,6 +189,7 @@ import Testing
         #expect(
             listing.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } == [
                 "security.token-missing-or-forged", "security.token-expired", "security.token-other-organization",
+                "security.token-expired-just-now",
             ])
         let markdown = try runner.whalesim(["conform", "--list-markdown"])
         let doc = try String(

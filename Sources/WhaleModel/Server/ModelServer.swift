@@ -22,7 +22,12 @@ public struct ModelServer: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// The envelope `senderId` of every message the server sends.
         public var serverId: String
-        public init(serverId: String = "whalesim-server") { self.serverId = serverId }
+        /// Catalog faults switched on in the model's pools (`rejoin-loses-update`).
+        public var faults: FaultSet
+        public init(serverId: String = "whalesim-server", faults: FaultSet = []) {
+            self.serverId = serverId
+            self.faults = faults
+        }
     }
 
     public enum Event: Sendable, Hashable {
@@ -45,6 +50,8 @@ public struct ModelServer: Sendable {
     struct Member: Sendable, Hashable {
         var poolId: String
         var protocolVersion: ProtocolVersion
+        /// The signed-in user of the socket (nil for an original-protocol socket without a valid token).
+        var userId: String?
     }
 
     public let configuration: Configuration
@@ -101,7 +108,7 @@ public struct ModelServer: Sendable {
                 return
             }
         }
-        members[client] = Member(poolId: poolId, protocolVersion: version)
+        members[client] = Member(poolId: poolId, protocolVersion: version, userId: caller?.userId)
         var list = pools[poolId] ?? []
         list.insert(client, at: list.firstIndex { $0 > client } ?? list.count)
         pools[poolId] = list
@@ -121,6 +128,14 @@ public struct ModelServer: Sendable {
     mutating func leave(_ client: ClientID) {
         guard let member = members.removeValue(forKey: client) else { return }
         pools[member.poolId]?.removeAll { $0 == client }
+        if configuration.faults.contains(.rejoinLosesUpdate), let userId = member.userId {
+            // The defect: membership treated as one per user, so the late close of a user's old
+            // socket takes the socket it already rejoined with out of the pool too (it stays open,
+            // hearing nothing).
+            let gone = (pools[member.poolId] ?? []).filter { members[$0]?.userId == userId }
+            pools[member.poolId]?.removeAll { gone.contains($0) }
+            for other in gone { members[other] = nil }
+        }
         if pools[member.poolId]?.isEmpty == true { pools[member.poolId] = nil }
     }
 

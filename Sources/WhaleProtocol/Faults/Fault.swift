@@ -15,6 +15,14 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
     case echoStorm = "echo-storm"
     case utf8LengthTransform = "utf8-length-transform"
     case ackBeforeDurable = "ack-before-durable"
+    // The edges (issue 48): defects a real server has at a boundary its extremes never touch.
+    case tokenExpiryLeewayDay = "token-expiry-leeway-day"
+    case refreshTokenReuse = "refresh-token-reuse"
+    case revisionPastHeadAccepted = "revision-past-head-accepted"
+    case sizeLimitOffByOne = "size-limit-off-by-one"
+    case rateLimitOffByOne = "rate-limit-off-by-one"
+    case noteIdPrefixMatch = "note-id-prefix-match"
+    case rejoinLosesUpdate = "rejoin-loses-update"
 
     /// One line saying what the fault does.
     public var summary: String {
@@ -36,6 +44,20 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
             "server's transform counts insert lengths in UTF-8 bytes while its document counts code points (the original backend's), so concurrent non-ASCII edits are refused"
         case .ackBeforeDurable:
             "server acknowledges an op once its commit is queued, not once it is durable (a power loss loses acknowledged ops)"
+        case .tokenExpiryLeewayDay:
+            "server accepts an access token for a day past its expiry (a clock-skew leeway of 86400 s where seconds were meant)"
+        case .refreshTokenReuse:
+            "server rotates refresh tokens but never revokes the one it exchanged, so a stolen old refresh token still works"
+        case .revisionPastHeadAccepted:
+            "server's revision check is off by one: a docChange one past the head is applied as if at the head, not refused with badRevision"
+        case .sizeLimitOffByOne:
+            "server refuses a message of exactly its size limit as tooLarge (< for <=), so a client that fills the limit is cut off"
+        case .rateLimitOffByOne:
+            "server's rate limiter counts a window's messages and refuses the one that reaches the burst (>= for >), so a client sending exactly the allowed burst is limited"
+        case .noteIdPrefixMatch:
+            "server authorizes a note or pool by its id's first 24 characters, so another organization's note whose id differs after them is let in"
+        case .rejoinLosesUpdate:
+            "server's pool leave removes every socket of the leaving user, so a member that rejoined before its old socket's close was seen gets no more resourceUpdates"
         }
     }
 
@@ -43,7 +65,8 @@ public enum Fault: String, CaseIterable, Sendable, Hashable, Codable, CustomStri
     public var isClientSide: Bool {
         switch self {
         case .serverDropsSlowClient, .serverAppliesResendTwice, .revisionResetOnEmpty, .utf8LengthTransform,
-            .ackBeforeDurable:
+            .ackBeforeDurable, .tokenExpiryLeewayDay, .refreshTokenReuse, .revisionPastHeadAccepted, .sizeLimitOffByOne,
+            .rateLimitOffByOne, .noteIdPrefixMatch, .rejoinLosesUpdate:
             false
         default: true
         }

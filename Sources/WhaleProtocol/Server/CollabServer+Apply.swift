@@ -26,7 +26,10 @@ extension CollabServer {
                 to: client, &actions)
             return
         }
-        guard change.rev >= 0, change.rev <= document.revision else {
+        // `revision-past-head-accepted`: the bound is off by one and the base is clamped to the
+        // head, so an op one past it is applied as if at the head instead of refused.
+        let pastHead = has(.revisionPastHeadAccepted) ? 1 : 0
+        guard change.rev >= 0, change.rev <= document.revision + pastHead else {
             refuse(
                 ProtocolError(
                     .badRevision, "revision \(change.rev) is not in 0...\(document.revision)", inReplyTo: messageId),
@@ -36,7 +39,7 @@ extension CollabServer {
         var op = change.op
         do {
             let countsUTF8 = has(.utf8LengthTransform)
-            for index in change.rev..<document.revision {
+            for index in min(change.rev, document.revision)..<document.revision {
                 if countsUTF8 {
                     op = try transformCountingUTF8(op, document.history[index])
                 } else {

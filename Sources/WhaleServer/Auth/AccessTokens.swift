@@ -28,6 +28,10 @@ public struct AccessTokens: Sendable {
     private let key: SymmetricKey
     /// Lifetime of an access token, in seconds (the original's 60 minutes).
     public var lifetime: Int64 = 3600
+    /// Seconds past `exp` a token is still accepted (clock skew between issuer and checker).
+    /// Zero: this server signs and checks its own tokens on one clock. The
+    /// `token-expiry-leeway-day` catalog fault sets a day.
+    public var leeway: Int64 = 0
 
     public init(secret: Data) {
         key = SymmetricKey(data: secret)
@@ -62,7 +66,7 @@ public struct AccessTokens: Sendable {
         }
         guard let userId = payload["userID"] as? String, !userId.isEmpty else { throw .malformed }
         guard let exp = (payload["exp"] as? NSNumber)?.int64Value else { throw .malformed }
-        if !allowExpired, exp <= now { throw .expired }
+        if !allowExpired, exp + leeway <= now { throw .expired }
         return userId
     }
 

@@ -30,7 +30,7 @@ struct AuthRoutes: Sendable {
             server.metrics.error("4001")
             return RESTEnvelope.error(4001, "Invalid login credentials").response
         }
-        return try await signedIn(userId: credential.userId, message: "Logged in", refreshToken: nil)
+        return try await signedIn(userId: credential.userId, message: "Logged in")
     }
 
     func refresh(_ request: Request, _ context: some RequestContext) async throws -> Response {
@@ -50,26 +50,24 @@ struct AuthRoutes: Sendable {
             server.metrics.error("4000")
             return RESTEnvelope.error(4000, "Invalid request - malformed refresh token").response
         }
-        guard server.refreshTokens.isValid(refreshToken, userId: userId, now: server.now()) else {
+        guard let spent = server.refreshTokens.exchange(refreshToken, userId: userId, now: server.now()) else {
             server.metrics.error("4004")
             return RESTEnvelope.error(4004, "Refresh token invalid").response
         }
-        return try await signedIn(userId: userId, message: "Tokens refreshed", refreshToken: refreshToken)
+        // Rotation: the answer carries a new refresh token; the one presented is spent (persisted
+        // as such with the new one, so a restart does not revive it).
+        return try await signedIn(userId: userId, message: "Tokens refreshed", spent: spent)
     }
 
     /// Code 1000: the user (with its organization and that organization's users) and tokens.
-    private func signedIn(userId: String, message: String, refreshToken: String?) async throws -> Response {
+    private func signedIn(userId: String, message: String, spent: StoredRefreshToken? = nil) async throws -> Response {
         guard let user = server.model.userResponse(userId: userId) else {
             return RESTEnvelope.error(4001, "Email address not found").response
         }
         let now = server.now()
-        var refresh = refreshToken
-        if refresh == nil {
-            let issued = server.refreshTokens.issue(userId: userId, now: now)
-            try await server.committer.commit(StorageBatch(refreshTokens: [issued.record]))
-            refresh = issued.token
-        }
-        let tokens = ["accessToken": server.tokens.issue(userId: userId, now: now), "refreshToken": refresh!]
+        let issued = server.refreshTokens.issue(userId: userId, now: now)
+        try await server.committer.commit(StorageBatch(refreshTokens: [spent, issued.record].compactMap { $0 }))
+        let tokens = ["accessToken": server.tokens.issue(userId: userId, now: now), "refreshToken": issued.token]
         return RESTEnvelope(code: 1000, message: message, hasError: false, data: ["response": user, "tokens": tokens])
             .response
     }

@@ -15,6 +15,8 @@ final class ModelHub: Sendable {
     private let requestCounter = NIOLockedValueBox(0)
     /// The `ack-before-durable` catalog fault: answer without waiting for the commit.
     private let ackBeforeDurable: Bool
+    /// The `note-id-prefix-match` catalog fault: authorize ids by their first 24 characters.
+    private let prefixMatch: Bool
     let initialNoteTexts: [String: String]
     let logger: Logger
     /// Set once the server exists (the hub is built first; the server delivers its sends).
@@ -27,6 +29,7 @@ final class ModelHub: Sendable {
         self.committer = committer
         self.logger = logger
         ackBeforeDurable = configuration.faults.contains(.ackBeforeDurable)
+        prefixMatch = configuration.faults.contains(.noteIdPrefixMatch)
         let stored = try storage.loadRecords()
         let seed = try configuration.fixtures.map { try ModelSeed.load(from: $0) }
         // Notes start empty (created on first read, as the original's are).
@@ -35,13 +38,15 @@ final class ModelHub: Sendable {
             // First start on this database: hash the seed's passwords and store everything.
             let changes = seed.changes(hashing: { Bcrypt.hash($0, cost: configuration.bcryptCost) })
             try storage.write(StorageBatch(records: try changes.map(StoredRecord.init(change:))))
-            machine = NIOLockedValueBox(ModelServer(configuration: .init(serverId: serverId), restoring: changes))
+            machine = NIOLockedValueBox(
+                ModelServer(configuration: .init(serverId: serverId, faults: configuration.faults), restoring: changes))
             logger.info(
                 "seeded the model",
                 metadata: ["records": "\(changes.count)", "fixtures": "\(configuration.fixtures?.path ?? "-")"])
         } else {
             let changes = try stored.map { try $0.modelChange() }
-            machine = NIOLockedValueBox(ModelServer(configuration: .init(serverId: serverId), restoring: changes))
+            machine = NIOLockedValueBox(
+                ModelServer(configuration: .init(serverId: serverId, faults: configuration.faults), restoring: changes))
         }
     }
 
@@ -59,7 +64,8 @@ final class ModelHub: Sendable {
 
     /// A pool is an organization id or an account id; it must be the caller's organization's.
     func poolBelongs(_ poolId: String, to caller: Caller) -> Bool {
-        machine.withLockedValue {
+        if prefixMatch, poolId != caller.organizationId { return ownsByPrefix(poolId, caller) }
+        return machine.withLockedValue {
             $0.state.accounts[poolId]?.organizationId == caller.organizationId || poolId == caller.organizationId
         }
     }
@@ -67,7 +73,18 @@ final class ModelHub: Sendable {
     /// A note is an account's; the account must be in the caller's organization. The model's
     /// `authorizeNote` decides, so the rule the model's tests pin is the one the socket enforces.
     func noteBelongs(_ accountId: String, to caller: Caller) -> Bool {
-        machine.withLockedValue { (try? $0.authorizeNote(accountId, caller)) != nil }
+        if prefixMatch { return ownsByPrefix(accountId, caller) }
+        return machine.withLockedValue { (try? $0.authorizeNote(accountId, caller)) != nil }
+    }
+
+    /// The `note-id-prefix-match` defect: an id is the caller's when one of its organization's
+    /// accounts shares its first 24 characters (as a truncated index or a short-id cache would).
+    private func ownsByPrefix(_ id: String, _ caller: Caller) -> Bool {
+        machine.withLockedValue { machine in
+            machine.state.accounts.values.contains {
+                $0.organizationId == caller.organizationId && $0.id.prefix(24) == id.prefix(24)
+            }
+        }
     }
 
     /// The REST login's `data.response`: the user, with its organization and that organization's users.

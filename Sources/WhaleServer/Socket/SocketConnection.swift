@@ -237,14 +237,21 @@ final class RateLimiter: Sendable {
         var last: ContinuousClock.Instant
         var refusedSinceNotice = 0
         var lastNotice: ContinuousClock.Instant?
+        /// `rate-limit-off-by-one` only: the current window's start and count.
+        var windowStart: ContinuousClock.Instant?
+        var windowCount = 0
     }
     private let rate: Double
     private let burst: Double
+    private let offByOne: Bool
     private let bucket: NIOLockedValueBox<Bucket>
 
-    init(rate: Int, burst: Int) {
+    /// `offByOne` is the `rate-limit-off-by-one` catalog fault: a counter per window of
+    /// `burst / rate` seconds (starting at its first message) that refuses the message reaching `burst`.
+    init(rate: Int, burst: Int, offByOne: Bool = false) {
         self.rate = Double(rate)
         self.burst = Double(max(burst, 1))
+        self.offByOne = offByOne
         bucket = NIOLockedValueBox(Bucket(tokens: Double(max(burst, 1)), last: .now))
     }
 
@@ -258,6 +265,18 @@ final class RateLimiter: Sendable {
                 + Double((now - bucket.last).components.seconds)
             bucket.tokens = min(burst, bucket.tokens + elapsed * rate)
             bucket.last = now
+            if offByOne {
+                // A window as long as the bucket takes to fill (burst / rate), so a burst read as
+                // slowly as a debug build reads it still falls in one.
+                if let start = bucket.windowStart, now - start < .seconds(burst / rate) {
+                    bucket.windowCount += 1
+                } else {
+                    bucket.windowStart = now
+                    bucket.windowCount = 1
+                }
+                // The defect: `>=` where `>` was meant.
+                bucket.tokens = Double(bucket.windowCount) >= burst ? 0 : 1
+            }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
                 return nil

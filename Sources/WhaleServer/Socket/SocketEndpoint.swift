@@ -59,7 +59,8 @@ struct SocketEndpoint: Sendable {
             id: server.registry.claim(version == .v2 ? handshake.clientId : nil), protocolVersion: version,
             caller: caller, poolId: handshake.poolId,
             limiter: RateLimiter(
-                rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2),
+                rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2,
+                offByOne: configuration.faults.contains(.rateLimitOffByOne)),
             channel: channel, outbound: outbound)
         server.registry.add(connection)
         server.metrics.connections.increment()
@@ -100,6 +101,8 @@ struct SocketEndpoint: Sendable {
         let configuration = server.configuration
         // Messages up to 4× the limit are read and refused politely; past that the socket closes.
         let hardLimit = configuration.maxMessageBytes * 4
+        // `size-limit-off-by-one`: one byte less than the limit is the most let through.
+        let largest = configuration.maxMessageBytes - (configuration.faults.contains(.sizeLimitOffByOne) ? 1 : 0)
         do {
             for try await message in inbound.messages(maxSize: hardLimit) {
                 let bytes: [UInt8]
@@ -114,7 +117,7 @@ struct SocketEndpoint: Sendable {
                     connection.close(.messageTooLarge, reason: "message over \(WireCodec.originalMaxBytes) bytes")
                     return
                 }
-                guard bytes.count <= configuration.maxMessageBytes else {
+                guard bytes.count <= largest else {
                     refuse(
                         ProtocolError(
                             .tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"),

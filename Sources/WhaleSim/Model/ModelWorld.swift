@@ -59,7 +59,7 @@ struct ModelWorld {
         let org = Self.organizationId
         let seed = Self.seed(spec: spec, userIds: userIds)
         seedAccounts = seed.accounts
-        configuration = ModelServer.Configuration(serverId: "whalesim-sim")
+        configuration = ModelServer.Configuration(serverId: "whalesim-sim", faults: faults)
         let server = ModelServer(configuration: configuration, restoring: seed.changes { "plain:" + $0 })
         self.server = server
         store = server.state

@@ -92,8 +92,33 @@ extension Scenario {
             if model == nil || !mutates {
                 return "\(name) has no model workload (no model section, or no mutations in its mix)"
             }
+        case .tokenExpiryLeewayDay, .refreshTokenReuse, .revisionPastHeadAccepted, .sizeLimitOffByOne,
+            .rateLimitOffByOne, .noteIdPrefixMatch, .rejoinLosesUpdate:
+            return "\(name) is simulated: " + (Self.liveServerOnly(fault) ?? "")
         }
         return nil
+    }
+
+    /// Why no simulation can exercise `fault`, for a fault only the live server shows (whalesim
+    /// serve --fault, caught by whalesim conform); nil for every other fault.
+    public static func liveServerOnly(_ fault: Fault) -> String? {
+        switch fault {
+        case .tokenExpiryLeewayDay:
+            "the simulator has no access tokens; only the live server checks them (conform: security.token-expired-just-now)"
+        case .refreshTokenReuse:
+            "the simulator has no refresh tokens; only the live server's /api/user/refresh exchanges them (conform: security.refresh-token-reused)"
+        case .revisionPastHeadAccepted:
+            "its clients send only revisions the server gave them, never one past the head; only a scripted frame does (conform: security.bad-revision-one-past-head)"
+        case .sizeLimitOffByOne:
+            "its messages travel decoded, with no size limit; only the live server counts a message's bytes (conform: security.size-at-limit-and-one-over)"
+        case .rateLimitOffByOne:
+            "its clients are never rate limited; only the live server's sockets are (conform: security.rate-at-burst-and-just-over)"
+        case .noteIdPrefixMatch:
+            "it has one organization, so no other organization's note to let in; only the live server authorizes ids (conform: security.note-id-one-character-off)"
+        case .rejoinLosesUpdate:
+            "each of its clients is its own user, whose pool socket leaves before it rejoins, so no user is ever in a pool twice (conform: model.pool-rejoin-within-one-update)"
+        default: nil
+        }
     }
 }
 
