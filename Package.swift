@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "WhaleRecord", dependencies: ["CZlib"], exclude: ["README.md"]),
         // Recorded sessions (docs/sessions.md): the session file, secrets redacted, HTTP and websocket
         // streams read as they pass, HAR import, a session as a virtual user's steps. Files only.
-        .target(name: "WhaleSession", exclude: ["README.md"]),
+        .target(name: "WhaleSession", dependencies: ["CJSONC"], exclude: ["README.md"]),
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.

@@ -44,9 +44,12 @@ public enum JSONValue: Hashable, Sendable, Codable {
         }
     }
 
-    /// Parses `data` as JSON, or nil when it is not JSON.
+    /// Parses `data` as strict JSON in UTF-8 (json-c; docs/decisions/0052), or nil when it is not.
     public static func parse(_ data: some Collection<UInt8>) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(data))
+        let bytes = ArraySlice(data)
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        guard case .success(let value) = SessionLineDecoder.Tokener().parse(bytes) else { return nil }
+        return value
     }
 
     /// The compact JSON text, keys sorted.

@@ -41,7 +41,11 @@ public struct ReplayScript: Sendable {
 
     /// The steps of `session` in `recording`.
     public static func make(_ recording: SessionRecording, session: String) -> ReplayScript {
-        let events = recording.events(of: session)
+        make(session: session, events: recording.events(of: session))
+    }
+
+    /// The steps of one session's `events` (in time order).
+    public static func make(session: String, events: [SessionEvent]) -> ReplayScript {
         let t0 = events.first?.t ?? 0
         var script = ReplayScript(
             session: session, steps: [], noteAccount: nil, recordedMix: [:], notReplayed: [:], recordedLatencies: [:],
@@ -54,8 +58,9 @@ public struct ReplayScript: Sendable {
         }
         for e in events {
             let at = e.t - t0
-            let kind = RequestKind.of(e)
-            if let kind, e.kind != .wsReceive { script.recordedMix[kind, default: 0] += 1 }
+            // What the server sent is no request: not parsed for a kind.
+            let kind = e.kind == .wsReceive ? nil : RequestKind.of(e)
+            if let kind { script.recordedMix[kind, default: 0] += 1 }
             switch (e.target, e.kind) {
             case (.salesforce, _):
                 if let kind {

@@ -52,13 +52,30 @@ public struct SessionRecording: Sendable, Equatable {
 
     /// The sessions in order of their first event (`s0`, what no login accounts for, included).
     public var sessions: [String] {
-        var seen: [String] = []
-        for e in events where !seen.contains(e.session) { seen.append(e.session) }
-        return seen
+        var seen: Set<String> = []
+        var order: [String] = []
+        for e in events where seen.insert(e.session).inserted { order.append(e.session) }
+        return order
     }
 
     /// The events of one session, in time order.
     public func events(of session: String) -> [SessionEvent] { events.filter { $0.session == session } }
+
+    /// Every session's events, sessions in order of their first event: one pass, for a file of
+    /// hundreds of sessions (``events(of:)`` per session is a pass each).
+    public var bySession: [(session: String, events: [SessionEvent])] {
+        var index: [String: Int] = [:]
+        var out: [(session: String, events: [SessionEvent])] = []
+        for e in events {
+            if let i = index[e.session] {
+                out[i].events.append(e)
+            } else {
+                index[e.session] = out.count
+                out.append((e.session, [e]))
+            }
+        }
+        return out
+    }
 
     static func line(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
@@ -93,7 +110,10 @@ public struct SessionRecording: Sendable, Equatable {
         return try decode(data, path: path)
     }
 
-    public static func decode(_ data: Data, path: String) throws(SessionFileError) -> SessionRecording {
+    /// `using`: the line parser (json-c unless a benchmark asks for Foundation's, SessionLineDecoder).
+    public static func decode(_ data: Data, path: String, using lineDecoder: SessionLineDecoder = .jsonC)
+        throws(SessionFileError) -> SessionRecording
+    {
         let bytes = [UInt8](data)
         guard !bytes.isEmpty else { throw SessionFileError(path: path, offset: 0, "the file is empty") }
         var lines: [(offset: Int, bytes: ArraySlice<UInt8>)] = []
@@ -102,9 +122,9 @@ public struct SessionRecording: Sendable, Equatable {
             lines.append((start, bytes[start..<i]))
             start = i + 1
         }
-        let decoder = JSONDecoder()
+        let reader = LineReader(decoder: lineDecoder)
         // The header first: a file that is no session file at all is said to be that, not cut short.
-        let header = lines.first.flatMap { try? decoder.decode(Header.self, from: Data($0.bytes)) }
+        let header = lines.first.flatMap { reader.header($0.bytes) }
         if start < bytes.count, header != nil || lines.isEmpty {
             throw SessionFileError(
                 path: path, offset: start,
@@ -121,28 +141,26 @@ public struct SessionRecording: Sendable, Equatable {
                 "session file version \(header.whalesimSession); this whalesim reads version \(version)")
         }
         var events: [SessionEvent] = []
+        events.reserveCapacity(lines.count)
         var end: End?
         for (n, line) in lines.enumerated().dropFirst() {
             if end != nil {
                 throw SessionFileError(path: path, offset: line.offset, "line \(n + 1) comes after the end line")
             }
-            if let e = try? decoder.decode(End.self, from: Data(line.bytes)) {
-                end = e
-                continue
+            let parsed: LineReader.Line
+            do { parsed = try reader.line(line.bytes) } catch {
+                throw SessionFileError(
+                    path: path, offset: line.offset, "line \(n + 1) is not a session event: \(error.message)")
             }
-            do {
-                let event = try decoder.decode(SessionEvent.self, from: Data(line.bytes))
+            switch parsed {
+            case .end(let e): end = e
+            case .event(let event):
                 if let last = events.last, event.t < last.t {
                     throw SessionFileError(
                         path: path, offset: line.offset,
                         "line \(n + 1): time \(event.t) ms is before the previous event's \(last.t) ms")
                 }
                 events.append(event)
-            } catch let e as SessionFileError {
-                throw e
-            } catch {
-                throw SessionFileError(
-                    path: path, offset: line.offset, "line \(n + 1) is not a session event: \(Self.why(error))")
             }
         }
         guard let end else {
@@ -157,6 +175,55 @@ public struct SessionRecording: Sendable, Equatable {
             )
         }
         return SessionRecording(header: header, events: events)
+    }
+
+    /// A session file's lines read by one parser: the header, then each event or the end line.
+    final class LineReader {
+        enum Line {
+            case end(End)
+            case event(SessionEvent)
+        }
+        let decoder: SessionLineDecoder
+        let tokener = SessionLineDecoder.Tokener()
+        let json = JSONDecoder()
+        init(decoder: SessionLineDecoder) { self.decoder = decoder }
+
+        func header(_ b: ArraySlice<UInt8>) -> Header? {
+            switch decoder {
+            case .foundation: return try? json.decode(Header.self, from: Data(b))
+            case .jsonC:
+                guard case .success(let v) = tokener.parse(b), let version = v["whalesimSession"]?.int,
+                    let source = v["source"]?.string
+                else { return nil }
+                var h = Header(
+                    source: source, upstream: v["upstream"]?.string,
+                    salesforceUpstream: v["salesforceUpstream"]?.string,
+                    startedAt: v["startedAt"]?.string)
+                h.whalesimSession = version
+                return h
+            }
+        }
+
+        func line(_ b: ArraySlice<UInt8>) throws(SessionFileError) -> Line {
+            switch decoder {
+            case .foundation:
+                if let e = try? json.decode(End.self, from: Data(b)) { return .end(e) }
+                do { return .event(try json.decode(SessionEvent.self, from: Data(b))) } catch {
+                    throw SessionFileError(path: "", offset: nil, SessionRecording.why(error))
+                }
+            case .jsonC:
+                switch tokener.parse(b) {
+                case .failure(let e): throw SessionFileError(path: "", offset: nil, "not valid JSON (\(e.why))")
+                case .success(let v):
+                    if case .object(let o) = v, o.count == 1, let body = o["end"], let count = body["events"]?.int,
+                        let sessions = body["sessions"]?.array
+                    {
+                        return .end(End(end: .init(events: count, sessions: sessions.compactMap { $0.string })))
+                    }
+                    return .event(try SessionEvent(value: v))
+                }
+            }
+        }
     }
 
     static func why(_ error: any Error) -> String {

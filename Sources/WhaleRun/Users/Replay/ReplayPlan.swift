@@ -30,9 +30,9 @@ public final class ReplayPlan: Sendable {
     /// Reads and checks the session file; a file with no session to play is refused.
     public static func load(_ spec: ReplaySpec) throws(SessionFileError) -> ReplayPlan {
         let recording = try SessionRecording.read(path: spec.file)
-        var sessions = recording.sessions.filter { $0 != "s0" }
-        if sessions.isEmpty { sessions = recording.sessions }
-        let scripts = sessions.map { ReplayScript.make(recording, session: $0) }
+        var sessions = recording.bySession.filter { $0.session != "s0" }
+        if sessions.isEmpty { sessions = recording.bySession }
+        let scripts = sessions.map { ReplayScript.make(session: $0.session, events: $0.events) }
         guard scripts.contains(where: { !$0.steps.isEmpty }) else {
             throw SessionFileError(
                 path: spec.file, offset: nil,
