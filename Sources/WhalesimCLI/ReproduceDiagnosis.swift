@@ -42,6 +42,11 @@ enum ReproduceDiagnosis {
             out.append("    ruled out: \(faults.map(\.rawValue).joined(separator: " + ")): it also shows \(why)")
         }
         for (fault, reason) in d.unexercisable { out.append("    not tried: \(fault.rawValue): \(reason)") }
+        if !d.liveServerOnly.isEmpty {
+            out.append(
+                "    not tried, only a live server shows them (whalesim conform checks them): \(d.liveServerOnly.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
         if let best = d.matches.first {
             for fault in best.faults {
                 let commands = conformCommands(fault, server: server)
@@ -70,6 +75,7 @@ enum ReproduceDiagnosis {
             },
             "indistinguishable": d.indistinguishable.map { names($0.faults) },
             "notTried": d.unexercisable.map { ["fault": $0.fault.rawValue, "reason": $0.reason] },
+            "liveServerOnly": d.liveServerOnly.map(\.rawValue),
             "ruledOut": d.rejected.map { ["faults": names($0.faults), "why": $0.why] as [String: Any] },
             "conform": d.matches.first.map { $0.faults.flatMap { conformCommands($0, server: server) } } ?? [],
         ]

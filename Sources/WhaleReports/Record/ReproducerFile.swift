@@ -46,6 +46,8 @@ public struct ReproducerFile: Codable, Sendable, Hashable {
         public var indistinguishable: [[String]]
         public var ruledOut: [RuledOut]
         public var notTried: [NotTried]
+        /// Faults only a live server shows (no simulation can try them; conform checks them).
+        public var liveServerOnly: [String]?
         /// Every fault set run, in order.
         public var tried: [[String]]
         /// Why it stopped before trying every candidate (budget, nothing exercisable).

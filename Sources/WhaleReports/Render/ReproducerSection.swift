@@ -55,6 +55,10 @@ struct ReproducerSection {
                 "<li>ruled out: <code>\(html(r.faults.joined(separator: " + ")))</code>: it also shows \(html(r.why))</li>\n"
         }
         for n in d.notTried { out += "<li>not tried: <code>\(html(n.fault))</code>: \(html(n.reason))</li>\n" }
+        if let live = d.liveServerOnly, !live.isEmpty {
+            out +=
+                "<li>not tried, only a live server shows them (<code>whalesim conform</code> checks them): \(live.map { "<code>\(html($0))</code>" }.joined(separator: ", "))</li>\n"
+        }
         out += "</ul>\n"
         for c in d.conform { out += "<p>isolate it: <code>\(html(c))</code></p>\n" }
         return out

@@ -51,6 +51,9 @@ public struct FaultDiagnosis: Sendable {
     public var tried: [[Fault]]
     /// Faults of the side the script cannot exercise, with why (``Scenario/cannotExercise(_:)``).
     public var unexercisable: [(fault: Fault, reason: String)]
+    /// Faults of the side only a live server shows (tokens, sizes, rates, ids): no simulation
+    /// can try them; `whalesim conform` checks them.
+    public var liveServerOnly: [Fault] = []
     /// The fault sets that reproduce, best first.
     public var matches: [Match]
     /// Fault sets that fail the checker as live but also show what the live run did not, with what.
@@ -81,8 +84,11 @@ public struct FaultDiagnosis: Sendable {
         let already = Set(scenario.faults)
         var candidates: [Fault] = []
         var unexercisable: [(Fault, String)] = []
+        var liveOnly: [Fault] = []
         for fault in Fault.allCases where fault.isClientSide == (side == .client) && !already.contains(fault.rawValue) {
-            if let reason = scenario.cannotExercise(fault) {
+            if Scenario.liveServerOnly(fault) != nil {
+                liveOnly.append(fault)
+            } else if let reason = scenario.cannotExercise(fault) {
                 unexercisable.append((fault, reason))
             } else {
                 candidates.append(fault)
@@ -91,6 +97,7 @@ public struct FaultDiagnosis: Sendable {
         var d = FaultDiagnosis(
             side: side, tried: [], unexercisable: unexercisable, matches: [], stop: nil, liveApplies: liveApplies,
             seconds: 0)
+        d.liveServerOnly = liveOnly
         guard !candidates.isEmpty else {
             d.stop = .noExercisableFault
             return d
