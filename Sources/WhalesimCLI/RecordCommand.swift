@@ -27,10 +27,9 @@ struct RecordCommand: AsyncParsableCommand {
             0 stopped cleanly, 64 bad input.
 
             Examples:
-              whalesim serve --port 8080 &
-              whalesim record --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out team.session
-              # point the app (or a script) at http://127.0.0.1:8081, work, then Ctrl-C
-              whalesim run --replay team.session --users 50
+              # before a server on port 8080; the app then uses 8081
+              whalesim record --listen 8081 --upstream http://127.0.0.1:8080 --out s.jsonl
+              whalesim run --replay s.jsonl --users 50
             """
     )
 

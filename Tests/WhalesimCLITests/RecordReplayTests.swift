@@ -308,6 +308,50 @@ import WhalesimTesting
             "\(replay.all)")
     }
 
+    /// A scenario's `workload: {replay: FILE, speed: X}` with its own load profile: the HAR's
+    /// session (no Python needed) played by 6 users arriving over a 1 s ramp at 4x speed on the
+    /// embedded server; every checker valid, each kind 6 times the recording's, and the run's
+    /// own replay command names the scenario file.
+    @Test func aScenarioFileReplaysWithItsOwnLoadProfileAndSpeed() throws {
+        let dir = try cli.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let session = dir.appendingPathComponent("har.session")
+        #expect(try cli.whalesim(["import-har", Self.har, "--out", session.path]).status == 0)
+        let yaml = dir.appendingPathComponent("replayed.yml")
+        try """
+        name: replayed-har
+        mode: live
+        seed: 3
+        clients: {count: 6, documents: 1, protocol: 2}
+        workload: {replay: \(session.path), speed: 4}
+        live:
+          duration: 4s
+          load: {profile: ramp, ramp-up: 1s}
+          import: {pages: 0}
+          quiescence: 5s
+        checkers: [convergence, intention, cursors, revisions, liveness]
+        """.write(to: yaml, atomically: true, encoding: .utf8)
+        let reports = dir.appendingPathComponent("Reports")
+        let run = try cli.whalesim(["run", yaml.path, "--report-dir", reports.path, "--quiet"])
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout.contains("6 clients (ramp over 1000 ms)"), "\(run.stdout)")
+        #expect(run.stdout.contains("replay: whalesim run \(yaml.path) --seed 3"), "\(run.stdout)")
+        let record = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("latest/run.json")))
+                as? [String: Any])
+        let replay = try #require(record["replay"] as? [String: Any])
+        #expect(replay["speed"] as? Double == 4 && replay["users"] as? Int == 6)
+        for k in replay["kinds"] as? [[String: Any]] ?? [] {
+            let recorded = k["recorded"] as? Int ?? -1
+            #expect(k["replayed"] as? Int == recorded * 6, "\(k)")
+        }
+        let bad = dir.appendingPathComponent("bad.yml")
+        try "name: b\nmode: live\nworkload: {replay: x.session, speed: 0}\n".write(
+            to: bad, atomically: true, encoding: .utf8)
+        let refused = try cli.whalesim(["run", bad.path])
+        #expect(refused.status == 64 && refused.stderr.contains("workload.speed: must be above 0"), "\(refused.all)")
+    }
+
     /// What each bad input gets: a clear message and exit 64, and no file half made.
     @Test func badInputsGetClearErrors() throws {
         let dir = try cli.scratch()
