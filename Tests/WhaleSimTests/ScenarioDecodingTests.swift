@@ -291,7 +291,7 @@ import Testing
                 "clients.extra: unknown key (allowed: count, documents, protocol)",
                 "network.delay.min: min 9 is greater than max 1",
                 #"faults[0]: unknown fault "bogus" (see whalesim simulate --list-faults)"#,
-                "unknown-top: unknown key (allowed: name, description, mode, seed, clients, text, ops, ticks, network, think-time, mix, nemeses, faults, checkers, thresholds, model, live, script, storage)",
+                "unknown-top: unknown key (allowed: name, description, mode, seed, clients, text, ops, ticks, network, think-time, mix, nemeses, faults, checkers, thresholds, model, live, script, storage, workload)",
             ])
         #expect(found.count == 7)
     }
