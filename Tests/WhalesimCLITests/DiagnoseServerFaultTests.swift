@@ -128,7 +128,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let scenario = Self.cases[0].scenario
         var diagnosed = 0
-        for seed in 7...8 {
+        // One diagnosed run is the evidence; a second seed only if the first needed no diagnosis.
+        for seed in 7...8 where diagnosed == 0 {
             let (status, out, runDir) = try runAgainst(
                 ["--plant", "misorder-broadcast"], scenario: scenario, seed: seed, in: dir)
             #expect(status == 2, "seed \(seed): \(out)")
@@ -177,9 +178,11 @@ extension DiagnoseServerFaultTests {
                 directory: dir, dataDirectory: fs.mount, extra: ["--fault", "ack-before-durable"])
             defer { team.kill() }
             let file = dir.appendingPathComponent("scenario.yml")
+            // One power loss in a 4 s load is enough to lose acknowledged ops (the suite's own has two in 7 s).
             try PowerLossRunTests.scenario(name: "their-ack-before-durable").replacingOccurrences(
-                of: "  duration: 7s", with: "  duration: 7s\n  server: \(team.url)"
-            ).write(to: file, atomically: true, encoding: .utf8)
+                of: "  duration: 7s", with: "  duration: 4s\n  server: \(team.url)"
+            ).replacingOccurrences(of: "at: [2500, 5000]", with: "at: [2000]").write(
+                to: file, atomically: true, encoding: .utf8)
             // Output to a file: the server the restart command starts inherits the run's output.
             let whalesim = RunCommandTests.root.appendingPathComponent(".build/debug/whalesim").path
             let output = dir.appendingPathComponent("run-\(attempt).out")
