@@ -376,47 +376,4 @@ struct RunCommand: AsyncParsableCommand {
         options.progress = quiet ? .none : (isatty(1) != 0 ? .terminal : .lines)
         return options
     }
-
-    static func parseDuration(_ text: String) -> Int? {
-        var t = text
-        var scale = 1.0
-        if t.hasSuffix("ms") {
-            t.removeLast(2)
-        } else if t.hasSuffix("s") {
-            t.removeLast(); scale = 1000
-        } else if t.hasSuffix("m") {
-            t.removeLast(); scale = 60_000
-        } else {
-            return nil
-        }
-        guard let v = Double(t), v.isFinite, v >= 0, v * scale <= 86_400_000 else { return nil }
-        return Int((v * scale).rounded())
-    }
-}
-
-/// The run a first signal interrupts, kept across the runs of a repeat: a run attached after the
-/// signal is interrupted at once.
-final class RunInterruption: @unchecked Sendable {
-    private let lock = NSLock()
-    private var run: LiveRun?
-    private var signal: String?
-
-    func attach(_ r: LiveRun) {
-        let pending: String? = lock.withLock {
-            run = r
-            return signal
-        }
-        if let pending { r.interrupt(pending) }
-    }
-
-    func interrupt(_ name: String) {
-        let current: LiveRun? = lock.withLock {
-            if signal == nil { signal = name }
-            return run
-        }
-        current?.interrupt(name)
-    }
-
-    /// The signal received, if any.
-    var received: String? { lock.withLock { signal } }
 }
