@@ -29,22 +29,26 @@ let package = Package(
         .library(name: "SalesforceHTTP", targets: ["SalesforceHTTP"]),
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
     ],
+    // AsyncHTTPClient is built only with the default trait: `bench http` measures it against libcurl, nothing else
+    // uses it, and scripts/whalesim's first run builds without it (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+    traits: [
+        .trait(
+            name: "BenchAsyncHTTPClient", description: "AsyncHTTPClient as a second executor for `whalesim bench http`"),
+        .default(enabledTraits: ["BenchAsyncHTTPClient"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // One trait, not the default two: SwiftPM orders two traits' -D flags differently between a build that resolves
         // and the next, which recompiled HummingbirdCore, Hummingbird and HummingbirdTLS and relinked on the second
-        // `scripts/whalesim` (decision 0050). ConfigurationSupport (swift-configuration readers) is not used here.
+        // `scripts/whalesim` (docs/decisions/0054-first-run-build-libcrypto-and-traits.md). ConfigurationSupport (swift-configuration readers) is not used here.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -75,13 +79,22 @@ let package = Package(
         // Recorded sessions (docs/sessions.md): the session file, secrets redacted, HTTP and websocket
         // streams read as they pass, HAR import, a session as a virtual user's steps. Files only.
         .target(name: "WhaleSession", dependencies: ["CJSONC"], exclude: ["README.md"]),
+        // HMAC-SHA256, SHA-256, SHA-1 and a throwaway certificate authority on OpenSSL's libcrypto (Debian
+        // libssl-dev), instead of swift-crypto and swift-certificates: their BoringSSL copy was a sixth of the
+        // first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+        .target(name: "CLibcrypto", exclude: ["README.md"], linkerSettings: [.linkedLibrary("crypto")]),
+        .target(name: "WhaleCrypto", dependencies: ["CLibcrypto"], exclude: ["README.md"]),
+        // SQLite (Debian libsqlite3-dev) for the reference server's storage, called directly: GRDB, which it
+        // replaced, was a fourteenth of the first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Run directory (run.json, history.whr or history.jsonl) → report.html, junit.xml, summary.json; run comparison. Files only.
         .target(name: "WhaleReports", dependencies: ["WhaleCore", "WhaleRecord"], exclude: ["README.md"]),
         // The fake Salesforce's logic: SOQL engine, org fixtures, REST/SOAP/OAuth request handling, sans-I/O.
         .target(
-            name: "SalesforceFake", dependencies: ["WhaleCore", .product(name: "Crypto", package: "swift-crypto")],
+            name: "SalesforceFake", dependencies: ["WhaleCore", "WhaleCrypto"],
             exclude: ["README.md"]),
         // The fake Salesforce's HTTP and HTTPS server (`fake-salesforce`, the embedded one): live ring, opens sockets.
         .target(
@@ -96,8 +109,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "WhaleCrypto",
             ], exclude: ["README.md"]),
         // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.
         .target(
@@ -108,13 +120,13 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLite",
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "WhaleCrypto",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,7 +148,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(traits: ["BenchAsyncHTTPClient"])),
             ], exclude: ["README.md"]),
         // libcurl (Debian libcurl4-openssl-dev) with typed wrappers for its variadic setters; WhaleLoad's CurlMultiExecutor.
         .systemLibrary(
@@ -266,8 +280,7 @@ let package = Package(
         .testTarget(
             name: "WhaleLoadSocketTests",
             dependencies: [
-                "WhaleLoad",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "WhaleLoad", "WhaleCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,7 +1,6 @@
-import Crypto
 import Foundation
 import NIOSSL
-import X509
+import WhaleCrypto
 
 /// A throwaway certificate authority and a server certificate it signed, made at start-up so HTTPS
 /// needs no files in the repository. The leaf names `127.0.0.1` (IP) and `localhost` (DNS); clients
@@ -15,47 +14,9 @@ public struct SelfSignedCertificates: Sendable {
 
     /// Generates a fresh P-256 CA and leaf valid from an hour ago for 30 days.
     public static func generate(now: Date = Date()) throws -> SelfSignedCertificates {
-        let caKey = P256.Signing.PrivateKey()
-        let caPublic = Certificate.PublicKey(caKey.publicKey)
-        let caName = try DistinguishedName {
-            OrganizationName("whalesim")
-            CommonName("whalesim fake Salesforce test CA")
-        }
-        let caSKI = SubjectKeyIdentifier(hash: caPublic)
-        let ca = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: caPublic,
-            notValidBefore: now - 3600, notValidAfter: now + 30 * 86400,
-            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                caSKI
-            },
-            issuerPrivateKey: Certificate.PrivateKey(caKey))
-
-        let leafKey = P256.Signing.PrivateKey()
-        let leafPublic = Certificate.PublicKey(leafKey.publicKey)
-        let leafName = try DistinguishedName {
-            OrganizationName("whalesim")
-            CommonName("localhost")
-        }
-        let leaf = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: leafPublic,
-            notValidBefore: now - 3600, notValidAfter: now + 30 * 86400,
-            issuer: caName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true, keyEncipherment: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(.init(contentBytes: [127, 0, 0, 1]))])
-                SubjectKeyIdentifier(hash: leafPublic)
-                AuthorityKeyIdentifier(keyIdentifier: caSKI.keyIdentifier)
-            },
-            issuerPrivateKey: Certificate.PrivateKey(caKey))
-
-        return SelfSignedCertificates(
-            caPEM: try ca.serializeAsPEM().pemString, leafPEM: try leaf.serializeAsPEM().pemString,
-            leafKeyPEM: leafKey.pemRepresentation)
+        let from = Int64(now.timeIntervalSince1970)
+        let made = try CertificateAuthority.make(notBefore: from - 3600, notAfter: from + 30 * 86400)
+        return SelfSignedCertificates(caPEM: made.caPEM, leafPEM: made.leafPEM, leafKeyPEM: made.leafKeyPEM)
     }
 
     /// A NIOSSL server configuration presenting the leaf (then the CA) certificate.

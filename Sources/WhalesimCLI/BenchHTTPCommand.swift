@@ -37,8 +37,8 @@ struct BenchHTTPCommand: AsyncParsableCommand {
     var runs = 3
     @Option(help: "http, https or both.")
     var scheme = "both"
-    @Option(help: "Executors to measure (curl, async-http-client), comma-separated.")
-    var clients = HTTPClientKind.allCases.map(\.rawValue).joined(separator: ",")
+    @Option(help: "Executors to measure (curl, async-http-client), comma-separated; by default all this build has.")
+    var clients = HTTPClientKind.built.map(\.rawValue).joined(separator: ",")
     @Option(help: "Org fixture directory (default: the small org, ./Fixtures or built in).")
     var org: String?
     @Option(help: "Seed of the query mix.")
@@ -64,6 +64,7 @@ struct BenchHTTPCommand: AsyncParsableCommand {
                     "--clients: unknown executor \(name) (known: \(HTTPClientKind.allCases.map(\.rawValue).joined(separator: ", ")))"
                 ).exit()
             }
+            if let why = kind.notBuilt { throw BadInput("--clients \(name): \(why)").exit() }
             if !kinds.contains(kind) { kinds.append(kind) }
         }
         guard !kinds.isEmpty else { throw BadInput("--clients names no executor").exit() }

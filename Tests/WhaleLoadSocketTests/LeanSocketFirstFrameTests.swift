@@ -1,4 +1,4 @@
-import Crypto
+import WhaleCrypto
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -23,7 +23,7 @@ import WhaleLoad
                 request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") } ?? ""
             let key =
                 keyLine.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+            let accept = Data(Digest.sha1(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
                 .base64EncodedString()
             var out = context.channel.allocator.buffer(capacity: 256)
             out.writeString(

@@ -38,8 +38,49 @@ import WhalesimTesting
         #expect(try reopened.loadRefreshTokens(now: 150).isEmpty, "expired refresh tokens are not loaded")
     }
 
-    /// The writer really runs at the level asked for. GRDB's pool switches its writer to NORMAL
-    /// when it sets up WAL; under NORMAL a commit is not synced, and a power loss (issue 24,
+    /// A database written by an earlier whalesim (through GRDB, in the statements GRDB wrote) opens
+    /// unchanged: its rows load and its migration is not run again. A U+0000 in a note is kept whole.
+    @Test func aFileWrittenThroughGRDBOpensUnchanged() throws {
+        let path = try ExternalProcess.temporaryDirectory("storage-grdb").appendingPathComponent("old.sqlite").path
+        do {
+            let old = try SQLiteConnection(path: path)
+            try old.execute("PRAGMA journal_mode = WAL")
+            try old.execute(
+                """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('v1');
+                \(SQLiteStorage.migrations[0].sql)
+                INSERT INTO note_log (resource_id, revision, op, op_id, reset_text)
+                  VALUES ('n1', 1, '\(SQLiteStorage.encodeOperation(op(0, insert: "ab")))', 'c:1', NULL);
+                INSERT INTO model_record VALUES ('model', 'account:a1', '{}');
+                """)
+        }
+        let storage = try SQLiteStorage(path: path)
+        #expect(try storage.schemaVersion() == 1)
+        #expect(try ServerDocument(restoring: storage.loadNotes(initialTexts: [:])[0]).text == "ab")
+        #expect(try storage.loadRecords() == [StoredRecord(kind: "model", id: "account:a1", body: "{}")])
+        try storage.write(
+            StorageBatch(noteEntries: [
+                PersistEntry(resourceId: "n1", revision: 2, op: op(2, insert: "c\u{0}d"), opId: "c:2")
+            ]))
+        #expect(try ServerDocument(restoring: storage.loadNotes(initialTexts: [:])[0]).text == "abc\u{0}d")
+    }
+
+    /// A file that is not an SQLite database is refused with SQLite's own words, and left as it was.
+    @Test func aFileThatIsNotADatabaseIsRefusedAndKept() throws {
+        let path = try ExternalProcess.temporaryDirectory("storage-bad").appendingPathComponent("bad.sqlite").path
+        let junk = Data(repeating: 0x41, count: 4096)
+        try junk.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SQLiteStorage(path: path)
+        } throws: { error in
+            "\(error)".contains("file is not a database")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
+    }
+
+    /// The writer really runs at the level asked for. GRDB's pool, which this storage once used,
+    /// switched its writer to NORMAL when it set up WAL; under NORMAL a commit is not synced, and a power loss (issue 24,
     /// docs/lazyfs.md) lost acknowledged ops of the reference server.
     @Test func theWriterRunsAtTheSynchronousLevelAskedFor() throws {
         let directory = try ExternalProcess.temporaryDirectory("storage-sync")

@@ -1,4 +1,4 @@
-import Crypto
+import WhaleCrypto
 import Foundation
 import WhaleCore
 
@@ -121,9 +121,7 @@ extension FakeSalesforce {
     /// Base64 of HMAC-SHA256 over `id + issued_at`, keyed with the consumer secret; clients verify
     /// token responses with it.
     public static func signature(id: String, issuedAt: String, secret: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(
-            for: Data((id + issuedAt).utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return Data(mac).base64EncodedString()
+        Data(Digest.hmacSHA256(key: Array(secret.utf8), data: Array((id + issuedAt).utf8))).base64EncodedString()
     }
 
     static func oauthError(_ status: Int, _ error: String, _ description: String) -> SFResponse {

@@ -6,6 +6,22 @@ public enum HTTPClientKind: String, CaseIterable, Sendable {
     /// The one the load runner uses (measured by `whalesim bench http`;
     /// docs/decisions/0012-virtual-client-http-executor-libcurl-multi.md).
     public static let preferred: HTTPClientKind = .curl
+
+    /// The executors in this build: AsyncHTTPClient only with the package's default trait
+    /// `BenchAsyncHTTPClient`, which `scripts/whalesim` leaves out (only `bench http` measures it).
+    #if BenchAsyncHTTPClient
+        public static let built: [HTTPClientKind] = [.curl, .asyncHTTPClient]
+    #else
+        public static let built: [HTTPClientKind] = [.curl]
+    #endif
+
+    /// Why this build cannot make `self`, or nil if it can.
+    public var notBuilt: String? {
+        HTTPClientKind.built.contains(self)
+            ? nil
+            : "this build leaves AsyncHTTPClient out (scripts/whalesim builds without the package's default traits, to "
+                + "start sooner); `swift build -c release` includes it"
+    }
 }
 
 /// Builds executors by kind.
@@ -16,7 +32,12 @@ public enum HTTPExecutors {
     {
         switch kind {
         case .curl: CurlMultiExecutor(caFile: caFile, maxConnections: maxConnections)
-        case .asyncHTTPClient: AsyncHTTPClientExecutor(caFile: caFile, maxConnections: maxConnections)
+        case .asyncHTTPClient:
+            #if BenchAsyncHTTPClient
+                AsyncHTTPClientExecutor(caFile: caFile, maxConnections: maxConnections)
+            #else
+                preconditionFailure("async-http-client: \(kind.notBuilt ?? "")")
+            #endif
         }
     }
 
@@ -37,7 +58,12 @@ public enum HTTPExecutors {
                 options: .init(
                     maxConnections: 1024, idleHandlesMax: idle, idleStretch: .seconds(3),
                     idleConnectionsMax: idle, receiveBufferBytes: 1024))
-        case .asyncHTTPClient: return AsyncHTTPClientExecutor(maxConnections: 1024)
+        case .asyncHTTPClient:
+            #if BenchAsyncHTTPClient
+                return AsyncHTTPClientExecutor(maxConnections: 1024)
+            #else
+                preconditionFailure("async-http-client: \(kind.notBuilt ?? "")")
+            #endif
         }
     }
 }

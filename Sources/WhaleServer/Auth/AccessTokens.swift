@@ -1,4 +1,4 @@
-import Crypto
+import WhaleCrypto
 import Foundation
 
 /// Access tokens as the original issues them: JWT, HS256, claim `userID`, 60 minutes. Checked for
@@ -25,7 +25,7 @@ public struct AccessTokens: Sendable {
         }
     }
 
-    private let key: SymmetricKey
+    private let key: [UInt8]
     /// Lifetime of an access token, in seconds (the original's 60 minutes).
     public var lifetime: Int64 = 3600
     /// Seconds past `exp` a token is still accepted (clock skew between issuer and checker).
@@ -34,7 +34,7 @@ public struct AccessTokens: Sendable {
     public var leeway: Int64 = 0
 
     public init(secret: Data) {
-        key = SymmetricKey(data: secret)
+        key = Array(secret)
     }
 
     /// A signed token for `userId`, valid from `now` (seconds since 1970) for ``lifetime``.
@@ -42,7 +42,7 @@ public struct AccessTokens: Sendable {
         let header = #"{"alg":"HS256","typ":"JWT"}"#
         let payload = #"{"userID":\#(jsonString(userId)),"iat":\#(now),"exp":\#(now + lifetime),"iss":"whalesim"}"#
         let signingInput = Self.base64URL(Data(header.utf8)) + "." + Self.base64URL(Data(payload.utf8))
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
+        let mac = Digest.hmacSHA256(key: key, data: Array(signingInput.utf8))
         return signingInput + "." + Self.base64URL(Data(mac))
     }
 
@@ -60,8 +60,8 @@ public struct AccessTokens: Sendable {
         guard let alg = header["alg"] as? String, alg == "HS256" else {
             throw .wrongAlgorithm((header["alg"] as? String) ?? "missing")
         }
-        let signingInput = Data((parts[0] + "." + parts[1]).utf8)
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: key) else {
+        let expected = Digest.hmacSHA256(key: key, data: Array((parts[0] + "." + parts[1]).utf8))
+        guard Digest.constantTimeEqual(expected, signature) else {
             throw .badSignature
         }
         guard let userId = payload["userID"] as? String, !userId.isEmpty else { throw .malformed }

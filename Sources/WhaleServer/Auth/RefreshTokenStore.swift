@@ -1,4 +1,4 @@
-import Crypto
+import WhaleCrypto
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -42,6 +42,6 @@ final class RefreshTokenStore: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Digest.hex(Digest.sha256(Array(token.utf8)))
     }
 }

@@ -1,44 +1,42 @@
 import Foundation
-import GRDB
 import WhaleOT
 import WhaleProtocol
 
-/// ``ServerStorage`` in one SQLite file through GRDB: WAL journal, `synchronous = FULL` (a
-/// committed transaction survives `kill -9` and power loss), a versioned schema migrated on open.
+/// ``ServerStorage`` in one SQLite file, on SQLite's C interface: WAL journal, `synchronous = FULL`
+/// (a committed transaction survives `kill -9` and power loss), a versioned schema migrated on open.
 /// `inMemory()` is for throwaway runs (`--database :memory:`): same code, nothing on disk.
-public final class SQLiteStorage: ServerStorage {
-    private let writer: any DatabaseWriter
+///
+/// One connection does everything, behind a lock: the server writes from one group committer at a
+/// time (``GroupCommitter``) and reads only when it starts. Files written through GRDB, which this
+/// replaced, open unchanged: the same tables, and the same `grdb_migrations` table of applied versions.
+public final class SQLiteStorage: ServerStorage, @unchecked Sendable {
+    // @unchecked: `connection` is only touched with `lock` held.
+    private let connection: SQLiteConnection
+    private let lock = NSLock()
+    private var insertNote: SQLiteStatement?
+    private var insertRecord: SQLiteStatement?
     private let checkpointer: WALCheckpointer?
     public let path: String
 
     /// Opens (creating if needed) and migrates the database at `path`, with `synchronous` (FULL
     /// unless a test asks for less).
     public init(path: String, synchronous: SQLiteSynchronous = .full) throws {
-        var configuration = Configuration()
-        let pragma = synchronous.rawValue.uppercased()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(pragma)")
-            // Checkpoints run beside the writer, not inside its commits (WALCheckpointer).
-            if path != ":memory:" { try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        }
         self.path = path
-        if path == ":memory:" {
-            writer = try DatabaseQueue(configuration: configuration)
-        } else {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            // GRDB's pool switches its writer to `synchronous = NORMAL` when it sets up WAL, after
-            // prepareDatabase ran: commits were then synced at checkpoints only, and a power loss
-            // (docs/lazyfs.md) lost acknowledged ops. Set the level again on the writer, and check it.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(pragma)") }
-            writer = pool
+        connection = try SQLiteConnection(path: path)
+        if path != ":memory:" {
+            try connection.execute("PRAGMA journal_mode = WAL")
+            // Checkpoints run beside the writer, not inside its commits (WALCheckpointer).
+            try connection.execute("PRAGMA wal_autocheckpoint = 0")
         }
-        let level = try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        // After the journal mode, and read back: the level is what makes an acknowledged op durable.
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+        let level = try Self.synchronousLevel(of: connection)
         guard level == synchronous.pragmaValue else {
             throw ServerStartError(
                 message:
                     "SQLite runs with synchronous = \(level), not \(synchronous.rawValue) (\(synchronous.pragmaValue))")
         }
-        try Self.migrator.migrate(writer)
+        try Self.migrate(connection)
         // The file's name is durable only once its directory is synced: SQLite syncs the
         // directory after creating a journal or WAL, never after creating the database itself,
         // and a power loss would otherwise take the whole new database with it.
@@ -50,9 +48,17 @@ public final class SQLiteStorage: ServerStorage {
 
     deinit { checkpointer?.stop() }
 
-    /// The writer connection's `PRAGMA synchronous` (0 off, 1 normal, 2 full).
-    public func synchronousLevel() throws -> Int {
-        try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The connection's `PRAGMA synchronous` (0 off, 1 normal, 2 full).
+    public func synchronousLevel() throws -> Int { try locked { try Self.synchronousLevel(of: connection) } }
+
+    static func synchronousLevel(of connection: SQLiteConnection) throws -> Int {
+        Int(try connection.rows("PRAGMA synchronous") { $0.integer(0) }.first ?? -1)
     }
 
     /// fsync of the directory holding `path`.
@@ -67,104 +73,111 @@ public final class SQLiteStorage: ServerStorage {
     /// A database that lives only as long as this object.
     public static func inMemory() throws -> SQLiteStorage { try SQLiteStorage(path: ":memory:") }
 
-    /// The schema, one migration per version. Never edit a shipped migration: add the next one.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            // Every applied op (or history reset) of every note, in apply order.
-            try db.create(table: "note_log") { t in
-                t.autoIncrementedPrimaryKey("seq")
-                t.column("resource_id", .text).notNull().indexed()
-                t.column("revision", .integer).notNull()
-                t.column("op", .text)
-                t.column("op_id", .text)
-                t.column("reset_text", .text)
-            }
-            try db.create(table: "model_record") { t in
-                t.column("kind", .text).notNull()
-                t.column("id", .text).notNull()
-                t.column("body", .text).notNull()
-                t.primaryKey(["kind", "id"])
-            }
-            try db.create(table: "refresh_token") { t in
-                t.column("token_hash", .text).primaryKey()
-                t.column("user_id", .text).notNull()
-                t.column("expires_at", .integer).notNull()
+    /// The schema, one migration per version, applied in order, each in its own transaction and noted in
+    /// `grdb_migrations` (the name GRDB gave it, kept so that its files open unchanged). Never edit a shipped
+    /// migration: add the next one.
+    static let migrations: [(identifier: String, sql: String)] = [
+        (
+            "v1",
+            // Every applied op (or history reset) of every note, in apply order; the model's records;
+            // refresh tokens by their hash. The statements GRDB's migration wrote, word for word.
+            """
+            CREATE TABLE "note_log" ("seq" INTEGER PRIMARY KEY AUTOINCREMENT, "resource_id" TEXT NOT NULL, \
+            "revision" INTEGER NOT NULL, "op" TEXT, "op_id" TEXT, "reset_text" TEXT);
+            CREATE INDEX "note_log_on_resource_id" ON "note_log"("resource_id");
+            CREATE TABLE "model_record" ("kind" TEXT NOT NULL, "id" TEXT NOT NULL, "body" TEXT NOT NULL, \
+            PRIMARY KEY ("kind", "id"));
+            CREATE TABLE "refresh_token" ("token_hash" TEXT PRIMARY KEY, "user_id" TEXT NOT NULL, \
+            "expires_at" INTEGER NOT NULL);
+            """
+        )
+    ]
+
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        let applied = Set(try appliedMigrations(connection))
+        for migration in migrations where !applied.contains(migration.identifier) {
+            try connection.transaction {
+                try connection.execute(migration.sql)
+                try connection.prepare(#"INSERT INTO "grdb_migrations" ("identifier") VALUES (?)"#)
+                    .execute([.text(migration.identifier)])
             }
         }
-        return migrator
     }
 
-    public func schemaVersion() throws -> Int {
-        try writer.read { db in try Self.migrator.appliedIdentifiers(db).count }
+    static func appliedMigrations(_ connection: SQLiteConnection) throws -> [String] {
+        try connection.rows(#"SELECT "identifier" FROM "grdb_migrations" ORDER BY "identifier""#) { $0.text(0) ?? "" }
     }
+
+    public func schemaVersion() throws -> Int { try locked { try Self.appliedMigrations(connection).count } }
 
     public func loadNotes(initialTexts: [String: String]) throws -> [PersistedDocument] {
-        try writer.read { db in
+        try locked {
             var documents: [String: PersistedDocument] = [:]
             var order: [String] = []
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT resource_id, op, op_id, reset_text FROM note_log ORDER BY seq")
-            while let row = try rows.next() {
-                let id: String = row["resource_id"]
+            let rows = try connection.prepare("SELECT resource_id, op, op_id, reset_text FROM note_log ORDER BY seq")
+            while try rows.step() {
+                let id = rows.text(0) ?? ""
                 if documents[id] == nil {
                     documents[id] = PersistedDocument(resourceId: id, initialText: initialTexts[id] ?? "")
                     order.append(id)
                 }
-                let opText: String? = row["op"]
-                let op = try opText.map { try Self.decodeOperation($0) }
+                let op = try rows.text(1).map { try Self.decodeOperation($0) }
                 documents[id]!.append(
-                    PersistEntry(resourceId: id, revision: 0, op: op, opId: row["op_id"], resetText: row["reset_text"]))
+                    PersistEntry(resourceId: id, revision: 0, op: op, opId: rows.text(2), resetText: rows.text(3)))
             }
             return order.sorted().compactMap { documents[$0] }
         }
     }
 
     public func loadRecords() throws -> [StoredRecord] {
-        try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT kind, id, body FROM model_record ORDER BY kind, id").map {
-                StoredRecord(kind: $0["kind"], id: $0["id"], body: $0["body"])
+        try locked {
+            try connection.rows("SELECT kind, id, body FROM model_record ORDER BY kind, id") {
+                StoredRecord(kind: $0.text(0) ?? "", id: $0.text(1) ?? "", body: $0.text(2) ?? "")
             }
         }
     }
 
     public func loadRefreshTokens(now: Int64) throws -> [StoredRefreshToken] {
-        try writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT token_hash, user_id, expires_at FROM refresh_token WHERE expires_at > ? ORDER BY token_hash",
-                arguments: [now]
-            ).map {
-                StoredRefreshToken(tokenHash: $0["token_hash"], userId: $0["user_id"], expiresAt: $0["expires_at"])
-            }
+        try locked {
+            try connection.rows(
+                "SELECT token_hash, user_id, expires_at FROM refresh_token WHERE expires_at > ? ORDER BY token_hash",
+                [.integer(now)]
+            ) { StoredRefreshToken(tokenHash: $0.text(0) ?? "", userId: $0.text(1) ?? "", expiresAt: $0.integer(2)) }
         }
     }
 
     public func write(_ batch: StorageBatch) throws {
         guard !batch.isEmpty else { return }
-        try writer.write { db in
-            if !batch.noteEntries.isEmpty {
-                let statement = try db.cachedStatement(
-                    sql: "INSERT INTO note_log (resource_id, revision, op, op_id, reset_text) VALUES (?, ?, ?, ?, ?)")
-                for entry in batch.noteEntries {
-                    let op: String? = entry.op.map(Self.encodeOperation)
-                    try statement.execute(arguments: [
-                        entry.resourceId, entry.revision, op, entry.opId, entry.resetText,
-                    ])
+        try locked {
+            try connection.transaction {
+                if !batch.noteEntries.isEmpty {
+                    if insertNote == nil {
+                        insertNote = try connection.prepare(
+                            "INSERT INTO note_log (resource_id, revision, op, op_id, reset_text) VALUES (?, ?, ?, ?, ?)"
+                        )
+                    }
+                    for entry in batch.noteEntries {
+                        try insertNote!.execute([
+                            .text(entry.resourceId), .integer(Int64(entry.revision)),
+                            .text(entry.op.map(Self.encodeOperation)), .text(entry.opId), .text(entry.resetText),
+                        ])
+                    }
                 }
-            }
-            if !batch.records.isEmpty {
-                let statement = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO model_record (kind, id, body) VALUES (?, ?, ?)")
-                for record in batch.records {
-                    try statement.execute(arguments: [record.kind, record.id, record.body])
+                if !batch.records.isEmpty {
+                    if insertRecord == nil {
+                        insertRecord = try connection.prepare(
+                            "INSERT OR REPLACE INTO model_record (kind, id, body) VALUES (?, ?, ?)")
+                    }
+                    for record in batch.records {
+                        try insertRecord!.execute([.text(record.kind), .text(record.id), .text(record.body)])
+                    }
                 }
-            }
-            for token in batch.refreshTokens {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO refresh_token (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                    arguments: [token.tokenHash, token.userId, token.expiresAt])
+                for token in batch.refreshTokens {
+                    try connection.prepare(
+                        "INSERT OR REPLACE INTO refresh_token (token_hash, user_id, expires_at) VALUES (?, ?, ?)"
+                    ).execute([.text(token.tokenHash), .text(token.userId), .integer(token.expiresAt)])
+                }
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Keeps SQLite's write-ahead log short without putting a checkpoint inside a commit. With the
 /// default auto-checkpoint, every thousandth page the committing transaction itself copies the
@@ -34,13 +33,7 @@ final class WALCheckpointer: Sendable {
     }
 
     private func run() {
-        var configuration = Configuration()
-        configuration.label = "whalesim-wal-checkpoint"
-        // Never make the writer wait for this connection: it waits for locks, not the writer.
-        configuration.busyMode = .timeout(1)
-        let pragma = synchronous.rawValue.uppercased()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(pragma)") }
-        var connection: DatabaseQueue?
+        var connection: SQLiteConnection?
         while true {
             stopped.lock()
             if !isStopped { _ = stopped.wait(until: Date(timeIntervalSinceNow: interval)) }
@@ -50,8 +43,16 @@ final class WALCheckpointer: Sendable {
             // A passive checkpoint copies what it can without waiting for readers or the writer;
             // what it cannot copy now waits for the next turn. A failure here loses nothing (the
             // log still holds every commit), so it is not an error worth stopping the server for.
-            if connection == nil { connection = try? DatabaseQueue(path: path, configuration: configuration) }
-            try? connection?.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+            if connection == nil { connection = try? Self.open(path, synchronous: synchronous) }
+            try? connection?.checkpointPassive()
         }
+    }
+
+    /// This thread's own connection, at the writer's level. It waits up to a second for a lock (never
+    /// making the writer wait for it).
+    private static func open(_ path: String, synchronous: SQLiteSynchronous) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+        return connection
     }
 }
