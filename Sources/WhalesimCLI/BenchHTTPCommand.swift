@@ -24,6 +24,9 @@ struct BenchHTTPCommand: AsyncParsableCommand {
             Server and clients share this process, so CPU seconds per 1,000 requests include the fake's own share, \
             which is the same for both executors; the difference between them is the client's.
 
+            AsyncHTTPClient is in builds with the package's default trait (`swift build`, `swift run`); \
+            scripts/whalesim's build leaves it out to build sooner, so there `--clients` is curl alone.
+
             Examples:
               swift run -c release whalesim bench http
               swift run -c release whalesim bench http --scheme http --seconds 2 --runs 1
