@@ -3,7 +3,7 @@ import Testing
 import WhalesimTesting
 
 /// The setup split (issue 20): running whalesim (`scripts/whalesim`, `scripts/setup`) needs the
-/// Swift toolchain and four libraries (libcurl, json-c, SQLite, libfuse3 with its fuse3 mount helper), nothing the tests use. Proved with a PATH that holds
+/// Swift toolchain and five libraries (libcurl, libcrypto, json-c, SQLite, libfuse3 with its fuse3 mount helper), nothing the tests use. Proved with a PATH that holds
 /// only the few programs the scripts call (bash, dirname, dpkg...) and a stand-in `swift` that
 /// logs what it is asked and points at the whalesim these tests were built with (a release
 /// build inside a test would take minutes): no python3, pip, chromium, curl, xmllint or apt-get
@@ -61,7 +61,11 @@ import WhalesimTesting
         #expect(output.stdout.contains("USAGE: whalesim <subcommand>"), "\(output.stdout)")
         #expect(!output.stderr.contains("setup: installing"), "setup wanted to install: \(output.stderr)")
         let calls = try String(contentsOf: log, encoding: .utf8)
-        #expect(calls.contains("swift build -c release --product whalesim"), "\(calls)")
+        // The first run's build: release, without the default trait (AsyncHTTPClient) and without debug info.
+        #expect(
+            calls.contains(
+                "swift build -c release --disable-default-traits --scratch-path .build-whalesim --product whalesim"),
+            "\(calls)")
     }
 
     /// What `scripts/setup` asks dpkg about: the running packages, and only them; `--tests` adds the test ones.
@@ -79,8 +83,8 @@ import WhalesimTesting
         let asked = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(
             asked == [
-                "dpkg -s libcurl4-openssl-dev", "dpkg -s libjson-c-dev", "dpkg -s zlib1g-dev", "dpkg -s libsqlite3-dev",
-                "dpkg -s libfuse3-dev", "dpkg -s fuse3",
+                "dpkg -s libcurl4-openssl-dev", "dpkg -s libssl-dev", "dpkg -s libjson-c-dev", "dpkg -s zlib1g-dev",
+                "dpkg -s libsqlite3-dev", "dpkg -s libfuse3-dev", "dpkg -s fuse3",
             ])
 
         let bad = try await run("scripts/setup", ["--browser"], path: bin)
