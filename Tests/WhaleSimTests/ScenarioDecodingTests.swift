@@ -72,6 +72,11 @@ import Testing
         #expect(try live("  timer-grid: 2")?.timerGridMs == 2)  // a bare number is ms, as elsewhere in live:
         let base = "name: t\nmode: live\nlive:\n  duration: 2s\n"
         #expect(problems(base + "  timer-grid: 1s") == ["live.timer-grid: 1s is out of range 0...100 ms"])
+        // A duration past any range (past Int, even past Double) is out of range, not a crash.
+        #expect(problems(base + "  timer-grid: 1e300s") == ["live.timer-grid: 1e300s is out of range 0...100 ms"])
+        #expect(problems(base + "  timer-grid: 1e308m") == ["live.timer-grid: 1e308m is out of range 0...100 ms"])
+        #expect(DurationText.parse("90") == .noUnit && DurationText.parse("xs") == .notANumber)
+        #expect(DurationText.parse("1.5s") == .milliseconds(1500))
         #expect(problems(base + "  timer-grid: -1ms").first?.hasPrefix("live.timer-grid: ") == true)
         #expect(
             problems(base + "  timer-grid: coarse") == [

@@ -11,23 +11,17 @@ extension NodeReader {
             problem(path, "expected a duration (e.g. 500ms, 30s, 2m), got \(Self.show(node))")
             return nil
         }
-        var text = s.string.trimmingCharacters(in: .whitespaces)
-        var scale = 1.0
-        if text.hasSuffix("ms") {
-            text.removeLast(2)
-        } else if text.hasSuffix("s") {
-            text.removeLast(); scale = 1000
-        } else if text.hasSuffix("m") {
-            text.removeLast(); scale = 60_000
-        } else {
+        let ms: Int
+        switch DurationText.parse(s.string.trimmingCharacters(in: .whitespaces)) {
+        // Past any range (and past Int, which would trap): out of range below, with the text as written.
+        case .milliseconds(let value): ms = value < 1e15 ? Int(value.rounded()) : Int.max
+        case .noUnit:
             problem(path, "expected a duration with a unit (ms, s or m), got \(String(reflecting: s.string))")
             return nil
-        }
-        guard let v = Double(text), v.isFinite, v >= 0 else {
+        case .notANumber:
             problem(path, "expected a duration (e.g. 500ms, 30s, 2m), got \(String(reflecting: s.string))")
             return nil
         }
-        let ms = Int((v * scale).rounded())
         guard range.contains(ms) else {
             problem(path, "\(s.string) is out of range \(range.lowerBound)...\(range.upperBound) ms")
             return nil
