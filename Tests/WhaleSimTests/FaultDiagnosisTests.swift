@@ -98,6 +98,50 @@ import WhaleProtocol
         #expect(ruled.why.hasPrefix("intention invalid, valid live"), "\(ruled.why)")
     }
 
+    /// A client that diverged after the simulated server lost acknowledged ops in a restart is not
+    /// held against the fault (which clients came back at a revision the new history reached again
+    /// hangs on what the live storage kept); without that loss, or with another symptom, it is.
+    @Test func aDivergenceAfterARestartThatLostOpsRulesNothingOut() throws {
+        var (summary, _) = try foreignRecord(.serverAppliesResendTwice)
+        summary.results = summary.results.map { CheckResult(checker: $0.checker, verdict: .valid, evidence: []) }
+        var s = try BuiltinScenarios.load("power-loss")
+        s.faults = [Fault.ackBeforeDurable.rawValue]
+        let lossy = try #require(
+            (1...20).lazy.map { Simulation.run(s, seed: UInt64($0)) }.first { r in
+                r.history.entries.contains {
+                    if case .serverRevision(_, let from, let to, Simulation.restartCause) = $0.event {
+                        from > to
+                    } else {
+                        false
+                    }
+                }
+            })
+        func diverging(_ r: SimulationResult, _ evidence: [String]) -> SimulationResult {
+            var r = r
+            r.results = r.results.map {
+                $0.checker == .convergence
+                    ? CheckResult(checker: .convergence, verdict: .invalid, evidence: evidence) : $0
+            }
+            r.results = r.results.map {
+                $0.checker == .convergence ? $0 : CheckResult(checker: $0.checker, verdict: .valid, evidence: [])
+            }
+            return r
+        }
+        let diverged = [
+            "c03 diverged from the server on note-00: lengths 272 and 273, first difference at scalar 234: \"a\" vs \"b\""
+        ]
+        #expect(FaultDiagnosis.contradiction(diverging(lossy, diverged), live: summary) == nil)
+        let replay = ["note-00: the server's text is not the replay of its history: lengths 1 and 0"]
+        #expect(
+            FaultDiagnosis.contradiction(diverging(lossy, diverged + replay), live: summary)?.hasPrefix(
+                "convergence invalid, valid live") == true)
+        s.faults = []
+        let whole = Simulation.run(s, seed: lossy.seed)
+        #expect(
+            FaultDiagnosis.contradiction(diverging(whole, diverged), live: summary)?.hasPrefix(
+                "convergence invalid, valid live") == true)
+    }
+
     /// A spent budget stops the diagnosis and says so; nothing is named from a partial search.
     @Test func aSpentBudgetStopsAndSaysSo() throws {
         let (summary, lines) = try foreignRecord(.serverAppliesResendTwice)

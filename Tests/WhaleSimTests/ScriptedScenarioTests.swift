@@ -325,7 +325,18 @@ import WhaleProtocol
                 EvidenceKind.of(
                     "c01:17 was acknowledged at t=2427 but dropped from note-00 at t=2988 (restart from persisted state): an acknowledged edit was lost"
                 ))
-                == "# was acknowledged at # but dropped from # at # (restart from persisted state)")
+                == "# was acknowledged at # but dropped from # at #")
+        // The cause in the closing parenthesis is how whalesim saw it, live or simulated: not the claim.
+        #expect(
+            EvidenceKind.claim(
+                EvidenceKind.of(
+                    "c011.mx1wrv4b:63 was acknowledged at t=2227 but dropped from acc-1000 at t=4077 (the server answered the recorder's resync from revision 308 with its full state at revision 295): an acknowledged edit was lost"
+                )) == "# was acknowledged at # but dropped from # at #")
+        #expect(
+            EvidenceKind.claim(
+                EvidenceKind.of("t=4077 acc-1000's server revision went back from 308 to 295 (a (nested) cause)"))
+                == "# server revision went back from # to #")
+        #expect(EvidenceKind.claim("# was abandoned (dropped") == "# was abandoned (dropped")
         #expect(
             EvidenceKind.claim(
                 EvidenceKind.of("c01:17 applied twice on note-00 (revisions 1 and 2): its text \"x\" is doubled"))

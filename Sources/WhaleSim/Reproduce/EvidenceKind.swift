@@ -52,10 +52,34 @@ public enum EvidenceKind {
     /// When it was seen is not part of the claim either: a leading time (`t=3333`, a `#` before the
     /// subject's `#`) and a trailing ` during the run` go, so a copy that diverged while the run went on
     /// and one found diverged at the end make the same claim.
+    /// Nor is the cause in a closing parenthesis, which says how whalesim saw it: a live run sees an
+    /// acknowledged edit go when the server answers a resync with older state (`(the server answered
+    /// the recorder's resync …)`), the simulator when its server restarts (`(restart from persisted
+    /// state)`); the claim of both is `# was acknowledged at # but dropped from # at #`.
     public static func claim(_ kind: String) -> String {
         var claim = kind.range(of: ": ").map { String(kind[..<$0.lowerBound]) } ?? kind
         if claim.hasPrefix("# #") { claim.removeFirst(2) }
         if claim.hasSuffix(" during the run") { claim.removeLast(" during the run".count) }
+        if let open = trailingParenthesis(claim) { claim = String(claim[..<open]) }
         return claim
+    }
+
+    /// Where the ` (` of a balanced parenthesis that closes `text` starts, or nil.
+    static func trailingParenthesis(_ text: String) -> String.Index? {
+        guard text.hasSuffix(")") else { return nil }
+        var depth = 0
+        var i = text.endIndex
+        while i > text.startIndex {
+            i = text.index(before: i)
+            if text[i] == ")" { depth += 1 }
+            if text[i] == "(" {
+                depth -= 1
+                if depth == 0 {
+                    guard i > text.startIndex, text[text.index(before: i)] == " " else { return nil }
+                    return text.index(before: i)
+                }
+            }
+        }
+        return nil
     }
 }

@@ -154,10 +154,29 @@ public struct FaultDiagnosis: Sendable {
     /// evidence. A fault whose symptoms the live run lacked did not happen there: a server that
     /// misorders broadcasts diverges its clients as one that applies resends twice does, but never
     /// shows an op applied twice.
+    ///
+    /// Except a client that diverged after the simulated server lost acknowledged ops in a restart:
+    /// a client that comes back at a revision the new history has reached again resyncs onto ops it
+    /// never saw. Whether one does hangs on which writes the live storage kept and when each client
+    /// came back, which the record does not carry, so the live run's clients not diverging says
+    /// nothing about the fault.
     static func contradiction(_ result: SimulationResult, live: LiveRecordSummary) -> String? {
+        let lostInRestart = result.history.entries.contains {
+            if case .serverRevision(_, let from, let to, Simulation.restartCause) = $0.event {
+                from > to
+            } else {
+                false
+            }
+        }
+        let diverged = "# diverged from the server on #"
         for simulated in result.results where simulated.verdict == .invalid {
             guard let l = live.results.first(where: { $0.checker == simulated.checker }) else { continue }
             if l.verdict == .valid {
+                if lostInRestart,
+                    simulated.evidence.allSatisfy({ EvidenceKind.claim(EvidenceKind.of($0)) == diverged })
+                {
+                    continue
+                }
                 let first = simulated.evidence.first.map { ": \($0)" } ?? ""
                 return "\(simulated.checker.rawValue) invalid, valid live\(first)"
             }

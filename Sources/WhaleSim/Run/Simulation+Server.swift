@@ -60,6 +60,9 @@ extension Simulation {
         if let restartAfter { queue.schedule(.restartServer, at: clock.now + restartAfter) }
     }
 
+    /// The cause of a server revision that a restart set back (acknowledged ops were not persisted).
+    static let restartCause = "restart from persisted state"
+
     /// A new server process from the persisted documents; clients reconnect shortly after.
     /// `reconnectClients` off: a script's clients connect at their own steps.
     mutating func restartServer(reconnectClients: Bool = true) {
@@ -77,7 +80,7 @@ extension Simulation {
             if revision != serverRevisions[d] {
                 record(
                     .serverRevision(
-                        document: d, from: serverRevisions[d], to: revision, cause: "restart from persisted state"))
+                        document: d, from: serverRevisions[d], to: revision, cause: Self.restartCause))
                 serverRevisions[d] = revision
             }
         }
