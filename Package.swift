@@ -84,6 +84,14 @@ let package = Package(
         // first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
         .target(name: "CLibcrypto", exclude: ["README.md"], linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "WhaleCrypto", dependencies: ["CLibcrypto"], exclude: ["README.md"]),
+        // TLS on the system's OpenSSL (libssl) as a NIO handler: the fake Salesforce's HTTPS, `wss://` and the
+        // recorder's upstream, with no BoringSSL to compile (docs/decisions/0055-tls-on-openssl.md).
+        .target(
+            name: "CLibssl", exclude: ["README.md"], linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        .target(
+            name: "WhaleTLS",
+            dependencies: ["CLibssl", .product(name: "NIOCore", package: "swift-nio")],
+            exclude: ["README.md"]),
         // SQLite (Debian libsqlite3-dev) for the reference server's storage, called directly: GRDB, which it
         // replaced, was a fourteenth of the first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
         .systemLibrary(
@@ -102,14 +110,13 @@ let package = Package(
             dependencies: [
                 "SalesforceFake",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                "WhaleCrypto",
+                "WhaleCrypto", "WhaleTLS",
             ], exclude: ["README.md"]),
         // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.
         .target(
@@ -138,15 +145,12 @@ let package = Package(
         .target(
             name: "WhaleLoad",
             dependencies: [
-                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSession", "CCurl", "CEpoll",
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleSession", "CCurl", "CEpoll", "WhaleTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["BenchAsyncHTTPClient"])),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client",
@@ -280,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "WhaleLoadSocketTests",
             dependencies: [
-                "WhaleLoad", "WhaleCrypto",
+                "WhaleLoad", "WhaleCrypto", "WhaleTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTLS
 import Logging
 import NIOCore
 import SalesforceFake
@@ -73,7 +72,7 @@ public final class FakeSalesforceServer: Sendable {
                 ) : nil
         let caURL = caFile ?? ownedDirectory!.appendingPathComponent("ca.pem")
         try certificates.writeCA(to: caURL)
-        let tls = try certificates.serverTLSConfiguration()
+        let tls = try certificates.serverTLSContext()
 
         let httpBound = BoundAddress(), httpsBound = BoundAddress()
         let failure = BoundAddress()
@@ -88,7 +87,7 @@ public final class FakeSalesforceServer: Sendable {
             logger: logger)
         let httpsApp = Application(
             responder: FakeSalesforceResponder(fake: fake, scheme: "https", boundAddress: httpsBound),
-            server: try .tls(.http1(), tlsConfiguration: tls),
+            server: .http1(tls: tls),
             configuration: ApplicationConfiguration(address: .hostname(host, port: httpsPort), serverName: nil),
             onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") },
             logger: logger)

@@ -1,6 +1,6 @@
 import Foundation
-import NIOSSL
 import WhaleCrypto
+import WhaleTLS
 
 /// A throwaway certificate authority and a server certificate it signed, made at start-up so HTTPS
 /// needs no files in the repository. The leaf names `127.0.0.1` (IP) and `localhost` (DNS); clients
@@ -19,13 +19,9 @@ public struct SelfSignedCertificates: Sendable {
         return SelfSignedCertificates(caPEM: made.caPEM, leafPEM: made.leafPEM, leafKeyPEM: made.leafKeyPEM)
     }
 
-    /// A NIOSSL server configuration presenting the leaf (then the CA) certificate.
-    public func serverTLSConfiguration() throws -> TLSConfiguration {
-        let leaf = try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem)
-        let ca = try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem)
-        let key = try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)
-        return TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(leaf), .certificate(ca)], privateKey: .privateKey(key))
+    /// A server TLS context presenting the leaf (then the CA) certificate.
+    public func serverTLSContext() throws(TLSError) -> TLSContext {
+        try TLSContext.server(certificatePEM: leafPEM, chainPEM: caPEM, privateKeyPEM: leafKeyPEM)
     }
 
     /// Writes the CA certificate (PEM) to `file`, creating its directory.

@@ -1,14 +1,16 @@
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import NIOWebSocket
+import WhaleTLS
 
-/// One client websocket on the shared NIO event loops (hummingbird-websocket's client): frames
-/// in go to `onText` on the connection's task; `send` queues a text (or binary) frame. Used by
-/// the load runner and `whalesim bench server`.
+/// One client websocket on the shared NIO event loops, `ws://` or `wss://` (TLS on the system's
+/// OpenSSL): whole messages in go to `onText` on the connection's task; `send` queues a text (or
+/// binary) frame. Pings are answered; a close from the server is echoed. Used by `whalesim
+/// conform` and `whalesim bench server`; the load runner's sockets are ``LeanSocket`` and
+/// ``EpollWebSocket``.
 ///
 /// ```swift
 /// let socket = LiveSocket(url: "ws://127.0.0.1:8080/socket", headers: ["ObjectId": "acct-1"]) { text in
@@ -26,9 +28,10 @@ public final class LiveSocket: Sendable {
         public var error: String?
     }
 
-    private enum Outgoing: Sendable {
+    enum Outgoing: Sendable {
         case text(String)
         case binary(String)
+        case pong(ByteBuffer)
     }
 
     private let outgoing: AsyncStream<Outgoing>.Continuation
@@ -36,51 +39,27 @@ public final class LiveSocket: Sendable {
         (false, nil, []))
     fileprivate let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
+    /// `caFile`: a PEM file of certificate authorities a `wss://` server may be signed by, besides
+    /// the system's.
     public init(
-        url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, logger: Logger? = nil,
+        url: String, headers: [(String, String)] = [], maxFrameSize: Int = 1 << 20, caFile: String? = nil,
         onText: @escaping @Sendable (String) -> Void
     ) {
         let (stream, continuation) = AsyncStream.makeStream(of: Outgoing.self)
         outgoing = continuation
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-        }
-        let configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameSize, additionalHeaders: fields)
-        let quiet: Logger =
-            logger
-            ?? {
-                var l = Logger(label: "whalesim.socket"); l.logLevel = .critical; return l
-            }()
         let state = state
         task.withLockedValue {
             $0 = Task {
                 var ending = Ending()
                 do {
-                    let frame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: quiet)
-                    { inbound, outbound, _ in
-                        Self.opened(state, true)
-                        let writer = Task {
-                            for await item in stream {
-                                switch item {
-                                case .text(let text): try? await outbound.write(.text(text))
-                                case .binary(let text): try? await outbound.write(.binary(ByteBuffer(string: text)))
-                                }
-                            }
-                            try? await outbound.close(.normalClosure, reason: nil)
-                        }
-                        do {
-                            for try await message in inbound.messages(maxSize: maxFrameSize * 4) {
-                                switch message {
-                                case .text(let text): onText(text)
-                                case .binary(let buffer): onText(String(buffer: buffer))
-                                }
-                            }
-                        } catch {}
-                        writer.cancel()
-                    }
-                    ending.closeCode = frame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }
-                    ending.reason = frame?.reason
+                    let target = try WebSocketTarget(url)
+                    let channel = try await Self.open(
+                        target, headers: headers, maxFrameSize: maxFrameSize, caFile: caFile)
+                    Self.opened(state)
+                    let close = try await Self.converse(
+                        channel, outgoing: stream, pong: continuation, maxMessage: maxFrameSize * 4, onText: onText)
+                    ending.closeCode = close?.code
+                    ending.reason = close?.reason
                 } catch {
                     ending.error = "\(error)"
                 }
@@ -96,11 +75,10 @@ public final class LiveSocket: Sendable {
     }
 
     private static func opened(
-        _ state: NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>,
-        _ open: Bool
+        _ state: NIOLockedValueBox<(open: Bool, ending: Ending?, waiters: [CheckedContinuation<Bool, Never>])>
     ) {
         let waiters = state.withLockedValue { s -> [CheckedContinuation<Bool, Never>] in
-            s.open = open
+            s.open = true
             defer { s.waiters = [] }
             return s.waiters
         }
@@ -152,9 +130,7 @@ public final class LiveSocket: Sendable {
         outgoing.finish()
         await task.withLockedValue { $0 }?.value
     }
-}
 
-extension LiveSocket {
     /// Waits until the socket has ended, whoever ended it (without closing it).
     public func waitEnded() async {
         await task.withLockedValue { $0 }?.value

@@ -1,8 +1,8 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOSSL
 import WhaleSession
+import WhaleTLS
 
 /// A reverse proxy that records (`whalesim record`): real clients connect to it as to the server;
 /// every byte goes on unchanged to the upstream (over TLS when the upstream is `https`), and both
@@ -33,13 +33,13 @@ public final class RecordingProxy: Sendable {
     let sink: RecordingSink
     private let listener = NIOLockedValueBox<(any Channel)?>(nil)
     let open = NIOLockedValueBox<[ObjectIdentifier: RecordedConnection]>([:])
-    let tlsContext: NIOSSLContext?
+    let tlsContext: TLSContext?
 
     private init(upstream: Upstream, target: SessionEvent.Target, sink: RecordingSink) throws {
         self.upstream = upstream
         self.target = target
         self.sink = sink
-        tlsContext = upstream.tls ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        tlsContext = upstream.tls ? try TLSContext.client() : nil
     }
 
     public static func start(
@@ -105,7 +105,7 @@ final class RecordedConnection: @unchecked Sendable {
                 ch.eventLoop.makeCompletedFuture {
                     if let tls {
                         try ch.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: tls, serverHostname: u.host))
+                            TLSHandler(context: tls, serverHostname: u.host))
                     }
                     try ch.pipeline.syncOperations.addHandler(ServerSide(self))
                 }
