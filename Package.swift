@@ -30,7 +30,7 @@ let package = Package(
         .library(name: "WhalesimTesting", targets: ["WhalesimTesting"]),
     ],
     // AsyncHTTPClient is built only with the default trait: `bench http` measures it against libcurl, nothing else
-    // uses it, and scripts/whalesim's first run builds without it (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+    // uses it, and scripts/whalesim's first run builds without it (docs/decisions/0055-first-run-build-without-boringssl.md).
     traits: [
         .trait(
             name: "BenchAsyncHTTPClient", description: "AsyncHTTPClient as a second executor for `whalesim bench http`"),
@@ -42,8 +42,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // One trait, not the default two: SwiftPM orders two traits' -D flags differently between a build that resolves
-        // and the next, which recompiled HummingbirdCore, Hummingbird and HummingbirdTLS and relinked on the second
-        // `scripts/whalesim` (docs/decisions/0054-first-run-build-libcrypto-and-traits.md). ConfigurationSupport (swift-configuration readers) is not used here.
+        // and the next, which recompiled HummingbirdCore and Hummingbird and relinked on the second
+        // `scripts/whalesim` (docs/decisions/0055-first-run-build-without-boringssl.md). ConfigurationSupport (swift-configuration readers) is not used here.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -81,11 +81,11 @@ let package = Package(
         .target(name: "WhaleSession", dependencies: ["CJSONC"], exclude: ["README.md"]),
         // HMAC-SHA256, SHA-256, SHA-1 and a throwaway certificate authority on OpenSSL's libcrypto (Debian
         // libssl-dev), instead of swift-crypto and swift-certificates: their BoringSSL copy was a sixth of the
-        // first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+        // first run's build (docs/decisions/0055-first-run-build-without-boringssl.md).
         .target(name: "CLibcrypto", exclude: ["README.md"], linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "WhaleCrypto", dependencies: ["CLibcrypto"], exclude: ["README.md"]),
         // TLS on the system's OpenSSL (libssl) as a NIO handler: the fake Salesforce's HTTPS, `wss://` and the
-        // recorder's upstream, with no BoringSSL to compile (docs/decisions/0055-tls-on-openssl.md).
+        // recorder's upstream, with no BoringSSL to compile (docs/decisions/0055-first-run-build-without-boringssl.md).
         .target(
             name: "CLibssl", exclude: ["README.md"], linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(
@@ -93,7 +93,7 @@ let package = Package(
             dependencies: ["CLibssl", .product(name: "NIOCore", package: "swift-nio")],
             exclude: ["README.md"]),
         // SQLite (Debian libsqlite3-dev) for the reference server's storage, called directly: GRDB, which it
-        // replaced, was a fourteenth of the first run's build (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+        // replaced, was a fourteenth of the first run's build (docs/decisions/0055-first-run-build-without-boringssl.md).
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // zlib (Debian zlib1g-dev) for WhaleRecord's deflate streams.
@@ -109,13 +109,10 @@ let package = Package(
             name: "SalesforceHTTP",
             dependencies: [
                 "SalesforceFake",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "WhaleCrypto", "WhaleTLS",
             ], exclude: ["README.md"]),
         // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.

@@ -1,5 +1,5 @@
 // TLS over memory BIOs: what NIOSSL's handler does with BoringSSL, done with the system's OpenSSL so
-// that the first build compiles no TLS library (docs/decisions/0055-tls-on-openssl.md).
+// that the first build compiles no TLS library (docs/decisions/0055-first-run-build-without-boringssl.md).
 #include "whale_tls.h"
 
 #include <openssl/err.h>

@@ -1,12 +1,16 @@
 import Foundation
-import Hummingbird
-import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import SalesforceFake
-import ServiceLifecycle
+import WhaleTLS
 
 /// The fake Salesforce on real sockets: plain HTTP on one port (curl, the benchmark) and HTTPS on
 /// another (simple-salesforce always builds `https://` URLs), both serving one `FakeSalesforce`.
+/// Plain SwiftNIO (`FakeSalesforceHTTPHandler`), not Hummingbird: stopping a Hummingbird application
+/// inside `run`, whose tasks run on NIO's loops, could wedge both loops in swift-async-algorithms'
+/// merge (apple/swift-async-algorithms#430; docs/decisions/0049-telemetry-endpoint-on-plain-nio.md).
 ///
 /// ```swift
 /// let server = try await FakeSalesforceServer.start(org: org)
@@ -26,12 +30,12 @@ public final class FakeSalesforceServer: Sendable {
     public let caFile: URL
     /// The directory made for `caFile` when the caller named none: removed by `stop()`.
     private let ownedDirectory: URL?
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let listeners: [any Channel]
+    private let connections: Connections
 
     private init(
         fake: FakeSalesforce, httpPort: Int, httpsPort: Int, host: String, caFile: URL, ownedDirectory: URL?,
-        group: ServiceGroup, task: Task<Void, any Error>
+        listeners: [any Channel], connections: Connections
     ) {
         self.fake = fake
         self.httpPort = httpPort
@@ -40,8 +44,8 @@ public final class FakeSalesforceServer: Sendable {
         self.httpsURL = "https://\(host):\(httpsPort)"
         self.caFile = caFile
         self.ownedDirectory = ownedDirectory
-        self.group = group
-        self.task = task
+        self.listeners = listeners
+        self.connections = connections
     }
 
     /// Starts both listeners and returns once they are bound. Port 0 picks a free port.
@@ -74,54 +78,69 @@ public final class FakeSalesforceServer: Sendable {
         try certificates.writeCA(to: caURL)
         let tls = try certificates.serverTLSContext()
 
-        let httpBound = BoundAddress(), httpsBound = BoundAddress()
-        let failure = BoundAddress()
-        // Warnings and errors only: the CLI prints its own banner, tests stay quiet.
-        var logger = Logger(label: "whalesim.fake-salesforce")
-        logger.logLevel = .warning
-        let httpApp = Application(
-            responder: FakeSalesforceResponder(fake: fake, scheme: "http", boundAddress: httpBound),
-            server: .http1(),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: httpPort), serverName: nil),
-            onServerRunning: { channel in httpBound.set("\(host):\(channel.localAddress?.port ?? httpPort)") },
-            logger: logger)
-        let httpsApp = Application(
-            responder: FakeSalesforceResponder(fake: fake, scheme: "https", boundAddress: httpsBound),
-            server: .http1(tls: tls),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: httpsPort), serverName: nil),
-            onServerRunning: { channel in httpsBound.set("\(host):\(channel.localAddress?.port ?? httpsPort)") },
-            logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [httpApp, httpsApp], logger: logger))
-        let task = Task {
-            do { try await group.run() } catch {
-                // Releases the waits below when a listener cannot start (port taken...).
-                failure.set("\(error)")
-                httpBound.set("failed")
-                httpsBound.set("failed")
-                throw error
+        let connections = Connections()
+        var listeners: [any Channel] = []
+        do {
+            for (port, tls) in [(httpPort, nil), (httpsPort, tls)] as [(Int, TLSContext?)] {
+                listeners.append(
+                    try await listen(
+                        fake: fake, host: host, port: port, tls: tls, connections: connections))
             }
-        }
-        _ = await httpBound.wait()
-        _ = await httpsBound.wait()
-        if !failure.value.isEmpty {
-            await group.triggerGracefulShutdown()
+        } catch {
+            for listener in listeners { try? await listener.close() }
             if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
-            throw FakeSalesforceServerError(message: "could not start the fake Salesforce (\(failure.value))")
+            throw FakeSalesforceServerError(message: "could not start the fake Salesforce (\(error))")
         }
-        let httpBoundPort = Int(httpBound.value.split(separator: ":").last ?? "") ?? httpPort
-        let httpsBoundPort = Int(httpsBound.value.split(separator: ":").last ?? "") ?? httpsPort
         return FakeSalesforceServer(
-            fake: fake, httpPort: httpBoundPort, httpsPort: httpsBoundPort, host: host,
-            caFile: caURL, ownedDirectory: ownedDirectory, group: group, task: task)
+            fake: fake, httpPort: listeners[0].localAddress?.port ?? httpPort,
+            httpsPort: listeners[1].localAddress?.port ?? httpsPort, host: host, caFile: caURL,
+            ownedDirectory: ownedDirectory, listeners: listeners, connections: connections)
     }
 
-    /// Stops both listeners (graceful: requests in flight finish) and waits for them, then
-    /// removes the CA's directory if this server made it (a named `caFile` is the caller's).
+    /// One listener: HTTP/1.1 (behind TLS when `tls` is given) to a ``FakeSalesforceHTTPHandler``.
+    private static func listen(
+        fake: FakeSalesforce, host: String, port: Int, tls: TLSContext?, connections: Connections
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    let sync = child.pipeline.syncOperations
+                    if let tls { try sync.addHandler(TLSHandler(context: tls)) }
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(
+                        NIOHTTPServerRequestAggregator(maxContentLength: FakeSalesforceHTTPHandler.maxBody))
+                    try sync.addHandler(FakeSalesforceHTTPHandler(fake: fake, scheme: tls == nil ? "http" : "https"))
+                    connections.add(child)
+                }
+            }
+            .bind(host: host, port: port).get()
+    }
+
+    /// Stops both listeners and closes every connection, then removes the CA's directory if this
+    /// server made it (a named `caFile` is the caller's). No task is cancelled to stop it.
     public func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
+        for listener in listeners { try? await listener.close() }
+        await connections.closeAll()
         if let ownedDirectory { try? FileManager.default.removeItem(at: ownedDirectory) }
+    }
+}
+
+/// The open connections of a server's listeners, so that stopping can close them.
+final class Connections: Sendable {
+    private let open = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        open.withLockedValue { $0[key] = channel }
+        channel.closeFuture.whenComplete { [open] _ in _ = open.withLockedValue { $0.removeValue(forKey: key) } }
+    }
+
+    func closeAll() async {
+        let all = open.withLockedValue { Array($0.values) }
+        for channel in all { try? await channel.close() }
     }
 }
 

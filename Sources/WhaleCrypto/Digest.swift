@@ -2,7 +2,7 @@ import CLibcrypto
 
 /// The hashes and MAC whalesim signs and checks with, from OpenSSL's libcrypto: access tokens and
 /// Salesforce's token signatures (HMAC-SHA256), refresh tokens at rest (SHA-256), the websocket
-/// handshake's accept key (SHA-1). docs/decisions/0054-first-run-build-libcrypto-and-traits.md says why
+/// handshake's accept key (SHA-1). docs/decisions/0055-first-run-build-without-boringssl.md says why
 /// libcrypto and not swift-crypto.
 public enum Digest {
     /// HMAC-SHA256 of `data` under `key`: 32 bytes.

@@ -1,5 +1,5 @@
 // OpenSSL's libcrypto (Debian libssl-dev), for the few hashes, MACs and certificates whalesim makes:
-// docs/decisions/0054-first-run-build-libcrypto-and-traits.md.
+// docs/decisions/0055-first-run-build-without-boringssl.md.
 #ifndef WHALE_CRYPTO_H
 #define WHALE_CRYPTO_H
 

@@ -1,6 +1,6 @@
 // Only in builds with the package's default trait `BenchAsyncHTTPClient` (`swift build`, the tests): the
 // first run's build (scripts/whalesim) leaves it out, as only `bench http` measures it
-// (docs/decisions/0054-first-run-build-libcrypto-and-traits.md).
+// (docs/decisions/0055-first-run-build-without-boringssl.md).
 #if BenchAsyncHTTPClient
     import AsyncHTTPClient
     import NIOCore
