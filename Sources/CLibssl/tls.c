@@ -42,43 +42,20 @@ static X509 *read_certificate(const char *pem) {
     return x;
 }
 
-whale_tls_ctx *whale_tls_server_ctx(const char *cert_pem, const char *chain_pem, const char *key_pem, char *err,
-                                    size_t errlen) {
+// A context of `method` that speaks TLS 1.2 or later, or NULL with why in `err`.
+static SSL_CTX *new_context(const SSL_METHOD *method, const char *what, char *err, size_t errlen) {
     ERR_clear_error();
-    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    SSL_CTX *ctx = SSL_CTX_new(method);
     if (ctx == NULL) {
-        say(err, errlen, "cannot make a TLS server context", "out of memory");
+        say(err, errlen, what, "out of memory");
         return NULL;
     }
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    X509 *leaf = read_certificate(cert_pem);
-    if (leaf == NULL || SSL_CTX_use_certificate(ctx, leaf) != 1) {
-        say(err, errlen, "the server certificate is not a PEM certificate", "unreadable");
-        X509_free(leaf);
-        SSL_CTX_free(ctx);
-        return NULL;
-    }
-    X509_free(leaf);
-    if (chain_pem != NULL) {
-        X509 *ca = read_certificate(chain_pem);
-        // add0 takes ownership on success.
-        if (ca == NULL || SSL_CTX_add0_chain_cert(ctx, ca) != 1) {
-            say(err, errlen, "the chain certificate is not a PEM certificate", "unreadable");
-            X509_free(ca);
-            SSL_CTX_free(ctx);
-            return NULL;
-        }
-    }
-    BIO *kb = BIO_new_mem_buf(key_pem, -1);
-    EVP_PKEY *key = kb == NULL ? NULL : PEM_read_bio_PrivateKey(kb, NULL, NULL, NULL);
-    BIO_free(kb);
-    if (key == NULL || SSL_CTX_use_PrivateKey(ctx, key) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
-        say(err, errlen, "the private key does not fit the certificate", "unreadable");
-        EVP_PKEY_free(key);
-        SSL_CTX_free(ctx);
-        return NULL;
-    }
-    EVP_PKEY_free(key);
+    return ctx;
+}
+
+// `ctx` in the opaque handle Swift holds (freed when that cannot be made).
+static whale_tls_ctx *handle(SSL_CTX *ctx) {
     whale_tls_ctx *w = calloc(1, sizeof *w);
     if (w == NULL) {
         SSL_CTX_free(ctx);
@@ -88,14 +65,44 @@ whale_tls_ctx *whale_tls_server_ctx(const char *cert_pem, const char *chain_pem,
     return w;
 }
 
-whale_tls_ctx *whale_tls_client_ctx(const char *ca_file, char *err, size_t errlen) {
-    ERR_clear_error();
-    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-    if (ctx == NULL) {
-        say(err, errlen, "cannot make a TLS client context", "out of memory");
-        return NULL;
+whale_tls_ctx *whale_tls_server_ctx(const char *cert_pem, const char *chain_pem, const char *key_pem, char *err,
+                                    size_t errlen) {
+    SSL_CTX *ctx = new_context(TLS_server_method(), "cannot make a TLS server context", err, errlen);
+    if (ctx == NULL) return NULL;
+    X509 *leaf = read_certificate(cert_pem);
+    int ok = leaf != NULL && SSL_CTX_use_certificate(ctx, leaf) == 1;
+    X509_free(leaf);  // the context holds its own reference
+    if (!ok) {
+        say(err, errlen, "the server certificate is not a PEM certificate", "unreadable");
+        goto fail;
     }
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    if (chain_pem != NULL) {
+        X509 *ca = read_certificate(chain_pem);
+        // add0 takes ownership on success.
+        if (ca == NULL || SSL_CTX_add0_chain_cert(ctx, ca) != 1) {
+            say(err, errlen, "the chain certificate is not a PEM certificate", "unreadable");
+            X509_free(ca);
+            goto fail;
+        }
+    }
+    BIO *kb = BIO_new_mem_buf(key_pem, -1);
+    EVP_PKEY *key = kb == NULL ? NULL : PEM_read_bio_PrivateKey(kb, NULL, NULL, NULL);
+    BIO_free(kb);
+    ok = key != NULL && SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+    EVP_PKEY_free(key);
+    if (!ok) {
+        say(err, errlen, "the private key does not fit the certificate", "unreadable");
+        goto fail;
+    }
+    return handle(ctx);
+fail:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+whale_tls_ctx *whale_tls_client_ctx(const char *ca_file, char *err, size_t errlen) {
+    SSL_CTX *ctx = new_context(TLS_client_method(), "cannot make a TLS client context", err, errlen);
+    if (ctx == NULL) return NULL;
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     if (SSL_CTX_set_default_verify_paths(ctx) != 1) ERR_clear_error();  // no system store: only ca_file
     if (ca_file != NULL && SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) {
@@ -103,13 +110,7 @@ whale_tls_ctx *whale_tls_client_ctx(const char *ca_file, char *err, size_t errle
         SSL_CTX_free(ctx);
         return NULL;
     }
-    whale_tls_ctx *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        SSL_CTX_free(ctx);
-        return NULL;
-    }
-    w->ctx = ctx;
-    return w;
+    return handle(ctx);
 }
 
 void whale_tls_ctx_free(whale_tls_ctx *ctx) {

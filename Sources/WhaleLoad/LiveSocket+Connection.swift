@@ -38,17 +38,8 @@ extension LiveSocket {
         case refused
     }
 
-    /// One client TLS context for every `wss://` socket (the system's trust store).
-    private static let clientTLS = NIOLockedValueBox<TLSContext?>(nil)
-
-    private static func tlsContext() throws -> TLSContext {
-        try clientTLS.withLockedValue { made in
-            if let made { return made }
-            let context = try TLSContext.client()
-            made = context
-            return context
-        }
-    }
+    /// One client TLS context for every `wss://` socket without a CA file of its own (the system's trust store).
+    private static let systemTrust = Result { () throws(TLSError) in try TLSContext.client() }
 
     /// Connects and upgrades: the channel of frames, or an error that says why not.
     static func open(_ target: WebSocketTarget, headers: [(String, String)], maxFrameSize: Int, caFile: String?)
@@ -56,7 +47,7 @@ extension LiveSocket {
     {
         let tls: TLSContext? =
             if !target.tls { nil } else if let caFile { try TLSContext.client(caFile: caFile) } else {
-                try tlsContext()
+                try systemTrust.get()
             }
         let upgrade: EventLoopFuture<Upgrade> = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)

@@ -137,7 +137,6 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func readPlaintext(_ context: ChannelHandlerContext) {
         var plain = context.channel.allocator.buffer(capacity: 16_384)
         while state == .open {
-            plain.reserveCapacity(minimumWritableBytes: 16_384)
             var n: Int32 = 0
             plain.writeWithUnsafeMutableBytes(minimumWritableBytes: 16_384) { out in
                 n = whale_tls_read(
