@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -13,9 +12,14 @@ public final class LazyFSMount: @unchecked Sendable {
     public let executable: String
     public let backing: URL
     public let mount: URL
-    private var process: Process?
-    /// What the child printed since its start (drop reports), read as it comes.
-    private let printed = NIOLockedValueBox("")
+    /// The running child and what it printed since its start (drop reports), read as it comes.
+    private var child: Child?
+
+    private struct Child {
+        let process: Process
+        let printed: PipeDrain
+        let complaints: PipeDrain
+    }
 
     /// The control file under the mount.
     public var controlFile: URL { mount.appendingPathComponent(".lazyfs-control") }
@@ -46,30 +50,35 @@ public final class LazyFSMount: @unchecked Sendable {
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let handle = out.fileHandleForReading
-        var buffer = ""
+        // Read both pipes to their end, so a full pipe never blocks the child (drop reports).
+        let printed = PipeDrain(out.fileHandleForReading, name: "lazyfs-out")
+        let complaints = PipeDrain(err.fileHandleForReading, name: "lazyfs-err")
         let deadline = ContinuousClock.now + .seconds(15)
-        while !buffer.contains("lazyfs: mounted") {
+        while Self.takeLine("lazyfs: mounted", from: printed) == nil {
             guard ContinuousClock.now < deadline, p.isRunning else {
                 if p.isRunning { p.terminate() }
                 p.waitUntilExit()
-                let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                complaints.waitForEnd(seconds: 1)
+                let why = complaints.text.withLockedValue { $0 }.trimmingCharacters(in: .whitespacesAndNewlines)
                 throw EmbeddedError(
                     "whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
             }
-            let data = handle.availableData
-            if data.isEmpty { Thread.sleep(forTimeInterval: 0.01); continue }
-            buffer += String(decoding: data, as: UTF8.self)
+            Thread.sleep(forTimeInterval: 0.01)
         }
-        // Keep reading its lines (drop reports), so a full pipe never blocks it.
-        printed.withLockedValue { $0 = "" }
-        handle.readabilityHandler = { [printed] h in
-            let text = String(decoding: h.availableData, as: UTF8.self)
-            printed.withLockedValue { $0 += text }
+        child = Child(process: p, printed: printed, complaints: complaints)
+    }
+
+    /// Takes the first whole line that starts with `prefix` out of what `drain` read (and all
+    /// before it); the rest of that line, or nil when there is none yet.
+    private static func takeLine(_ prefix: String, from drain: PipeDrain) -> String? {
+        drain.text.withLockedValue { text -> String? in
+            guard let range = text.range(of: prefix) else { return nil }
+            let rest = text[range.lowerBound...]
+            guard let end = rest.firstIndex(of: "\n") else { return nil }
+            let line = String(rest[range.upperBound..<end])
+            text.removeSubrange(text.startIndex...end)
+            return line
         }
-        err.fileHandleForReading.readabilityHandler = { h in _ = h.availableData }
-        process = p
     }
 
     /// Forgets everything unsynced (`drop`, or `drop torn`); returns lazyfs's report of it
@@ -80,14 +89,9 @@ public final class LazyFSMount: @unchecked Sendable {
         // The report is printed before the control file's write returns; the pipe may lag.
         let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline {
-            let line = printed.withLockedValue { text -> String? in
-                guard let range = text.range(of: "lazyfs: dropped") else { return nil }
-                let rest = text[range.lowerBound...]
-                guard let end = rest.firstIndex(of: "\n") else { return nil }
-                text.removeSubrange(text.startIndex...end)
-                return String(rest[rest.index(rest.startIndex, offsetBy: "lazyfs: ".count)..<end])
+            if let printed = child?.printed, let rest = Self.takeLine("lazyfs: dropped", from: printed) {
+                return "dropped" + rest
             }
-            if let line { return line }
             Thread.sleep(forTimeInterval: 0.005)
         }
         return "dropped (no report from lazyfs)"
@@ -99,8 +103,9 @@ public final class LazyFSMount: @unchecked Sendable {
 
     /// Unmounts: SIGTERM (libfuse unmounts on its way out), then a lazy unmount if it is still there.
     public func unmount() {
-        guard let p = process else { return }
-        process = nil
+        guard let c = child else { return }
+        child = nil
+        let p = c.process
         if p.isRunning {
             kill(p.processIdentifier, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(5)
@@ -108,8 +113,8 @@ public final class LazyFSMount: @unchecked Sendable {
             if p.isRunning { kill(p.processIdentifier, SIGKILL) }
             p.waitUntilExit()
         }
-        (p.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
-        (p.standardError as? Pipe)?.fileHandleForReading.readabilityHandler = nil
+        c.printed.waitForEnd(seconds: 2)
+        c.complaints.waitForEnd(seconds: 2)
         // A killed daemon leaves a dead mount behind ("transport endpoint is not connected").
         _ = umount2(mount.path, Int32(MNT_DETACH))
     }
