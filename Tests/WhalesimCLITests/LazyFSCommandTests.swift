@@ -48,7 +48,10 @@ import Testing
                 let d = out.fileHandleForReading.availableData
                 if d.isEmpty { Thread.sleep(forTimeInterval: 0.02) } else { text += String(decoding: d, as: UTF8.self) }
             }
-            out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            // Drain later drop reports on a thread of its own until end of file, not with a
+            // readability handler: a dispatch source on a closed pipe can crash the test process.
+            let handle = out.fileHandleForReading
+            Thread.detachNewThread { while !handle.availableData.isEmpty {} }
             guard text.contains("lazyfs: mounted") else {
                 stop()
                 throw Failed(text: text)
