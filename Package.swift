@@ -14,6 +14,11 @@
 // Only the live ring (SalesforceHTTP, WhaleServer, WhaleLoad, WhaleRun, WhaleTelemetry, WhaleBench) opens sockets.
 import PackageDescription
 
+/// Targets whose code runs once per command (parsing options, printing, the conformance suite's steps), never
+/// in a loop that a run or a benchmark times: not optimized even in a release build, which takes their share
+/// out of the first run's build (docs/decisions/0057-cold-targets-unoptimized.md).
+let coldInRelease: [SwiftSetting] = [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 let package = Package(
     name: "whalesim",
     platforms: [.macOS(.v14)],
@@ -189,7 +194,7 @@ let package = Package(
             dependencies: [
                 "WhaleCore", "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleEmbedded",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ], exclude: ["README.md"]),
+            ], exclude: ["README.md"], swiftSettings: coldInRelease),
         // The live view of a run (issue 46): metrics in the Prometheus text format and OpenMetrics, server-sent
         // events and a dashboard page, on a listening socket (live ring). Knows no run: the runner feeds it snapshots.
         .target(
@@ -237,7 +242,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ], exclude: ["README.md"]),
+            ], exclude: ["README.md"], swiftSettings: coldInRelease),
         .testTarget(name: "WhaleOTTests", dependencies: ["WhaleOT", "WhalesimTesting"]),
         .testTarget(name: "WhaleCoreTests", dependencies: ["WhaleCore"]),
         .testTarget(name: "WhaleProtocolTests", dependencies: ["WhaleProtocol", "WhaleOT", "WhalesimTesting"]),
