@@ -54,31 +54,18 @@ public final class LazyFSMount: @unchecked Sendable {
         let printed = PipeDrain(out.fileHandleForReading, name: "lazyfs-out")
         let complaints = PipeDrain(err.fileHandleForReading, name: "lazyfs-err")
         let deadline = ContinuousClock.now + .seconds(15)
-        while Self.takeLine("lazyfs: mounted", from: printed) == nil {
+        while printed.takeLine(containing: "lazyfs: mounted") == nil {
             guard ContinuousClock.now < deadline, p.isRunning else {
                 if p.isRunning { p.terminate() }
                 p.waitUntilExit()
                 complaints.waitForEnd(seconds: 1)
-                let why = complaints.text.withLockedValue { $0 }.trimmingCharacters(in: .whitespacesAndNewlines)
+                let why = complaints.all.trimmingCharacters(in: .whitespacesAndNewlines)
                 throw EmbeddedError(
                     "whalesim lazyfs could not mount \(mount.path): \(why.isEmpty ? "no answer in 15 s" : why)")
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
         child = Child(process: p, printed: printed, complaints: complaints)
-    }
-
-    /// Takes the first whole line that starts with `prefix` out of what `drain` read (and all
-    /// before it); the rest of that line, or nil when there is none yet.
-    private static func takeLine(_ prefix: String, from drain: PipeDrain) -> String? {
-        drain.text.withLockedValue { text -> String? in
-            guard let range = text.range(of: prefix) else { return nil }
-            let rest = text[range.lowerBound...]
-            guard let end = rest.firstIndex(of: "\n") else { return nil }
-            let line = String(rest[range.upperBound..<end])
-            text.removeSubrange(text.startIndex...end)
-            return line
-        }
     }
 
     /// Forgets everything unsynced (`drop`, or `drop torn`); returns lazyfs's report of it
@@ -89,7 +76,7 @@ public final class LazyFSMount: @unchecked Sendable {
         // The report is printed before the control file's write returns; the pipe may lag.
         let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline {
-            if let printed = child?.printed, let rest = Self.takeLine("lazyfs: dropped", from: printed) {
+            if let rest = child?.printed.takeLine(containing: "lazyfs: dropped") {
                 return "dropped" + rest
             }
             Thread.sleep(forTimeInterval: 0.005)

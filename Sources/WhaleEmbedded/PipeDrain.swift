@@ -1,8 +1,5 @@
 import Foundation
 import NIOConcurrencyHelpers
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Reads one pipe on a thread of its own until end of file and keeps what it read.
 ///
@@ -10,25 +7,35 @@ import NIOConcurrencyHelpers
 /// its descriptor number reused by the next mount's pipes) while libdispatch still watched it
 /// crashed the whole process in `_dispatch_event_loop_drain` (a CI run, the power-loss tests).
 /// The thread owns the handle, so the descriptor closes only after its last read returned.
-final class PipeDrain: @unchecked Sendable {
-    /// What was read so far; callers may take lines out of it.
-    let text = NIOLockedValueBox("")
+final class PipeDrain: Sendable {
+    private let text = NIOLockedValueBox("")
     private let ended = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle, name: String) {
         let thread = Thread { [text, ended] in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { break }
-                // The child prints ASCII lines, so a read never splits a character.
-                text.withLockedValue { $0 += String(decoding: buffer[0..<n], as: UTF8.self) }
+            // A blocking read; empty at end of file. The child prints ASCII, so no read splits a character.
+            while case let data = handle.availableData, !data.isEmpty {
+                text.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
             }
             ended.signal()
         }
         thread.name = name
         thread.start()
+    }
+
+    /// Everything read so far.
+    var all: String { text.withLockedValue { $0 } }
+
+    /// Takes the first whole line that contains `marker` out of what was read (with every line
+    /// before it); the rest of that line after the marker, or nil when there is none yet.
+    func takeLine(containing marker: String) -> String? {
+        text.withLockedValue { text -> String? in
+            guard let range = text.range(of: marker) else { return nil }
+            guard let end = text[range.upperBound...].firstIndex(of: "\n") else { return nil }
+            let rest = String(text[range.upperBound..<end])
+            text.removeSubrange(text.startIndex...end)
+            return rest
+        }
     }
 
     /// Waits until the writer's end closed (every process holding it exited); false on timeout,
