@@ -46,18 +46,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // One trait, not the default two: SwiftPM orders two traits' -D flags differently between a build that resolves
-        // and the next, which recompiled HummingbirdCore and Hummingbird and relinked on the second
-        // `scripts/whalesim` (docs/decisions/0055-first-run-build-without-boringssl.md). ConfigurationSupport (swift-configuration readers) is not used here.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only for the tests' third-party websocket client (HummingbirdWSClient); nothing whalesim ships uses it.
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/GraphQLSwift/Graphiti", from: "3.1.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -88,7 +81,9 @@ let package = Package(
         // libssl-dev), instead of swift-crypto and swift-certificates: their BoringSSL copy was a sixth of the
         // first run's build (docs/decisions/0055-first-run-build-without-boringssl.md).
         .target(name: "CLibcrypto", exclude: ["README.md"], linkerSettings: [.linkedLibrary("crypto")]),
-        .target(name: "WhaleCrypto", dependencies: ["CLibcrypto"], exclude: ["README.md"]),
+        .target(name: "WhaleCrypto", dependencies: ["CLibcrypto", "CCrypt"], exclude: ["README.md"]),
+        // libcrypt (Debian libxcrypt, through libc6-dev): bcrypt for the reference server's password hashes.
+        .systemLibrary(name: "CCrypt", path: "Sources/CCrypt"),
         // TLS on the system's OpenSSL (libssl) as a NIO handler: the fake Salesforce's HTTPS, `wss://` and the
         // recorder's upstream, with no BoringSSL to compile (docs/decisions/0055-first-run-build-without-boringssl.md).
         .target(
@@ -120,26 +115,18 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "WhaleCrypto", "WhaleTLS",
             ], exclude: ["README.md"]),
-        // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite. Opens sockets.
+        // The live reference server `whalesim serve`: REST login, GraphQL, the websocket, SQLite, on plain SwiftNIO
+        // (docs/decisions/0058-reference-server-on-plain-nio.md). Opens sockets.
         .target(
             name: "WhaleServer",
             dependencies: [
-                "WhaleOT", "WhaleProtocol", "WhaleModel",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                "CSQLite",
+                "WhaleOT", "WhaleProtocol", "WhaleModel", "CSQLite", "WhaleCrypto",
                 .product(name: "Graphiti", package: "Graphiti"),
                 .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
-                "WhaleCrypto",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ], exclude: ["README.md"]),
@@ -222,13 +209,11 @@ let package = Package(
                 "WhaleOT", "WhaleProtocol", "WhaleLoad", "WhaleServer", "WhaleRun", "WhaleEmbedded", "SalesforceHTTP",
                 "WhalesimTesting", "WhaleSim", "WhaleTelemetry", "SalesforceFake", "WhaleCore",
                 "CJSONC",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ], exclude: ["README.md"]),
         .executableTarget(
@@ -306,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "WhaleServerTests",
             dependencies: [
-                "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleModel", "WhaleOT", "WhalesimTesting",
+                "WhaleServer", "WhaleLoad", "WhaleProtocol", "WhaleModel", "WhaleOT", "WhalesimTesting", "WhaleCrypto",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GraphQL", package: "GraphQL"),

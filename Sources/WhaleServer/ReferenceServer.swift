@@ -1,11 +1,8 @@
 import Foundation
 import NIOCore
 import WhaleModel
-import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOConcurrencyHelpers
-import ServiceLifecycle
 import WhaleOT
 import WhaleProtocol
 
@@ -23,8 +20,8 @@ import WhaleProtocol
 /// await server.stop()            // closes sockets with 1001, commits, stops
 /// ```
 public final class ReferenceServer: Sendable {
-    /// The listening socket's queue of connections not yet accepted. Hummingbird's default is
-    /// 256; after a restart a thousand clients, their pages and the note recorders dial within a
+    /// The listening socket's queue of connections not yet accepted. With 256 (Hummingbird's
+    /// default, which the server had), after a restart a thousand clients, their pages and the note recorders dial within a
     /// second, the kernel dropped the SYNs past the queue (`ListenOverflows`), and each dropped
     /// client waited out TCP's SYN retransmission (1 s, then 3 s, 7 s) before its catch-up
     /// began. The kernel caps it at `net.core.somaxconn` (4096 on current Linux).
@@ -49,16 +46,10 @@ public final class ReferenceServer: Sendable {
     private let ackDelay: AckDelayLine?
     /// The `--backpressure-log` file; nil unless ``ServerConfiguration/backpressureLog`` is set.
     private let backpressureLog: BackpressureLog?
-    private let runtime = NIOLockedValueBox<Runtime?>(nil)
-    private let bound = BoundPort()
-
-    private struct Runtime: Sendable {
-        var group: ServiceGroup
-        var task: Task<Void, any Error>
-    }
+    private let lifecycle = Lifecycle()
 
     /// The port actually bound (useful with port 0).
-    public var port: Int { bound.port }
+    public var port: Int { lifecycle.listener?.port ?? -1 }
     public var baseURL: String { "http://\(configuration.host):\(port)" }
     public var socketURL: String { "ws://\(configuration.host):\(port)/socket" }
 
@@ -107,10 +98,7 @@ public final class ReferenceServer: Sendable {
     }
 
     /// Opens the storage, restores notes and model, binds the port; returns once listening.
-    /// With `handleSignals`, SIGTERM and SIGINT shut it down gracefully (the CLI).
-    public static func start(_ configuration: ServerConfiguration, handleSignals: Bool = false) async throws
-        -> ReferenceServer
-    {
+    public static func start(_ configuration: ServerConfiguration) async throws -> ReferenceServer {
         var logger = Logger(label: "whalesim.serve")
         logger.logLevel = configuration.logLevel
         let storage: any ServerStorage
@@ -120,11 +108,11 @@ public final class ReferenceServer: Sendable {
             throw ServerStartError(message: "cannot open database \(configuration.database): \(error)")
         }
         let server = try ReferenceServer(configuration: configuration, storage: storage, logger: logger)
-        try await server.run(handleSignals: handleSignals)
+        try await server.run()
         return server
     }
 
-    private func run(handleSignals: Bool) async throws {
+    private func run() async throws {
         for shard in router.shards {
             if let line = ackDelay {
                 shard.attach { [weak self] items in
@@ -148,54 +136,39 @@ public final class ReferenceServer: Sendable {
             }
         }
         model.attach { [weak self] sends in self?.deliver(sends) }
-        let app = Application(
-            router: HTTPRoutes(server: self).makeRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: HTTPRoutes(server: self).makeSocketRouter(),
-                configuration: .init(
-                    ws: .init(
-                        maxFrameSize: max(configuration.maxMessageBytes * 4, 1 << 14),
-                        closeTimeout: configuration.closeTimeout))),
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                backlog: Self.listenBacklog),
-            onServerRunning: { [bound] channel in bound.set(channel.localAddress?.port ?? -1) },
-            logger: logger)
-        let closer = SocketCloser(server: self)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: app), .init(service: closer)],
-                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
-                logger: logger))
-        let task = Task { [bound] in
-            do { try await group.run() } catch {
-                bound.fail("\(error)")
-                throw error
-            }
-        }
-        runtime.withLockedValue { $0 = Runtime(group: group, task: task) }
-        if let failure = await bound.wait() {
-            await stop()
+        let listener: ServerListener
+        do {
+            listener = try await ServerListener.bind(
+                server: self, host: configuration.host, port: configuration.port, backlog: Self.listenBacklog)
+        } catch {
+            await committer.stop()
+            ackDelay?.stop()
             throw ServerStartError(
-                message: "could not listen on \(configuration.host):\(configuration.port): \(failure)")
+                message: "could not listen on \(configuration.host):\(configuration.port): \(error)")
         }
+        lifecycle.started(listener)
         logger.info("listening", metadata: ["url": "\(baseURL)", "database": "\(configuration.database)"])
     }
 
     /// Graceful stop: every socket gets a close frame (1001 going away), pending writes are
-    /// committed, the listener stops.
+    /// committed, the listener stops after the requests in flight. Idempotent; a second caller
+    /// waits for the first one's stop.
     public func stop() async {
-        guard let runtime = runtime.withLockedValue({ $0 }) else { return }
-        await runtime.group.triggerGracefulShutdown()
-        _ = try? await runtime.task.value
-        await shutDownNotes()
+        guard let listener = lifecycle.beginStop() else {
+            await lifecycle.waitStopped()
+            return
+        }
+        await closeAllSockets()
+        await listener.stop(grace: configuration.closeTimeout)
+        // Every item behind a commit is delivered by that commit's own pump before stop returns.
+        await committer.stop()
+        ackDelay?.stop()
+        lifecycle.finished()
     }
 
-    /// Waits until the server stops (the CLI: until a signal).
+    /// Waits until the server has stopped (the CLI: until a signal's stop is done).
     public func waitUntilStopped() async {
-        guard let runtime = runtime.withLockedValue({ $0 }) else { return }
-        _ = try? await runtime.task.value
-        await shutDownNotes()
+        await lifecycle.waitStopped()
     }
 
     /// Closes every socket and flushes storage; idempotent.
@@ -205,17 +178,6 @@ public final class ReferenceServer: Sendable {
         let deadline = ContinuousClock.now + configuration.closeTimeout
         while registry.count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         await committer.stop()
-    }
-
-    private func shutDownNotes() async {
-        guard
-            runtime.withLockedValue({ state -> Runtime? in
-                defer { state = nil }; return state
-            }) != nil
-        else { return }
-        // Every item behind a commit is delivered by that commit's own pump before stop returns.
-        await committer.stop()
-        ackDelay?.stop()
     }
 
     /// Carries out a shard's ready outbox items, in order (called by the shard's pump). A commit
@@ -323,44 +285,49 @@ public struct ServerStartError: Error, CustomStringConvertible {
     package init(message: String) { self.message = message }
 }
 
-/// Closes the sockets when the service group shuts down gracefully (it is shut down before the
-/// HTTP listener, which comes first in the group).
-struct SocketCloser: Service {
-    let server: ReferenceServer
-    func run() async throws {
-        try? await gracefulShutdown()
-        await server.closeAllSockets()
+/// Where a server is in its life: started (its listener), stopping, stopped; and who waits for the stop.
+private final class Lifecycle: Sendable {
+    private enum Phase {
+        case starting, running(ServerListener), stopping, stopped
     }
-}
-
-/// Waits for the listener to report its port (or a failure).
-package final class BoundPort: Sendable {
-    package init() {}
     private struct State {
-        var port: Int?
-        var failure: String?
-        var waiters: [CheckedContinuation<String?, Never>] = []
+        var phase = Phase.starting
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = NIOLockedValueBox(State())
-    package var port: Int { state.withLockedValue { $0.port ?? -1 } }
-    package func set(_ port: Int) { resolve { $0.port = port } }
-    package func fail(_ message: String) { resolve { $0.failure = message } }
-    private func resolve(_ update: (inout State) -> Void) {
-        let (waiters, failure) = state.withLockedValue { state -> ([CheckedContinuation<String?, Never>], String?) in
-            update(&state)
-            defer { state.waiters = [] }
-            return (state.waiters, state.failure)
-        }
-        for waiter in waiters { waiter.resume(returning: failure) }
+
+    var listener: ServerListener? {
+        state.withLockedValue { if case .running(let listener) = $0.phase { listener } else { nil } }
     }
-    package func wait() async -> String? {
+
+    func started(_ listener: ServerListener) { state.withLockedValue { $0.phase = .running(listener) } }
+
+    /// The listener to stop, for the first caller only.
+    func beginStop() -> ServerListener? {
+        state.withLockedValue { state in
+            guard case .running(let listener) = state.phase else { return nil }
+            state.phase = .stopping
+            return listener
+        }
+    }
+
+    func finished() {
+        let waiters = state.withLockedValue { state in
+            state.phase = .stopped
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitStopped() async {
         await withCheckedContinuation { continuation in
-            let ready = state.withLockedValue { state -> Bool in
-                if state.port != nil || state.failure != nil { return true }
+            let done = state.withLockedValue { state -> Bool in
+                if case .stopped = state.phase { return true }
                 state.waiters.append(continuation)
                 return false
             }
-            if ready { continuation.resume(returning: state.withLockedValue { $0.failure }) }
+            if done { continuation.resume() }
         }
     }
 }

@@ -1,8 +1,7 @@
 import Foundation
 import WhaleModel
-import Hummingbird
-import HummingbirdBcrypt
 import NIOPosix
+import WhaleCrypto
 
 /// `POST /api/user/login` and `POST /api/user/refresh` with the original's envelope and codes:
 /// 1000 success, 4000 malformed body, 4001 bad credentials, 4004 bad refresh token; a missing,
@@ -10,8 +9,8 @@ import NIOPosix
 struct AuthRoutes: Sendable {
     let server: ReferenceServer
 
-    func login(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        guard let body = try? await readBody(request, limit: 64 * 1024),
+    func login(_ request: ServerRequest) async throws -> ServerResponse {
+        guard let body = request.body(limit: 64 * 1024),
             let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let email = object["email"] as? String, let password = object["password"] as? String
         else {
@@ -33,17 +32,17 @@ struct AuthRoutes: Sendable {
         return try await signedIn(userId: credential.userId, message: "Logged in")
     }
 
-    func refresh(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func refresh(_ request: ServerRequest) async throws -> ServerResponse {
         let userId: String
         do {
             // The expired access token comes with the refresh token; its signature must hold.
             userId = try server.tokens.verify(
-                request.headers[.authorization].map(Self.stripBearer), now: server.now(), allowExpired: true)
+                request.header("authorization").map(Self.stripBearer), now: server.now(), allowExpired: true)
         } catch {
             server.metrics.error("4003")
             return RESTEnvelope.error(4003, error.description, status: .forbidden).response
         }
-        guard let body = try? await readBody(request, limit: 64 * 1024),
+        guard let body = request.body(limit: 64 * 1024),
             let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let refreshToken = object["refreshToken"] as? String
         else {
@@ -60,7 +59,9 @@ struct AuthRoutes: Sendable {
     }
 
     /// Code 1000: the user (with its organization and that organization's users) and tokens.
-    private func signedIn(userId: String, message: String, spent: StoredRefreshToken? = nil) async throws -> Response {
+    private func signedIn(userId: String, message: String, spent: StoredRefreshToken? = nil) async throws
+        -> ServerResponse
+    {
         guard let user = server.model.userResponse(userId: userId) else {
             return RESTEnvelope.error(4001, "Email address not found").response
         }

@@ -1,8 +1,8 @@
 import Foundation
 import WhaleModel
 import GraphQL
-import HTTPTypes
-import Hummingbird
+import NIOCore
+import NIOHTTP1
 
 /// `POST /query` (and `GET` with `?query=`): the GraphQL API behind the original's raw
 /// `Authorization: <JWT>` header (`Bearer` also accepted). A missing or bad token gets HTTP 403
@@ -18,11 +18,11 @@ struct GraphQLRoute: Sendable {
         api = server.graphQL
     }
 
-    func handle(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func handle(_ request: ServerRequest) async throws -> ServerResponse {
         let userId: String
         do {
             userId = try server.tokens.verify(
-                request.headers[.authorization].map(AuthRoutes.stripBearer), now: server.now())
+                request.header("authorization").map(AuthRoutes.stripBearer), now: server.now())
         } catch {
             server.metrics.error("4003")
             return RESTEnvelope.error(4003, error.description, status: .forbidden).response
@@ -32,13 +32,11 @@ struct GraphQLRoute: Sendable {
             return RESTEnvelope.error(4003, "Invalid authentication token: no such user", status: .forbidden).response
         }
         let graphQLRequest: GraphQLRequest
-        if request.method == .get {
-            guard let query = request.uri.queryParameters["query"] else { return badRequest("a GET needs ?query=") }
-            graphQLRequest = GraphQLRequest(
-                query: String(query), operationName: request.uri.queryParameters["operationName"].map(String.init))
+        if request.method == NIOHTTP1.HTTPMethod.GET {
+            guard let query = request.query["query"] else { return badRequest("a GET needs ?query=") }
+            graphQLRequest = GraphQLRequest(query: query, operationName: request.query["operationName"])
         } else {
-            let body: Data
-            do { body = try await readBody(request, limit: 1 << 20) } catch { return badRequest("body over 1 MB") }
+            guard let body = request.body(limit: 1 << 20) else { return badRequest("body over 1 MB") }
             do { graphQLRequest = try JSONDecoder().decode(GraphQLRequest.self, from: body) } catch {
                 return badRequest(
                     "the body is not a GraphQL request ({\"query\", \"operationName\", \"variables\"}): \(error)")
@@ -46,7 +44,7 @@ struct GraphQLRoute: Sendable {
         }
         // `Whalesim-Protocol: 2` (the load runner) also gets each mutation's model reply in the
         // response's `extensions`; any other value, or none, gets the original's response.
-        let log = request.headers[HTTPField.Name(MutationLog.header)!] == MutationLog.headerValue ? MutationLog() : nil
+        let log = request.header(MutationLog.header) == MutationLog.headerValue ? MutationLog() : nil
         let context = GraphQLContext(caller: caller, hub: server.model, server: server, mutationLog: log)
         let result: GraphQLResult
         switch try server.graphQLDocuments.document(for: graphQLRequest.query) {
@@ -60,16 +58,13 @@ struct GraphQLRoute: Sendable {
         if !result.errors.isEmpty { server.metrics.error("graphql") }
         var data = try JSONEncoder().encode(result)
         if let log { data = try log.splice(into: data) }
-        return Response(
-            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return .json(data)
     }
 
-    private func badRequest(_ message: String) -> Response {
+    private func badRequest(_ message: String) -> ServerResponse {
         server.metrics.error("graphqlMalformed")
         let result = GraphQLResult(data: nil, errors: [GraphQLError(message: message)])
         let data = (try? JSONEncoder().encode(result)) ?? Data()
-        return Response(
-            status: .badRequest, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return .json(data, status: .badRequest)
     }
 }

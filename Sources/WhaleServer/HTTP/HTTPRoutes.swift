@@ -1,77 +1,61 @@
 import Foundation
-import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
-import NIOPosix
+import NIOHTTP1
 
-/// The routes on the one port: REST login and refresh, GraphQL, health, metrics, the websocket.
+/// The routes on the one port: REST login and refresh, GraphQL, health, metrics. The websocket
+/// (`/socket`) is upgraded before a request gets here (``ServerListener``); an upgrade refused
+/// for the connection limit, or a plain request to `/socket`, is answered here.
 struct HTTPRoutes: Sendable {
-    typealias Context = BasicWebSocketRequestContext
     let server: ReferenceServer
+    let auth: AuthRoutes
+    let graphQL: GraphQLRoute
 
-    func makeRouter() -> Router<Context> {
-        let router = Router(context: Context.self)
-        router.get("/health") { _, _ in health() }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: server.metrics.render())))
-        }
-        let auth = AuthRoutes(server: server)
-        router.post("/api/user/login") { request, context in try await auth.login(request, context) }
-        router.post("/api/user/refresh") { request, context in try await auth.refresh(request, context) }
-        let graphQL = GraphQLRoute(server: server)
-        router.post("/query") { request, context in try await graphQL.handle(request, context) }
-        router.get("/query") { request, context in try await graphQL.handle(request, context) }
-        return router
+    init(server: ReferenceServer) {
+        self.server = server
+        auth = AuthRoutes(server: server)
+        graphQL = GraphQLRoute(server: server)
     }
 
-    /// The upgrade router: `/socket` only, refusing upgrades past the connection limit.
-    func makeSocketRouter() -> Router<SocketRequestContext> {
-        let router = Router(context: SocketRequestContext.self)
-        let endpoint = SocketEndpoint(server: server)
-        router.ws("/socket") { _, _ in
-            guard server.registry.count < server.configuration.maxConnections else {
-                server.metrics.error("tooManyConnections")
-                throw HTTPError(
-                    .serviceUnavailable, message: "at most \(server.configuration.maxConnections) connections")
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        do {
+            switch (request.method, request.path) {
+            case (.GET, "/health"): return health()
+            case (.GET, "/metrics"):
+                return ServerResponse(
+                    status: .ok, contentType: "text/plain; version=0.0.4",
+                    body: ByteBuffer(string: server.metrics.render()))
+            case (.POST, "/api/user/login"): return try await auth.login(request)
+            case (.POST, "/api/user/refresh"): return try await auth.refresh(request)
+            case (.POST, "/query"), (.GET, "/query"): return try await graphQL.handle(request)
+            case (.GET, "/socket"): return socketNotUpgraded(request)
+            case (_, "/health"), (_, "/metrics"), (_, "/api/user/login"), (_, "/api/user/refresh"), (_, "/query"),
+                (_, "/socket"):
+                return .error(.methodNotAllowed, "\(request.method.rawValue) is not served at \(request.path)")
+            default:
+                return .error(.notFound, "no route \(request.path)")
             }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            await endpoint.serve(
-                inbound: inbound, outbound: outbound, channel: context.requestContext.channel,
-                handshake: .init(request: context.request))
+        } catch {
+            // A commit that failed (the server stops, fail-stop) or a thread pool already shut down.
+            return .error(.internalServerError, "\(error)")
         }
-        return router
     }
 
-    private func health() -> Response {
+    /// A `/socket` request that did not become a websocket: past the connection limit, or not an upgrade.
+    private func socketNotUpgraded(_ request: ServerRequest) -> ServerResponse {
+        let upgrade = request.header("upgrade")?.lowercased() == "websocket"
+        if upgrade, server.registry.count >= server.configuration.maxConnections {
+            server.metrics.error("tooManyConnections")
+            return .error(.serviceUnavailable, "at most \(server.configuration.maxConnections) connections")
+        }
+        return .error(.upgradeRequired, "/socket is a websocket: send an Upgrade: websocket request")
+    }
+
+    private func health() -> ServerResponse {
         RESTEnvelope.json([
             "status": "ok", "serverId": server.serverId, "connections": server.registry.count,
             "schemaVersion": (try? server.storage.schemaVersion()) ?? -1,
             "compatibility": server.configuration.compatibility,
             "faults": server.configuration.faults.faults.map(\.rawValue),
         ])
-    }
-}
-
-/// Reads a request body, at most `limit` bytes.
-func readBody(_ request: Request, limit: Int = 1 << 20) async throws -> Data {
-    var request = request
-    let buffer = try await request.collectBody(upTo: limit)
-    return Data(buffer: buffer)
-}
-
-/// The websocket route's request context: hummingbird's, plus the connection's channel, which
-/// the server writes frames into directly (``FrameBatch``).
-struct SocketRequestContext: RequestContext, WebSocketRequestContext {
-    var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
-    let channel: any Channel
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        webSocket = .init()
-        channel = source.channel
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Hummingbird
+import NIOHTTP1
 
 /// The original's REST envelope: `{"code","message","hasError","data"}`, sent with HTTP 200 even
 /// for errors (as the original does), except the 403 of a missing or bad token.
@@ -8,22 +8,20 @@ struct RESTEnvelope {
     var message: String
     var hasError: Bool
     var data: [String: Any]?
-    var status: HTTPResponse.Status = .ok
+    var status: HTTPResponseStatus = .ok
 
-    static func error(_ code: Int, _ message: String, status: HTTPResponse.Status = .ok) -> RESTEnvelope {
+    static func error(_ code: Int, _ message: String, status: HTTPResponseStatus = .ok) -> RESTEnvelope {
         RESTEnvelope(code: code, message: message, hasError: true, data: [:], status: status)
     }
 
-    var response: Response {
+    var response: ServerResponse {
         var object: [String: Any] = ["code": code, "message": message, "hasError": hasError]
         if let data { object["data"] = data }
         return Self.json(object, status: status)
     }
 
-    static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
+    static func json(_ object: Any, status: HTTPResponseStatus = .ok) -> ServerResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return .json(data, status: status)
     }
 }

@@ -1,38 +1,24 @@
-import CoreMetrics
 import NIOConcurrencyHelpers
-import Prometheus
 import WhaleProtocol
 
-/// The server's metrics through swift-metrics, collected by a Prometheus registry of this server
-/// alone (no global bootstrap, so several servers in one test process stay apart) and served at
-/// `GET /metrics` in the Prometheus text format.
+/// The server's metrics, this server's alone (no global registry, so several servers in one test
+/// process stay apart), served at `GET /metrics` in the Prometheus text format. A handful of
+/// counters, one gauge and one histogram need no metrics library: swift-metrics and
+/// swift-prometheus were part of what the first run built for them
+/// (docs/decisions/0058-reference-server-on-plain-nio.md).
 final class ServerMetrics: Sendable {
-    let registry = PrometheusCollectorRegistry()
-    let connections: CoreMetrics.Meter
-    let messagesReceived: CoreMetrics.Counter
-    let messagesSent: CoreMetrics.Counter
-    let opsApplied: CoreMetrics.Counter
-    let mutations: CoreMetrics.Counter
-    let ackLatency: CoreMetrics.Timer
-    private let factory: PrometheusMetricsFactory
-    private let errors: NIOLockedValueBox<[String: CoreMetrics.Counter]> = NIOLockedValueBox([:])
+    let connections = Gauge()
+    let messagesReceived = Counter()
+    let messagesSent = Counter()
+    let opsApplied = Counter()
+    let mutations = Counter()
+    /// op→ack on the server: from the docChange read to the ack handed to the socket.
+    let ackLatency = DurationHistogram(boundsInSeconds: [
+        0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+    ])
+    private let errors = NIOLockedValueBox<[String: Counter]>([:])
 
     init() {
-        var factory = PrometheusMetricsFactory(registry: registry)
-        // op→ack on the server: from the docChange read to the ack handed to the socket.
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-            .milliseconds(250), .milliseconds(500), .seconds(1),
-        ]
-        self.factory = factory
-        connections = CoreMetrics.Meter(label: "whalesim_connections", dimensions: [], factory: factory)
-        messagesReceived = CoreMetrics.Counter(
-            label: "whalesim_messages_received_total", dimensions: [], factory: factory)
-        messagesSent = CoreMetrics.Counter(label: "whalesim_messages_sent_total", dimensions: [], factory: factory)
-        opsApplied = CoreMetrics.Counter(label: "whalesim_ops_applied_total", dimensions: [], factory: factory)
-        mutations = CoreMetrics.Counter(label: "whalesim_mutations_total", dimensions: [], factory: factory)
-        ackLatency = CoreMetrics.Timer(label: "whalesim_ack_latency_seconds", dimensions: [], factory: factory)
         for code in ProtocolErrorCode.allCases { _ = counter(for: code.rawValue) }
     }
 
@@ -41,16 +27,109 @@ final class ServerMetrics: Sendable {
     /// Counts one refusal of another kind (REST and GraphQL codes).
     func error(_ code: String) { counter(for: code).increment() }
 
-    private func counter(for code: String) -> CoreMetrics.Counter {
+    private func counter(for code: String) -> Counter {
         errors.withLockedValue { errors in
             if let counter = errors[code] { return counter }
-            let counter = CoreMetrics.Counter(
-                label: "whalesim_errors_total", dimensions: [("code", code)], factory: factory)
+            let counter = Counter()
             errors[code] = counter
             return counter
         }
     }
 
-    /// The Prometheus text exposition.
-    func render() -> String { registry.emitToString() }
+    /// The Prometheus text exposition (format 0.0.4), families and label values in a fixed order.
+    func render() -> String {
+        var text = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        family("whalesim_connections", "gauge", "Websockets open on the server.")
+        text += "whalesim_connections \(connections.value)\n"
+        for (name, counter, help) in [
+            ("whalesim_messages_received_total", messagesReceived, "Websocket messages the server read."),
+            ("whalesim_messages_sent_total", messagesSent, "Websocket messages the server sent."),
+            ("whalesim_ops_applied_total", opsApplied, "Note ops the server applied."),
+            ("whalesim_mutations_total", mutations, "Model mutations the server applied."),
+        ] {
+            family(name, "counter", help)
+            text += "\(name) \(counter.value)\n"
+        }
+        family("whalesim_errors_total", "counter", "Refusals by code: protocol errors, REST and GraphQL codes.")
+        for (code, counter) in errors.withLockedValue({ $0.sorted { $0.key < $1.key } }) {
+            text += "whalesim_errors_total{code=\"\(Self.escapeLabel(code))\"} \(counter.value)\n"
+        }
+        family("whalesim_ack_latency_seconds", "histogram", "Server op→ack latency.")
+        text += ackLatency.render(name: "whalesim_ack_latency_seconds")
+        return text
+    }
+
+    /// A label value escaped as the text format asks: backslash, double quote, line feed.
+    static func escapeLabel(_ value: String) -> String {
+        var out = ""
+        for character in value {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
+
+/// A monotonic count.
+final class Counter: Sendable {
+    private let count = NIOLockedValueBox(0)
+    func increment(by n: Int = 1) { count.withLockedValue { $0 += n } }
+    var value: Int { count.withLockedValue { $0 } }
+}
+
+/// A value that goes up and down (open sockets).
+final class Gauge: Sendable {
+    private let level = NIOLockedValueBox(0)
+    func increment() { level.withLockedValue { $0 += 1 } }
+    func decrement() { level.withLockedValue { $0 -= 1 } }
+    var value: Int { level.withLockedValue { $0 } }
+}
+
+/// Durations in fixed buckets (upper bounds in seconds), with their count and sum.
+final class DurationHistogram: Sendable {
+    private struct State {
+        var buckets: [Int]
+        var count = 0
+        var sumNanoseconds: Int64 = 0
+    }
+    private let bounds: [Int64]
+    private let labels: [String]
+    private let state: NIOLockedValueBox<State>
+
+    init(boundsInSeconds: [Double]) {
+        bounds = boundsInSeconds.map { Int64(($0 * 1e9).rounded()) }
+        labels = boundsInSeconds.map { "\($0)" }
+        state = NIOLockedValueBox(State(buckets: Array(repeating: 0, count: boundsInSeconds.count)))
+    }
+
+    func recordNanoseconds(_ nanoseconds: Int64) {
+        let i = bounds.firstIndex { nanoseconds <= $0 }
+        state.withLockedValue { state in
+            if let i { state.buckets[i] += 1 }
+            state.count += 1
+            state.sumNanoseconds += nanoseconds
+        }
+    }
+
+    /// `_bucket` lines (cumulative, then `+Inf`), `_sum` in seconds and `_count`.
+    func render(name: String) -> String {
+        let snapshot = state.withLockedValue { $0 }
+        var text = ""
+        var cumulative = 0
+        for (label, n) in zip(labels, snapshot.buckets) {
+            cumulative += n
+            text += "\(name)_bucket{le=\"\(label)\"} \(cumulative)\n"
+        }
+        text += "\(name)_bucket{le=\"+Inf\"} \(snapshot.count)\n"
+        text += "\(name)_sum \(Double(snapshot.sumNanoseconds) / 1e9)\n"
+        text += "\(name)_count \(snapshot.count)\n"
+        return text
+    }
 }

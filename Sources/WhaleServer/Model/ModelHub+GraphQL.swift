@@ -1,5 +1,5 @@
 import Foundation
-import HummingbirdBcrypt
+import WhaleCrypto
 import NIOPosix
 import WhaleModel
 

@@ -1,5 +1,5 @@
 import Foundation
-import HummingbirdBcrypt
+import WhaleCrypto
 import Logging
 import NIOConcurrencyHelpers
 import WhaleModel

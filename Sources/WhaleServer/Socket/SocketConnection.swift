@@ -1,4 +1,3 @@
-import HummingbirdWebSocket
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
@@ -12,9 +11,8 @@ import WhaleProtocol
 /// Frames go straight into the channel's pipeline on its event loop (``FrameBatch``), not
 /// through a writer task: on a broadcast that is one hop per event loop for all recipients
 /// instead of a task wake-up and an async write per frame (docs/decisions/0016-server-write-path.md).
-/// The close handshake still goes through hummingbird-websocket's writer, which
-/// owns it; the event loop runs what is submitted to it in order, so a close asked for after
-/// some frames follows them.
+/// A close is a job queued on the same event loop, so a close asked for after some frames
+/// follows them.
 final class SocketConnection: Sendable {
     struct Mutable {
         /// The shard of the note this connection has joined, if any.
@@ -25,7 +23,10 @@ final class SocketConnection: Sendable {
         var queued = 0
         var slow = false
         var closed = false
-        var closing: Task<Void, Never>?
+        /// Refused at the handshake: never joined a pool or a note.
+        var refused = false
+        /// The close frame's write, once a close was asked for.
+        var closing: EventLoopFuture<Void>?
     }
 
     let id: ClientID
@@ -35,12 +36,13 @@ final class SocketConnection: Sendable {
     let poolId: String?
     let limiter: RateLimiter
     let channel: any Channel
-    private let outbound: WebSocketOutboundWriter
+    /// How long a close waits for the peer's close frame before the socket is cut.
+    private let closeTimeout: Duration
     let state = NIOLockedValueBox(Mutable())
 
     init(
         id: ClientID, protocolVersion: ProtocolVersion, caller: Caller?, poolId: String?, limiter: RateLimiter,
-        channel: any Channel, outbound: WebSocketOutboundWriter
+        channel: any Channel, closeTimeout: Duration
     ) {
         self.id = id
         self.protocolVersion = protocolVersion
@@ -48,7 +50,7 @@ final class SocketConnection: Sendable {
         self.poolId = poolId
         self.limiter = limiter
         self.channel = channel
-        self.outbound = outbound
+        self.closeTimeout = closeTimeout
     }
 
     /// Counts a frame on its way to the event loop. Nil when the connection is closed (the frame
@@ -81,30 +83,33 @@ final class SocketConnection: Sendable {
         batch.flush(server)
     }
 
-    /// Sends a close frame after what was sent before, then stops sending.
+    /// Sends a close frame after what was sent before, then stops sending. The peer answers with
+    /// its own close and ``SocketFrameHandler`` closes the socket; a peer that does not answer
+    /// within the close timeout is cut off.
     func close(_ code: WebSocketErrorCode, reason: String) {
         state.withLockedValue { state in
             guard !state.closed else { return }
             state.closed = true
-            let outbound = outbound, loop = channel.eventLoop
-            state.closing = Task {
-                // Frames sent before (a refusal's `error`) are written by jobs queued on the event
-                // loop; the close goes through the outbound writer, which could overtake them.
-                try? await loop.submit {}.get()
-                try? await outbound.close(code, reason: reason)
+            let channel = channel, timeout = closeTimeout
+            // Queued behind the frames already handed to the loop (a refusal's `error`).
+            state.closing = channel.eventLoop.flatSubmit {
+                var data = channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+                data.write(webSocketErrorCode: code)
+                data.writeString(String(reason.utf8.prefix(123)) ?? "")
+                channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
+                return channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))
             }
         }
     }
+
+    /// Whether a close frame was sent (or asked for): the peer's frames after it are not read.
+    var closeSent: Bool { state.withLockedValue { $0.closing != nil } }
 
     /// No more frames (the connection is ending).
     func finish() {
         state.withLockedValue { $0.closed = true }
     }
 
-    /// Returns once a close asked for has been written (or at once if none was).
-    func waitClosed() async {
-        await state.withLockedValue { $0.closing }?.value
-    }
 }
 
 /// Frames for many connections, written with one hop per event loop: each loop writes its
@@ -149,7 +154,7 @@ struct FrameBatch {
         }
         server.metrics.messagesSent.increment(by: frames.count)
         // Counted per connection after the writes: a full send buffer (not writable) or a long
-        // queue marks the connection slow; ``WritabilityWatcher`` clears it once it drains.
+        // queue marks the connection slow; ``SocketFrameHandler`` clears it once it drains.
         var i = 0
         while i < frames.count {
             let connection = frames[i].0
@@ -161,24 +166,11 @@ struct FrameBatch {
                 server.setSlow(connection, true)
             } else if slow, writable, queued <= server.configuration.slowClientQueue / 2 {
                 // Marked slow by its queue while its channel stayed writable: no writability
-                // change will come to clear it (``WritabilityWatcher``), so its drained queue does.
+                // change will come to clear it (``SocketFrameHandler``), so its drained queue does.
                 server.setSlow(connection, false)
             }
             i += n
         }
-    }
-}
-
-/// Tells the server when a slow connection's send buffer has drained again.
-final class WritabilityWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = Any
-    private let onWritable: @Sendable () -> Void
-
-    init(onWritable: @escaping @Sendable () -> Void) { self.onWritable = onWritable }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { onWritable() }
-        context.fireChannelWritabilityChanged()
     }
 }
 

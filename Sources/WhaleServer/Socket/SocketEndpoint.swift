@@ -1,17 +1,14 @@
 import Foundation
 import WhaleModel
-import HTTPTypes
-import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
 import WhaleProtocol
 
-/// `GET /socket`: one task per connection reads frames, decodes them with ``WireCodec``, checks
-/// them (size, rate, organization) and feeds the document's shard; frames to the client go
-/// straight into its channel (``FrameBatch``). Nothing here decides protocol behaviour:
-/// ``CollabServer`` does.
+/// `GET /socket`: ``SocketFrameHandler`` hands each whole message here on the connection's
+/// event loop; it is decoded with ``WireCodec``, checked (size, rate, organization) and fed to
+/// the document's shard; frames to the client go straight into its channel (``FrameBatch``).
+/// Nothing here decides protocol behaviour: ``CollabServer`` does.
 struct SocketEndpoint: Sendable {
     let server: ReferenceServer
 
@@ -24,20 +21,21 @@ struct SocketEndpoint: Sendable {
         /// free, so a load generator can tell its clients' cursors apart; else the server picks one.
         var clientId: String?
 
-        init(request: Request) {
-            let query = request.uri.queryParameters
-            poolId =
-                request.headers[HTTPField.Name("ObjectId")!].flatMap { $0.isEmpty ? nil : $0 }
-                ?? query["objectId"].map(String.init)
-            token = (request.headers[.authorization] ?? query["token"].map(String.init)).map(AuthRoutes.stripBearer)
-            wantsProtocol2 = query["protocol"] == "2" || request.headers[HTTPField.Name("Whalesim-Protocol")!] == "2"
-            clientId = query["clientId"].map(String.init)
+        init(request: ServerRequest) {
+            poolId = request.header("ObjectId").flatMap { $0.isEmpty ? nil : $0 } ?? request.query["objectId"]
+            token = (request.header("authorization") ?? request.query["token"]).map(AuthRoutes.stripBearer)
+            wantsProtocol2 = request.query["protocol"] == "2" || request.header("Whalesim-Protocol") == "2"
+            clientId = request.query["clientId"]
         }
     }
 
-    func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, handshake: Handshake
-    ) async {
+    /// Messages up to 4× the limit are read and refused politely; past that the socket closes (1009).
+    var hardLimit: Int { server.configuration.maxMessageBytes * 4 }
+
+    /// A socket just upgraded: who it is, and whether it may stay. A refused one gets its `error`
+    /// (protocol 2), then a close 250 ms later; an accepted one joins its pool. Either way it is
+    /// in the registry until ``closed(_:)``.
+    func open(channel: any Channel, handshake: Handshake) -> SocketConnection {
         let configuration = server.configuration
         let version: ProtocolVersion = handshake.wantsProtocol2 && !configuration.compatibility ? .v2 : .original
         var refusal: ProtocolError?
@@ -61,104 +59,93 @@ struct SocketEndpoint: Sendable {
             limiter: RateLimiter(
                 rate: configuration.maxMessagesPerSecond, burst: configuration.maxMessagesPerSecond * 2,
                 offByOne: configuration.faults.contains(.rateLimitOffByOne)),
-            channel: channel, outbound: outbound)
+            channel: channel, closeTimeout: configuration.closeTimeout)
         server.registry.add(connection)
         server.metrics.connections.increment()
-        defer { server.metrics.connections.decrement() }
-        // Position first: writability changes come from the head of the pipeline.
-        let server = server
-        try? await channel.pipeline.addHandler(
-            WritabilityWatcher { [weak connection] in
-                guard let connection else { return }
-                if connection.queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
-            }, position: .first)
-
         if let refusal {
             refuse(refusal, connection)
             // A moment before the close. Sent at once, the close lost the `error` to the conformance
             // suite's client (hummingbird-websocket's) in 1 run in 10 of its token case on a busy
             // machine: "got no error; received nothing". With the pause, none in 12. A client that
             // has read the refusal hangs up first; one that has not gets the close after it.
-            try? await Task.sleep(for: .milliseconds(250))
-            connection.close(.policyViolation, reason: refusal.code.rawValue)
-            await connection.waitClosed()
-            server.registry.remove(connection.id)
-            return
+            connection.state.withLockedValue { $0.refused = true }
+            channel.eventLoop.scheduleTask(in: .milliseconds(250)) {
+                connection.close(.policyViolation, reason: refusal.code.rawValue)
+            }
+            return connection
         }
         server.model.joinPool(connection)
-        await read(inbound, connection)
-        if let index = connection.state.withLockedValue({ $0.shardIndex }) {
-            server.router.shards[index].handle(.disconnected(connection.id))
-            server.router.shards[index].sockets.withLockedValue { $0[connection.id] = nil }
-        }
-        server.model.leavePool(connection.id)
-        server.registry.remove(connection.id)
-        connection.finish()
-        await connection.waitClosed()
+        return connection
     }
 
-    private func read(_ inbound: WebSocketInboundStream, _ connection: SocketConnection) async {
+    /// The socket ended: out of its note's shard, its pool and the registry.
+    func closed(_ connection: SocketConnection) {
+        server.metrics.connections.decrement()
+        if !connection.state.withLockedValue({ $0.refused }) {
+            if let index = connection.state.withLockedValue({ $0.shardIndex }) {
+                server.router.shards[index].handle(.disconnected(connection.id))
+                server.router.shards[index].sockets.withLockedValue { $0[connection.id] = nil }
+            }
+            server.model.leavePool(connection.id)
+        }
+        server.registry.remove(connection.id)
+        connection.finish()
+    }
+
+    /// The socket's send buffer drained: a connection marked slow by it is not any more.
+    func writable(_ connection: SocketConnection) {
+        if connection.queued < server.configuration.slowClientQueue / 2 { server.setSlow(connection, false) }
+    }
+
+    /// A message longer than ``hardLimit``: counted, and the socket closed with 1009.
+    func tooLarge(_ connection: SocketConnection) {
+        server.metrics.error(.tooLarge)
+        connection.close(.messageTooLarge, reason: "message over \(hardLimit) bytes")
+    }
+
+    /// One whole message from the client.
+    func receive(_ bytes: [UInt8], on connection: SocketConnection) {
         let configuration = server.configuration
-        // Messages up to 4× the limit are read and refused politely; past that the socket closes.
-        let hardLimit = configuration.maxMessageBytes * 4
         // `size-limit-off-by-one`: one byte less than the limit is the most let through.
         let largest = configuration.maxMessageBytes - (configuration.faults.contains(.sizeLimitOffByOne) ? 1 : 0)
-        do {
-            for try await message in inbound.messages(maxSize: hardLimit) {
-                let bytes: [UInt8]
-                switch message {
-                case .text(let text): bytes = Array(text.utf8)
-                case .binary(let buffer): bytes = Array(buffer: buffer)
-                }
-                server.metrics.messagesReceived.increment()
-                if configuration.compatibility, bytes.count > WireCodec.originalMaxBytes {
-                    // The original reads at most 512 bytes a message; past that it drops the socket.
-                    server.metrics.error(.tooLarge)
-                    connection.close(.messageTooLarge, reason: "message over \(WireCodec.originalMaxBytes) bytes")
-                    return
-                }
-                guard bytes.count <= largest else {
-                    refuse(
-                        ProtocolError(
-                            .tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"),
-                        connection)
-                    continue
-                }
-                if let notify = connection.limiter.take() {
-                    if notify {
-                        refuse(
-                            ProtocolError(
-                                .rateLimited,
-                                "more than \(configuration.maxMessagesPerSecond) messages a second; dropped"),
-                            connection)
-                    }
-                    server.metrics.error(.rateLimited)
-                    continue
-                }
-                let envelope: ClientEnvelope
-                do {
-                    envelope = try WireCodec.decodeClient(bytes, maxBytes: configuration.maxMessageBytes)
-                } catch {
-                    var error = error
-                    // Name the refused message when its envelope is readable, so the client can tell which.
-                    if error.inReplyTo == nil, case .object(let fields)? = try? WireJSON.parse(bytes),
-                        case .string(let messageId)? = fields.first(where: { $0.0 == "messageId" })?.1
-                    {
-                        error.inReplyTo = messageId
-                    }
-                    refuse(error, connection)
-                    continue
-                }
-                route(envelope, connection)
-            }
-        } catch {
-            // Oversize beyond the hard limit (closed with 1009), or the peer went away.
-            if "\(error)".contains("messageTooLarge") {
-                server.metrics.error(.tooLarge)
-                connection.close(.messageTooLarge, reason: "message over \(hardLimit) bytes")
-            }
-            server.logger.debug("socket \(connection.id) ended: \(error)")
+        server.metrics.messagesReceived.increment()
+        if configuration.compatibility, bytes.count > WireCodec.originalMaxBytes {
+            // The original reads at most 512 bytes a message; past that it drops the socket.
+            server.metrics.error(.tooLarge)
+            connection.close(.messageTooLarge, reason: "message over \(WireCodec.originalMaxBytes) bytes")
+            return
         }
+        guard bytes.count <= largest else {
+            refuse(
+                ProtocolError(.tooLarge, "message of \(bytes.count) bytes; at most \(configuration.maxMessageBytes)"),
+                connection)
+            return
+        }
+        if let notify = connection.limiter.take() {
+            if notify {
+                refuse(
+                    ProtocolError(
+                        .rateLimited, "more than \(configuration.maxMessagesPerSecond) messages a second; dropped"),
+                    connection)
+            }
+            server.metrics.error(.rateLimited)
+            return
+        }
+        let envelope: ClientEnvelope
+        do {
+            envelope = try WireCodec.decodeClient(bytes, maxBytes: configuration.maxMessageBytes)
+        } catch {
+            var error = error
+            // Name the refused message when its envelope is readable, so the client can tell which.
+            if error.inReplyTo == nil, case .object(let fields)? = try? WireJSON.parse(bytes),
+                case .string(let messageId)? = fields.first(where: { $0.0 == "messageId" })?.1
+            {
+                error.inReplyTo = messageId
+            }
+            refuse(error, connection)
+            return
+        }
+        route(envelope, connection)
     }
 
     /// Sends the message to its document's shard, moving the connection there on a join.
