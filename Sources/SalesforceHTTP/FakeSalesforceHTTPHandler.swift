@@ -48,6 +48,12 @@ final class FakeSalesforceHTTPHandler: ChannelInboundHandler, RemovableChannelHa
         }
     }
 
+    /// A request that is not HTTP: NIO's error handler has answered 400; the connection ends here
+    /// (NIO leaves closing it to the last handler).
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
     private func write(_ response: SFResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders()

@@ -2,6 +2,7 @@ import Foundation
 import SalesforceFake
 import Testing
 import SalesforceHTTP
+import WhalesimTesting
 
 /// The live server itself: ports, certificate file, injected latency, start failures.
 @Suite(.serialized) struct ServerLifecycleTests {
@@ -55,6 +56,22 @@ import SalesforceHTTP
         #expect(FileManager.default.fileExists(atPath: server.caFile.path))
         await server.stop()
         #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    /// Bytes that are not HTTP get 400 and the connection closed (NIO leaves the close to the last
+    /// handler); the next client is served.
+    @Test func bytesThatAreNotHTTPGet400AndAClosedConnection() async throws {
+        let python = try #require(ExternalProcess.python3(), "python3 is missing: \(ExternalProcess.pythonHint)")
+        let server = try await FakeSalesforceServer.start(org: Self.tinyOrg())
+        let script = ExternalProcess.packageRoot.appendingPathComponent("Tests/External/not_http_check.py").path
+        let output = try await ExternalProcess.run(python, [script, "\(server.httpPort)"], timeout: .seconds(30))
+        #expect(output.stdout.hasPrefix("HTTP/1.1 400"), "\(output.stdout)\(output.stderr)")
+        #expect(output.stdout.contains("closed"), "the server kept the connection open: \(output.stderr)")
+        let (status, _) = try await KeepAliveHTTPConnection.with(host: "127.0.0.1", port: server.httpPort) {
+            try await $0.get("/services/data/")
+        }
+        #expect(status == 200)
+        await server.stop()
     }
 
     @Test func injectedLatencyIsSlept() async throws {
