@@ -2,7 +2,8 @@ import NIOConcurrencyHelpers
 import WhaleProtocol
 
 /// The server's metrics, this server's alone (no global registry, so several servers in one test
-/// process stay apart), served at `GET /metrics` in the Prometheus text format. A handful of
+/// process stay apart), served at `GET /metrics` in the Prometheus text format. Names and help
+/// texts are the ones WhaleTelemetry's `MetricCatalog` lists for the server (a test holds them in step). A handful of
 /// counters, one gauge and one histogram need no metrics library: swift-metrics and
 /// swift-prometheus were part of what the first run built for them
 /// (docs/decisions/0058-reference-server-on-plain-nio.md).
@@ -53,11 +54,13 @@ final class ServerMetrics: Sendable {
             family(name, "counter", help)
             text += "\(name) \(counter.value)\n"
         }
-        family("whalesim_errors_total", "counter", "Refusals by code: protocol errors, REST and GraphQL codes.")
+        family("whalesim_errors_total", "counter", "Refusals the server made, by protocol, REST or GraphQL code.")
         for (code, counter) in errors.withLockedValue({ $0.sorted { $0.key < $1.key } }) {
             text += "whalesim_errors_total{code=\"\(Self.escapeLabel(code))\"} \(counter.value)\n"
         }
-        family("whalesim_ack_latency_seconds", "histogram", "Server op→ack latency.")
+        family(
+            "whalesim_ack_latency_seconds", "histogram",
+            "Server side of op→ack: from reading a docChange to handing its ack to the socket.")
         text += ackLatency.render(name: "whalesim_ack_latency_seconds")
         return text
     }

@@ -1,6 +1,6 @@
 /// Every metric family whalesim exposes, in one place: the load runner's (`run --listen`,
 /// `simulate --seeds --listen`, `conform --listen`) and the reference server's (`serve`'s
-/// `/metrics`, which names its families the same way through swift-metrics). docs/metrics.md is
+/// `/metrics`, which names its families the same way, in `ServerMetrics`). docs/metrics.md is
 /// this table in prose; a test keeps the two, and the server's names, in step.
 ///
 /// Every runner series also carries the run's labels (``RunLabels``: scenario, seed, run_id, shard).
@@ -84,7 +84,7 @@ public enum MetricCatalog {
         name: "whalesim_telemetry_event_clients", kind: .gauge,
         help: "Dashboard clients connected to /events.")
 
-    // MARK: The reference server (`serve`), exported through swift-metrics (Sources/WhaleServer/Metrics)
+    // MARK: The reference server (`serve`), rendered by Sources/WhaleServer/Metrics/ServerMetrics.swift
 
     public static let serverConnections = MetricDescriptor(
         name: "whalesim_connections", kind: .gauge,
