@@ -34,7 +34,7 @@ public final class ReferenceServer: Sendable {
     let committer: GroupCommitter
     let router: NoteRouter
     let registry = ConnectionRegistry()
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
     let tokens: AccessTokens
     let refreshTokens: RefreshTokenStore
     let model: ModelHub
@@ -74,8 +74,11 @@ public final class ReferenceServer: Sendable {
             revokesExchanged: !configuration.faults.contains(.refreshTokenReuse))
         graphQL = try WhalerGraphQLAPI()
         graphQLDocuments = ValidatedDocuments(schema: graphQL.schema.schema)
+        let metrics = ServerMetrics()
+        self.metrics = metrics
         model = try ModelHub(
-            storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger)
+            storage: storage, committer: committer, configuration: configuration, serverId: serverId, logger: logger,
+            applied: metrics.mutations)
 
         // Restore every note from its log, each into the shard its id hashes to.
         let notes = try storage.loadNotes(initialTexts: model.initialNoteTexts)

@@ -117,6 +117,9 @@ import WhaleModel
         let after = try await snapshot(harness, account.id, token: ada.token)
         #expect(after.seq == page.seq + 1)
         #expect(after.tasks.contains { $0.id == "6f1c2a7e-0000-4000-8000-00000000e001" })
+        // Both mutations are counted on the metrics page.
+        let (_, metrics) = try await harness.get("/metrics")
+        #expect(metrics.split(separator: "\n").contains("whalesim_mutations_total 2"), "\(metrics)")
         await harness.stop()
     }
 

@@ -19,14 +19,17 @@ final class ModelHub: Sendable {
     private let prefixMatch: Bool
     let initialNoteTexts: [String: String]
     let logger: Logger
+    /// Counts each mutation applied (`whalesim_mutations_total`).
+    private let mutationsApplied: Counter
     /// Set once the server exists (the hub is built first; the server delivers its sends).
     private let deliver = NIOLockedValueBox<(@Sendable ([(ClientID, ServerEnvelope)]) -> Void)?>(nil)
 
     init(
         storage: any ServerStorage, committer: GroupCommitter, configuration: ServerConfiguration, serverId: String,
-        logger: Logger
+        logger: Logger, applied: Counter
     ) throws {
         self.committer = committer
+        mutationsApplied = applied
         self.logger = logger
         ackBeforeDurable = configuration.faults.contains(.ackBeforeDurable)
         prefixMatch = configuration.faults.contains(.noteIdPrefixMatch)
@@ -171,6 +174,7 @@ final class ModelHub: Sendable {
         guard let reply else { throw GraphQLResolverError(message: "the model gave no answer") }
         let applied = try reply.mapError { GraphQLResolverError(message: $0.description) }.get()
         // Encoded outside the lock: only the runner's requests pay for it.
+        mutationsApplied.increment()
         log?.append(MutationLog.Entry(reply: applied, written: persisted.map(\.line).sorted()))
         return applied
     }
