@@ -13,9 +13,9 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxBody = 4 * 1024 * 1024
 
     private let routes: HTTPRoutes
-    private let inFlight: InFlightRequests
+    private let inFlight: Gauge
 
-    init(routes: HTTPRoutes, inFlight: InFlightRequests) {
+    init(routes: HTTPRoutes, inFlight: Gauge) {
         self.routes = routes
         self.inFlight = inFlight
     }
@@ -26,13 +26,13 @@ final class ServerHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let keepAlive = full.head.isKeepAlive, version = full.head.version
         let answer = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop, routes = routes, inFlight = inFlight
-        inFlight.begin()
+        inFlight.increment()
         Task {
             let response = await routes.respond(to: request)
             loop.execute {
                 let (handler, context) = answer.value
                 handler.write(response, version: version, keepAlive: keepAlive, context: context)
-                inFlight.end()
+                inFlight.decrement()
             }
         }
     }

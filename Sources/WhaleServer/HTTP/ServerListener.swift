@@ -11,12 +11,12 @@ import NIOWebSocket
 final class ServerListener: Sendable {
     private let listener: any Channel
     private let connections: OpenChannels
-    private let inFlight: InFlightRequests
+    private let inFlight: Gauge
 
     /// The port bound (useful with port 0).
     var port: Int { listener.localAddress?.port ?? -1 }
 
-    private init(listener: any Channel, connections: OpenChannels, inFlight: InFlightRequests) {
+    private init(listener: any Channel, connections: OpenChannels, inFlight: Gauge) {
         self.listener = listener
         self.connections = connections
         self.inFlight = inFlight
@@ -27,7 +27,8 @@ final class ServerListener: Sendable {
 
     static func bind(server: ReferenceServer, host: String, port: Int, backlog: Int) async throws -> ServerListener {
         let connections = OpenChannels()
-        let inFlight = InFlightRequests()
+        // Requests being answered: a stop lets them finish.
+        let inFlight = Gauge()
         let routes = HTTPRoutes(server: server)
         let endpoint = SocketEndpoint(server: server)
         let configuration = server.configuration
@@ -78,17 +79,9 @@ final class ServerListener: Sendable {
     func stop(grace: Duration) async {
         try? await listener.close()
         let deadline = ContinuousClock.now + grace
-        while inFlight.count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        while inFlight.value > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         await connections.closeAll()
     }
-}
-
-/// Requests being answered (a stop lets them finish).
-final class InFlightRequests: Sendable {
-    private let n = NIOLockedValueBox(0)
-    func begin() { n.withLockedValue { $0 += 1 } }
-    func end() { n.withLockedValue { $0 -= 1 } }
-    var count: Int { n.withLockedValue { $0 } }
 }
 
 /// The open connections of a listener, so that stopping can close them.

@@ -56,27 +56,14 @@ final class ServerMetrics: Sendable {
         }
         family("whalesim_errors_total", "counter", "Refusals the server made, by protocol, REST or GraphQL code.")
         for (code, counter) in errors.withLockedValue({ $0.sorted { $0.key < $1.key } }) {
-            text += "whalesim_errors_total{code=\"\(Self.escapeLabel(code))\"} \(counter.value)\n"
+            // Codes are the server's own identifiers (protocol codes, "4001", "graphql"): nothing to escape.
+            text += "whalesim_errors_total{code=\"\(code)\"} \(counter.value)\n"
         }
         family(
             "whalesim_ack_latency_seconds", "histogram",
             "Server side of op→ack: from reading a docChange to handing its ack to the socket.")
         text += ackLatency.render(name: "whalesim_ack_latency_seconds")
         return text
-    }
-
-    /// A label value escaped as the text format asks: backslash, double quote, line feed.
-    static func escapeLabel(_ value: String) -> String {
-        var out = ""
-        for character in value {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
 
@@ -87,7 +74,7 @@ final class Counter: Sendable {
     var value: Int { count.withLockedValue { $0 } }
 }
 
-/// A value that goes up and down (open sockets).
+/// A value that goes up and down (open sockets; the listener's requests in flight).
 final class Gauge: Sendable {
     private let level = NIOLockedValueBox(0)
     func increment() { level.withLockedValue { $0 += 1 } }
